@@ -1,0 +1,40 @@
+"""Errors a reader raises: each names the file, the place in it, and what was wrong."""
+
+from __future__ import annotations
+
+__all__ = ["AmbiguousFormatError", "TraceReadError", "UnrecognizedFormatError"]
+
+
+class TraceReadError(Exception):
+    """A trace input could not be read.
+
+    `source` is the file (or `<bytes>`), `where` the place inside it (`line 3, column 7`,
+    `line 12`, `resourceSpans[0].scopeSpans[0].spans[4].traceId`), `reason` what was wrong.
+    """
+
+    def __init__(self, source: str, reason: str, *, where: str | None = None) -> None:
+        self.source = source
+        self.where = where
+        self.reason = reason
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        place = f"{self.source}: {self.where}" if self.where else self.source
+        return f"{place}: {self.reason}"
+
+
+class UnrecognizedFormatError(TraceReadError):
+    """No reader recognises the content."""
+
+
+class AmbiguousFormatError(TraceReadError):
+    """More than one reader recognises the content; the user must choose."""
+
+    def __init__(self, source: str, formats: tuple[str, ...]) -> None:
+        self.formats = formats
+        names = " and ".join(formats)
+        choices = " or ".join(f"--format {name}" for name in formats)
+        super().__init__(source, f"reads as {names}; pass {choices}")
+
+    def __str__(self) -> str:
+        return f"{self.source} {self.reason}"

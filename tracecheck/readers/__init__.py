@@ -1,0 +1,224 @@
+"""Read any supported trace input into spans, grouped by trace id (inputs.md)."""
+
+from __future__ import annotations
+
+import gc
+import gzip
+import io
+import os
+import zlib
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO, Any, cast
+
+from tracecheck.errors import AmbiguousFormatError, TraceReadError, UnrecognizedFormatError
+from tracecheck.readers.claude import read_claude_stream
+from tracecheck.readers.common import ReadContext
+from tracecheck.readers.flat import read_flat_json, read_flat_jsonl
+from tracecheck.readers.otel_sdk import spans_from_otel
+from tracecheck.readers.otlp_json import read_otlp_json, read_otlp_jsonl
+from tracecheck.readers.otlp_proto import (
+    looks_like_proto_stream,
+    read_otlp_proto,
+    read_otlp_proto_stream,
+)
+from tracecheck.readers.sniff import FORMATS, HEAD_SIZE, json_layout, sniff
+from tracecheck.spans import ReadNote, Span, Trace
+
+__all__ = [
+    "FORMATS",
+    "Source",
+    "detect_format",
+    "group_traces",
+    "iter_spans",
+    "read_traces",
+    "spans_from_otel",
+]
+
+Source = str | os.PathLike[str] | bytes
+_GZIP_MAGIC = b"\x1f\x8b"
+# Errors a damaged input can raise from the standard library while it is being read.
+_INPUT_ERRORS = (OSError, EOFError, zlib.error, UnicodeDecodeError, RecursionError, OverflowError)
+
+
+def read_traces(source: Source, *, format: str | None = None) -> list[Trace]:
+    """Every trace in `source` (a file, a directory, or the bytes of one file).
+
+    One `Trace` per trace id, in first-seen order, each holding its spans in read order and
+    the notes the reader made about them. Raises `TraceReadError` for input it cannot read.
+    """
+    notes: list[ReadNote] = []
+    with _collector_paused():
+        return group_traces(iter_spans(source, format=format, notes=notes), notes)
+
+
+def iter_spans(
+    source: Source, *, format: str | None = None, notes: list[ReadNote] | None = None
+) -> Iterator[Span]:
+    """Spans of `source` as they are read: record-oriented files are streamed record by record.
+
+    Notes about spans that were kept but not trusted (missing ids, an end before the start)
+    are appended to `notes` when it is given.
+    """
+    if format is not None and format not in FORMATS:
+        raise TraceReadError(
+            _name(source), f"unknown format {format!r} (known: {', '.join(FORMATS)})"
+        )
+    sink = notes if notes is not None else []
+    if isinstance(source, bytes):
+        yield from _read_one("<bytes>", lambda: io.BytesIO(source), len(source), format, sink)
+        return
+    path = Path(source)
+    if path.is_dir():
+        yield from _read_directory(path, format, sink)
+    elif path.exists():
+        yield from _read_file(path, format, sink)
+    else:
+        raise TraceReadError(str(path), "no such file or directory")
+
+
+def detect_format(source: Source) -> str:
+    """The format of one file (or bytes), raising when none or several readers recognise it."""
+    if isinstance(source, bytes):
+        return _detect("<bytes>", source[:HEAD_SIZE], len(source))
+    path = Path(source)
+    with _open(path) as stream:
+        head = stream.read(HEAD_SIZE)
+    size = None if _is_gzip(path) else path.stat().st_size
+    return _detect(str(path), head, len(head) if size is None and len(head) < HEAD_SIZE else size)
+
+
+def group_traces(spans: Iterable[Span], notes: Iterable[ReadNote] = ()) -> list[Trace]:
+    """Spans grouped by trace id in first-seen order; every note rides with every trace."""
+    groups: dict[str | None, list[Span]] = {}
+    for span in spans:
+        group = groups.get(span.trace_id)
+        if group is None:
+            groups[span.trace_id] = group = []
+        group.append(span)
+    kept = tuple(notes)
+    return [Trace(trace_id, tuple(group), kept) for trace_id, group in groups.items()]
+
+
+def _read_directory(root: Path, format: str | None, notes: list[ReadNote]) -> Iterator[Span]:
+    found = False
+    for path in sorted(p for p in root.rglob("*") if p.is_file()):
+        if any(part.startswith(".") for part in path.relative_to(root).parts):
+            continue
+        if format is None:
+            try:
+                detect_format(path)
+            except UnrecognizedFormatError:
+                continue
+        found = True
+        yield from _read_file(path, format, notes)
+    if not found:
+        raise UnrecognizedFormatError(str(root), "holds no trace file this command reads")
+
+
+def _read_file(path: Path, format: str | None, notes: list[ReadNote]) -> Iterator[Span]:
+    size = path.stat().st_size
+    yield from _read_one(
+        str(path), lambda: _open(path), None if _is_gzip(path) else size, format, notes
+    )
+
+
+def _read_one(
+    name: str,
+    opener: Callable[[], IO[bytes]],
+    size: int | None,
+    format: str | None,
+    notes: list[ReadNote],
+) -> Iterator[Span]:
+    ctx = ReadContext(name, notes)
+    try:
+        with opener() as stream:
+            head = stream.read(HEAD_SIZE)
+            if size is None and len(head) < HEAD_SIZE:
+                size = len(head)
+            chosen = format or _detect(name, head, size)
+            stream.seek(0)
+            yield from _READERS[chosen](stream, head, size, ctx)
+    except TraceReadError:
+        raise
+    except _INPUT_ERRORS as exc:
+        raise TraceReadError(name, f"could not be read: {exc}") from None
+
+
+def _detect(name: str, head: bytes, size: int | None) -> str:
+    if not head:
+        raise UnrecognizedFormatError(name, "is empty")
+    formats = sniff(head, size)
+    if not formats:
+        raise UnrecognizedFormatError(name, "is not a trace this command reads")
+    if len(formats) > 1:
+        raise AmbiguousFormatError(name, formats)
+    return formats[0]
+
+
+def _read_otlp_json(stream: IO[bytes], head: bytes, size: int | None, ctx: ReadContext) -> Any:
+    if json_layout(head) == "lines":
+        return read_otlp_jsonl(stream, ctx)
+    return read_otlp_json(stream.read(), ctx)
+
+
+def _read_otlp_jsonl(stream: IO[bytes], head: bytes, size: int | None, ctx: ReadContext) -> Any:
+    return read_otlp_jsonl(stream, ctx)
+
+
+def _read_otlp_proto(stream: IO[bytes], head: bytes, size: int | None, ctx: ReadContext) -> Any:
+    if looks_like_proto_stream(head, size):
+        return read_otlp_proto_stream(stream, ctx)
+    return read_otlp_proto(stream.read(), ctx)
+
+
+def _read_spans(stream: IO[bytes], head: bytes, size: int | None, ctx: ReadContext) -> Any:
+    if json_layout(head) == "lines":
+        return read_flat_jsonl(stream, ctx)
+    return read_flat_json(stream.read(), ctx)
+
+
+def _read_claude(stream: IO[bytes], head: bytes, size: int | None, ctx: ReadContext) -> Any:
+    return read_claude_stream(stream, ctx)
+
+
+_READERS: dict[str, Callable[[IO[bytes], bytes, int | None, ReadContext], Iterable[Span]]] = {
+    "otlp-json": _read_otlp_json,
+    "otlp-jsonl": _read_otlp_jsonl,
+    "otlp-proto": _read_otlp_proto,
+    "spans": _read_spans,
+    "claude-stream": _read_claude,
+}
+
+
+def _is_gzip(path: Path) -> bool:
+    with path.open("rb") as raw:
+        return raw.read(2) == _GZIP_MAGIC
+
+
+def _open(path: Path) -> IO[bytes]:
+    """The file's bytes, decompressed on the fly when it is gzip (judged by magic bytes)."""
+    if _is_gzip(path):
+        return cast(IO[bytes], gzip.open(path, "rb"))
+    return path.open("rb", buffering=1 << 20)
+
+
+def _name(source: Source) -> str:
+    return "<bytes>" if isinstance(source, bytes) else str(source)
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while millions of acyclic dicts are built.
+
+    With it running, every generation-2 pass walks all live objects, which makes reading a
+    large trace several times slower; nothing a reader builds holds a reference cycle.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()

@@ -1,0 +1,199 @@
+"""What every reader shares: ids, timestamps, and building a span without inventing anything."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from types import MappingProxyType
+from typing import Any
+
+from tracecheck.errors import TraceReadError
+from tracecheck.spans import EMPTY_ATTRIBUTES, Event, Link, ReadNote, Scope, Span, SpanStatus
+
+__all__ = [
+    "ReadContext",
+    "make_span",
+    "normalize_id",
+    "parse_epoch",
+    "parse_iso8601",
+    "parse_status_code",
+    "parse_unix_nano",
+]
+
+_HEX = re.compile(r"^[0-9a-fA-F]+$")
+_STATUS_CODES: dict[Any, SpanStatus | None] = {
+    0: None,
+    1: "ok",
+    2: "error",
+    "STATUS_CODE_UNSET": None,
+    "STATUS_CODE_OK": "ok",
+    "STATUS_CODE_ERROR": "error",
+    "UNSET": None,
+    "OK": "ok",
+    "ERROR": "error",
+    "unset": None,
+    "ok": "ok",
+    "error": "error",
+}
+
+
+@dataclass
+class ReadContext:
+    """The file being read and the notes its reader makes along the way."""
+
+    source: str
+    notes: list[ReadNote] = field(default_factory=list)
+
+    def note(self, where: str, message: str) -> None:
+        self.notes.append(ReadNote(self.source, where, message))
+
+    def error(self, where: str | None, reason: str) -> TraceReadError:
+        return TraceReadError(self.source, reason, where=where)
+
+
+def normalize_id(raw: Any, size: int) -> str | None:
+    """Lower-case hex of an id given as hex or protobuf-JSON base64; None when absent.
+
+    `size` is the id's length in bytes (16 for a trace, 8 for a span). Raises ValueError
+    with a reason for a value that is neither.
+    """
+    if raw is None or raw == "":
+        return None
+    if isinstance(raw, bytes):
+        hex_id = raw.hex()
+    elif not isinstance(raw, str):
+        raise ValueError(f"is a {type(raw).__name__}, not a string")
+    elif len(raw) == 2 * size and _HEX.match(raw):
+        hex_id = raw.lower()
+    elif len(raw) == _base64_length(size):
+        try:
+            hex_id = base64.b64decode(raw.replace("-", "+").replace("_", "/"), validate=True).hex()
+        except (binascii.Error, ValueError):
+            raise ValueError(f"{raw!r} is neither {2 * size} hex digits nor base64") from None
+    elif len(raw) % 2 == 0 and _HEX.match(raw):
+        hex_id = raw.lower()  # other widths (64-bit Zipkin trace ids) are kept as written
+    else:
+        raise ValueError(f"{raw!r} is neither {2 * size} hex digits nor base64")
+    return None if not hex_id.strip("0") else hex_id
+
+
+def _base64_length(size: int) -> int:
+    return 4 * ((size + 2) // 3)
+
+
+def parse_unix_nano(raw: Any) -> int | None:
+    """Unix nanoseconds from a string or a number; 0 or absent means not recorded."""
+    if raw is None:
+        return None
+    if isinstance(raw, bool):
+        raise ValueError("is a boolean, not a time")
+    if isinstance(raw, str):
+        if not raw.isdigit():
+            raise ValueError(f"{raw!r} is not an unsigned integer")
+        value = int(raw)
+    elif isinstance(raw, int):
+        value = raw
+    elif isinstance(raw, float) and raw.is_integer():
+        value = int(raw)
+    else:
+        raise ValueError(f"{raw!r} is not an unsigned integer")
+    if value < 0:
+        raise ValueError(f"{value} is negative")
+    return value or None
+
+
+def parse_epoch(raw: float, unit_ns: int | None = None) -> int | None:
+    """Unix nanoseconds from an epoch number in `unit_ns`, or guessed from its magnitude."""
+    if raw <= 0:
+        return None
+    if unit_ns is None:
+        magnitude = abs(raw)
+        if magnitude < 1e11:
+            unit_ns = 1_000_000_000
+        elif magnitude < 1e14:
+            unit_ns = 1_000_000
+        elif magnitude < 1e17:
+            unit_ns = 1_000
+        else:
+            unit_ns = 1
+    if isinstance(raw, int):
+        return raw * unit_ns
+    return round(raw * unit_ns)
+
+
+_ISO_FRACTION = re.compile(r"^(.*T\d\d:\d\d:\d\d)(?:[.,](\d+))?(.*)$")
+
+
+def parse_iso8601(text: str) -> int:
+    """Unix nanoseconds of an ISO-8601 time, keeping every fractional digit (UTC if naive)."""
+    match = _ISO_FRACTION.match(text.strip().replace(" ", "T", 1))
+    if not match:
+        raise ValueError(f"{text!r} is not an ISO-8601 time")
+    head, fraction, zone = match.groups()
+    try:
+        moment = datetime.fromisoformat(head + zone.replace("z", "Z"))
+    except ValueError:
+        raise ValueError(f"{text!r} is not an ISO-8601 time") from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    nanos = int((fraction or "0")[:9].ljust(9, "0"))
+    return int(moment.timestamp()) * 1_000_000_000 + nanos
+
+
+def parse_status_code(raw: Any) -> SpanStatus | None:
+    try:
+        return _STATUS_CODES[raw]
+    except (KeyError, TypeError):
+        raise ValueError(f"{raw!r} is not a status code") from None
+
+
+def make_span(
+    ctx: ReadContext,
+    where: str,
+    *,
+    trace_id: str | None,
+    span_id: str | None,
+    parent_span_id: str | None = None,
+    name: str = "",
+    start_ns: int | None = None,
+    end_ns: int | None = None,
+    status: SpanStatus | None = None,
+    status_message: str | None = None,
+    attributes: Mapping[str, Any] = EMPTY_ATTRIBUTES,
+    events: tuple[Event, ...] = (),
+    links: tuple[Link, ...] = (),
+    resource: Mapping[str, Any] = EMPTY_ATTRIBUTES,
+    scope: Scope | None = None,
+    declared_kind: str | None = None,
+    otlp_kind: int = 0,
+) -> Span:
+    """A span, with missing ids and impossible times noted rather than invented or kept."""
+    if trace_id is None:
+        ctx.note(where, f'span "{name}" has no trace id')
+    if span_id is None:
+        ctx.note(where, f'span "{name}" has no span id')
+    if start_ns is not None and end_ns is not None and end_ns < start_ns:
+        ref = span_id or f'"{name}"'
+        ctx.note(where, f"span {ref} ends before it starts; its end time is dropped")
+        end_ns = None
+    return Span(
+        trace_id,
+        span_id,
+        parent_span_id,
+        name,
+        start_ns,
+        end_ns,
+        status,
+        status_message,
+        MappingProxyType(attributes) if isinstance(attributes, dict) else attributes,
+        events,
+        links,
+        resource,
+        scope,
+        declared_kind,
+        otlp_kind,
+    )

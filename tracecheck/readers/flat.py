@@ -1,0 +1,260 @@
+"""Flat span rows: the hosted-ingest `TraceSpanEvent`, snake_case rows, eval-store spans.
+
+Rows may arrive as a JSON array, as JSON Lines, or inside an ingest request body
+(`{"wireVersion": ..., "spans": [...]}`). Top-level fields that are not part of the span's
+structure (`toolName`, `model`, `input_tokens`, …) are read as attributes, under the row's own
+`attributes`, so the normalisation of contracts.md §1 sees them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import IO, Any
+
+import orjson
+
+from tracecheck.readers.common import (
+    ReadContext,
+    make_span,
+    normalize_id,
+    parse_epoch,
+    parse_iso8601,
+    parse_status_code,
+    parse_unix_nano,
+)
+from tracecheck.readers.otlp_json import attribute_map
+from tracecheck.spans import EMPTY_ATTRIBUTES, Event, Span
+
+__all__ = ["looks_like_flat_row", "read_flat_json", "read_flat_jsonl", "spans_from_rows"]
+
+_TRACE_ID = ("traceId", "trace_id", "traceID")
+_SPAN_ID = ("spanId", "span_id", "spanID", "id")
+_PARENT_ID = ("parentSpanId", "parent_span_id", "parentId", "parent_id", "parentSpanID")
+# (field, unit): None means an OTLP nanosecond count; "ms" an epoch in milliseconds;
+# "auto" an ISO-8601 string or an epoch number whose unit is read from its magnitude.
+_START = (
+    ("startTimeUnixNano", None),
+    ("start_time_unix_nano", None),
+    ("start_time", "auto"),
+    ("startTime", "auto"),
+    ("startedAt", "ms"),
+    ("started_at", "auto"),
+    ("timestamp", "auto"),
+)
+_END = (
+    ("endTimeUnixNano", None),
+    ("end_time_unix_nano", None),
+    ("end_time", "auto"),
+    ("endTime", "auto"),
+    ("endedAt", "ms"),
+    ("ended_at", "auto"),
+)
+_STRUCTURAL = frozenset(
+    {
+        *_TRACE_ID,
+        *_SPAN_ID,
+        *_PARENT_ID,
+        *(name for name, _ in _START + _END),
+        "name",
+        "kind",
+        "span_kind",
+        "spanKind",
+        "attributes",
+        "events",
+        "links",
+        "status",
+        "status_message",
+        "statusMessage",
+        "resource",
+        "resource_attributes",
+        "resourceAttributes",
+    }
+)
+_OTLP_KINDS = {"INTERNAL": 1, "SERVER": 2, "CLIENT": 3, "PRODUCER": 4, "CONSUMER": 5}
+
+
+def read_flat_json(data: bytes, ctx: ReadContext) -> Iterator[Span]:
+    """Rows of a JSON array, or of an ingest request body holding `spans`."""
+    try:
+        document = orjson.loads(data)
+    except orjson.JSONDecodeError as exc:
+        reason = f"malformed JSON: {exc.msg[:1].lower()}{exc.msg[1:].rstrip('.')}"
+        raise ctx.error(f"line {exc.lineno}, column {exc.colno}", reason) from None
+    prefix = ""
+    if isinstance(document, dict) and isinstance(document.get("spans"), list):
+        document, prefix = document["spans"], "spans"
+    if not isinstance(document, list):
+        raise ctx.error(None, "is not a list of spans")
+    yield from spans_from_rows(document, ctx, prefix)
+
+
+def read_flat_jsonl(lines: IO[bytes], ctx: ReadContext) -> Iterator[Span]:
+    """One row per line."""
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            row = orjson.loads(line)
+        except orjson.JSONDecodeError as exc:
+            reason = f"malformed JSON: {exc.msg[:1].lower()}{exc.msg[1:].rstrip('.')}"
+            raise ctx.error(f"line {number}, column {exc.colno}", reason) from None
+        yield _row(row, ctx, f"line {number}")
+
+
+def spans_from_rows(rows: list[Any], ctx: ReadContext, prefix: str) -> Iterator[Span]:
+    for index, row in enumerate(rows):
+        yield _row(row, ctx, f"{prefix}[{index}]")
+
+
+def looks_like_flat_row(row: Any) -> bool:
+    """A flat span row has span identity or timing at the top level and no OTLP nesting."""
+    if not isinstance(row, dict) or "resourceSpans" in row or "resource_spans" in row:
+        return False
+    has_id = any(key in row for key in _TRACE_ID + _SPAN_ID[:3])
+    has_eval_shape = "kind" in row and ("startedAt" in row or "toolName" in row)
+    return has_id or has_eval_shape
+
+
+def _row(row: Any, ctx: ReadContext, where: str) -> Span:
+    if not isinstance(row, dict):
+        raise ctx.error(where, "is not a span object")
+    attributes = {k: v for k, v in row.items() if k not in _STRUCTURAL and v is not None}
+    attributes.update(_attributes(row.get("attributes"), ctx, f"{where}.attributes"))
+    resource = _attributes(
+        _first(row, ("resource_attributes", "resourceAttributes")) or _resource(row),
+        ctx,
+        f"{where}.resource",
+    )
+    code, message = _status(row, ctx, where)
+    declared = row.get("kind")
+    return make_span(
+        ctx,
+        where,
+        trace_id=_id(row, _TRACE_ID, 16, ctx, where),
+        span_id=_id(row, _SPAN_ID, 8, ctx, where),
+        parent_span_id=_id(row, _PARENT_ID, 8, ctx, where),
+        name=_name(row, ctx, where),
+        start_ns=_time(row, _START, ctx, where),
+        end_ns=_time(row, _END, ctx, where),
+        status=code,
+        status_message=message,
+        attributes={**resource, **attributes} if resource else attributes,
+        events=_events(row.get("events"), ctx, f"{where}.events"),
+        resource=resource or EMPTY_ATTRIBUTES,
+        declared_kind=declared if isinstance(declared, str) else None,
+        otlp_kind=_otlp_kind(_first(row, ("span_kind", "spanKind")) or declared),
+    )
+
+
+def _first(row: dict[str, Any], names: tuple[str, ...]) -> Any:
+    for name in names:
+        value = row.get(name)
+        if value is not None:
+            return value
+    return None
+
+
+def _resource(row: dict[str, Any]) -> Any:
+    resource = row.get("resource")
+    if isinstance(resource, dict) and "attributes" in resource:
+        return resource["attributes"]
+    return resource
+
+
+def _attributes(raw: Any, ctx: ReadContext, where: str) -> dict[str, Any]:
+    if raw is None:
+        return {}
+    if isinstance(raw, dict):
+        return raw
+    if isinstance(raw, list):  # OTLP KeyValue list, written by tools that copy OTLP spans
+        return attribute_map(raw, ctx, where)
+    raise ctx.error(where, "is not an object of attributes")
+
+
+def _id(
+    row: dict[str, Any], names: tuple[str, ...], size: int, ctx: ReadContext, where: str
+) -> Any:
+    for name in names:
+        raw = row.get(name)
+        if raw is None:
+            continue
+        if isinstance(raw, int) and not isinstance(raw, bool):
+            raw = format(raw, f"0{2 * size}x")
+        try:
+            return normalize_id(raw, size)
+        except ValueError as exc:
+            raise ctx.error(f"{where}.{name}", str(exc)) from None
+    return None
+
+
+def _name(row: dict[str, Any], ctx: ReadContext, where: str) -> str:
+    name = row.get("name")
+    if name is None:
+        tool = row.get("toolName")
+        return tool if isinstance(tool, str) else ""
+    if not isinstance(name, str):
+        raise ctx.error(f"{where}.name", f"is a {type(name).__name__}, not a string")
+    return name
+
+
+def _time(
+    row: dict[str, Any], fields: tuple[tuple[str, str | None], ...], ctx: ReadContext, where: str
+) -> int | None:
+    for name, unit in fields:
+        raw = row.get(name)
+        if raw is None:
+            continue
+        try:
+            if unit is None:
+                return parse_unix_nano(raw)
+            if isinstance(raw, str) and not raw.strip().lstrip("-").replace(".", "", 1).isdigit():
+                return parse_iso8601(raw)
+            number = float(raw) if isinstance(raw, str) else raw
+            if isinstance(number, bool) or not isinstance(number, (int, float)):
+                raise ValueError(f"is a {type(raw).__name__}, not a time")
+            return parse_epoch(number, 1_000_000 if unit == "ms" else None)
+        except ValueError as exc:
+            raise ctx.error(f"{where}.{name}", str(exc)) from None
+    return None
+
+
+def _status(row: dict[str, Any], ctx: ReadContext, where: str) -> tuple[Any, str | None]:
+    raw = row.get("status")
+    message = _first(row, ("status_message", "statusMessage"))
+    if isinstance(raw, dict):
+        message = raw.get("message") or message
+        raw = raw.get("code")
+    try:
+        code = parse_status_code(raw if raw is not None else 0)
+    except ValueError as exc:
+        raise ctx.error(f"{where}.status", str(exc)) from None
+    return code, message if isinstance(message, str) and message else None
+
+
+def _events(raw: Any, ctx: ReadContext, where: str) -> tuple[Event, ...]:
+    if not raw:
+        return ()
+    if not isinstance(raw, list):
+        raise ctx.error(where, "is not a list")
+    events = []
+    for index, event in enumerate(raw):
+        at = f"{where}[{index}]"
+        if not isinstance(event, dict):
+            raise ctx.error(at, "is not an object")
+        time = _time(
+            event, (("timeUnixNano", None), ("time", "auto"), ("timestamp", "auto")), ctx, at
+        )
+        name = event.get("name")
+        attributes = _attributes(event.get("attributes"), ctx, f"{at}.attributes")
+        events.append(
+            Event(name if isinstance(name, str) else "", time, attributes or EMPTY_ATTRIBUTES)
+        )
+    return tuple(events)
+
+
+def _otlp_kind(raw: Any) -> int:
+    if isinstance(raw, int) and not isinstance(raw, bool) and 0 <= raw <= 5:
+        return raw
+    if isinstance(raw, str):
+        return _OTLP_KINDS.get(raw.upper().removeprefix("SPAN_KIND_"), 0)
+    return 0

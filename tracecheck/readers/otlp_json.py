@@ -1,0 +1,379 @@
+"""OTLP/JSON: one `ExportTraceServiceRequest` (or `TracesData`) per document or per line.
+
+Protobuf-JSON allows camelCase and snake_case field names, enum names or numbers, and 64-bit
+integers as strings or numbers; real exporters use all of them, so every one is accepted.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from collections.abc import Iterable, Iterator
+from typing import IO, Any
+
+import orjson
+
+from tracecheck.readers.common import (
+    ReadContext,
+    make_span,
+    normalize_id,
+    parse_status_code,
+    parse_unix_nano,
+)
+from tracecheck.spans import EMPTY_ATTRIBUTES, Event, Link, Scope, Span
+
+__all__ = ["any_value", "attribute_map", "read_otlp_json", "read_otlp_jsonl", "spans_from_request"]
+
+_SPAN_KINDS = {
+    "SPAN_KIND_UNSPECIFIED": 0,
+    "SPAN_KIND_INTERNAL": 1,
+    "SPAN_KIND_SERVER": 2,
+    "SPAN_KIND_CLIENT": 3,
+    "SPAN_KIND_PRODUCER": 4,
+    "SPAN_KIND_CONSUMER": 5,
+}
+
+
+class _Invalid(ValueError):
+    """A field that does not hold what OTLP says it holds; `field` is its path below the span."""
+
+    def __init__(self, field: str, reason: str) -> None:
+        super().__init__(reason)
+        self.field = field
+
+
+def read_otlp_json(data: bytes, ctx: ReadContext) -> Iterator[Span]:
+    """Spans of one OTLP/JSON document."""
+    try:
+        document = orjson.loads(data)
+    except orjson.JSONDecodeError as exc:
+        raise ctx.error(f"line {exc.lineno}, column {exc.colno}", _json_reason(exc)) from None
+    yield from spans_from_request(document, ctx, "")
+
+
+def read_otlp_jsonl(lines: IO[bytes], ctx: ReadContext) -> Iterator[Span]:
+    """Spans of an OTLP JSON Lines file, one request per line, read line by line."""
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            document = orjson.loads(line)
+        except orjson.JSONDecodeError as exc:
+            raise ctx.error(f"line {number}, column {exc.colno}", _json_reason(exc)) from None
+        yield from spans_from_request(document, ctx, f"line {number}: ")
+
+
+def spans_from_request(document: Any, ctx: ReadContext, prefix: str) -> Iterator[Span]:
+    """Spans of a decoded request; `prefix` locates the document (e.g. `line 3: `)."""
+    if not isinstance(document, dict):
+        raise ctx.error(prefix.rstrip(": ") or None, "is not an OTLP trace request object")
+    resource_spans = _field(document, "resourceSpans", "resource_spans")
+    for i, entry in enumerate(_list(resource_spans, ctx, f"{prefix}resourceSpans")):
+        where = f"{prefix}resourceSpans[{i}]"
+        if not isinstance(entry, dict):
+            raise ctx.error(where, "is not an object")
+        resource = _resource_attributes(entry, ctx, where)
+        scope_spans = _field(entry, "scopeSpans", "scope_spans")
+        if scope_spans is None:  # OTLP before 0.15, still written by some exporters
+            scope_spans = _field(
+                entry, "instrumentationLibrarySpans", "instrumentation_library_spans"
+            )
+        for j, group in enumerate(_list(scope_spans, ctx, f"{where}.scopeSpans")):
+            yield from _scope_group(group, resource, ctx, f"{where}.scopeSpans[{j}]")
+
+
+def _scope_group(
+    group: Any, resource: dict[str, Any], ctx: ReadContext, where: str
+) -> Iterator[Span]:
+    if not isinstance(group, dict):
+        raise ctx.error(where, "is not an object")
+    raw_scope = _field(group, "scope", "instrumentationLibrary", "instrumentation_library")
+    scope = _scope(raw_scope, ctx, f"{where}.scope") if raw_scope is not None else None
+    base = {**resource, **scope.attributes} if scope and scope.attributes else resource
+    for k, raw in enumerate(_list(group.get("spans"), ctx, f"{where}.spans")):
+        span_where = f"{where}.spans[{k}]"
+        try:
+            yield _span(raw, base, resource, scope, ctx, span_where)
+        except _Invalid as exc:
+            raise ctx.error(f"{span_where}{exc.field}", str(exc)) from None
+
+
+def _span(
+    raw: Any,
+    base: dict[str, Any],
+    resource: dict[str, Any],
+    scope: Scope | None,
+    ctx: ReadContext,
+    where: str,
+) -> Span:
+    if not isinstance(raw, dict):
+        raise _Invalid("", "is not an object")
+    get = raw.get
+    own = _attributes(get("attributes"), ".attributes")
+    status = get("status")
+    code, message = _status(status) if status else (None, None)
+    return make_span(
+        ctx,
+        where,
+        trace_id=_id(_field(raw, "traceId", "trace_id"), 16, ".traceId"),
+        span_id=_id(_field(raw, "spanId", "span_id"), 8, ".spanId"),
+        parent_span_id=_id(_field(raw, "parentSpanId", "parent_span_id"), 8, ".parentSpanId"),
+        name=_string(get("name"), ".name"),
+        start_ns=_time(
+            _field(raw, "startTimeUnixNano", "start_time_unix_nano"), ".startTimeUnixNano"
+        ),
+        end_ns=_time(_field(raw, "endTimeUnixNano", "end_time_unix_nano"), ".endTimeUnixNano"),
+        status=code,
+        status_message=message,
+        attributes={**base, **own} if base else own,
+        events=_events(get("events")),
+        links=_links(get("links")),
+        resource=resource or EMPTY_ATTRIBUTES,
+        scope=scope,
+        otlp_kind=_span_kind(get("kind")),
+    )
+
+
+def attribute_map(raw: Any, ctx: ReadContext, where: str) -> dict[str, Any]:
+    """A `KeyValue` list as a dict, raising a located error for a malformed entry."""
+    try:
+        return _attributes(raw, "")
+    except _Invalid as exc:
+        raise ctx.error(f"{where}{exc.field}", str(exc)) from None
+
+
+def _attributes(raw: Any, where: str) -> dict[str, Any]:
+    if not raw:
+        return {}
+    if not isinstance(raw, list):
+        raise _Invalid(where, "is not a list of key-value pairs")
+    out: dict[str, Any] = {}
+    for index, pair in enumerate(raw):
+        try:
+            key = pair["key"]
+            value = pair.get("value")
+            # Strings are most attribute values; test for them before anything else.
+            text = value.get("stringValue") if value else None
+            out[key] = text if text is not None else any_value(value)
+        except _Invalid as exc:
+            raise _Invalid(f"{where}[{index}].value{exc.field}", str(exc)) from None
+        except (KeyError, TypeError, AttributeError):
+            raise _Invalid(f"{where}[{index}]", "is not a key-value pair") from None
+    return out
+
+
+def any_value(value: Any) -> Any:
+    """An OTLP `AnyValue` as a Python value: kvlist → dict, array → list, bytes → bytes."""
+    if not value:
+        return None
+    if not isinstance(value, dict):
+        raise _Invalid("", "is not an AnyValue object")
+    for name, raw in value.items():
+        convert = _ANY_VALUE.get(name)
+        if convert is not None:
+            return convert(raw)
+    raise _Invalid("", f"has no known value field (found {', '.join(sorted(value))})")
+
+
+def _int_value(raw: Any) -> int:
+    if isinstance(raw, int) and not isinstance(raw, bool):
+        return raw
+    if isinstance(raw, str):
+        try:
+            return int(raw)
+        except ValueError:
+            pass
+    if isinstance(raw, float) and raw.is_integer():
+        return int(raw)
+    raise _Invalid(".intValue", f"{raw!r} is not an integer")
+
+
+def _double_value(raw: Any) -> float:
+    if isinstance(raw, (int, float)) and not isinstance(raw, bool):
+        return float(raw)
+    if raw in ("NaN", "Infinity", "-Infinity"):
+        return float(raw.replace("Infinity", "inf"))
+    raise _Invalid(".doubleValue", f"{raw!r} is not a number")
+
+
+def _bool_value(raw: Any) -> bool:
+    if isinstance(raw, bool):
+        return raw
+    raise _Invalid(".boolValue", f"{raw!r} is not a boolean")
+
+
+def _string_value(raw: Any) -> str:
+    if isinstance(raw, str):
+        return raw
+    raise _Invalid(".stringValue", f"{raw!r} is not a string")
+
+
+def _bytes_value(raw: Any) -> bytes:
+    if isinstance(raw, str):
+        try:
+            padded = raw + "=" * (-len(raw) % 4)
+            return base64.b64decode(padded.replace("-", "+").replace("_", "/"), validate=True)
+        except (binascii.Error, ValueError):
+            pass
+    raise _Invalid(".bytesValue", "is not base64")
+
+
+def _array_value(raw: Any) -> list[Any]:
+    values = raw.get("values") if isinstance(raw, dict) else None
+    if values is None:
+        if isinstance(raw, dict):
+            return []
+        raise _Invalid(".arrayValue", "is not an object with values")
+    if not isinstance(values, list):
+        raise _Invalid(".arrayValue.values", "is not a list")
+    out = []
+    for index, item in enumerate(values):
+        try:
+            out.append(any_value(item))
+        except _Invalid as exc:
+            raise _Invalid(f".arrayValue.values[{index}]{exc.field}", str(exc)) from None
+    return out
+
+
+def _kvlist_value(raw: Any) -> dict[str, Any]:
+    if not isinstance(raw, dict):
+        raise _Invalid(".kvlistValue", "is not an object with values")
+    return _attributes(raw.get("values"), ".kvlistValue.values")
+
+
+_ANY_VALUE: dict[str, Any] = {}
+for _names, _convert in (
+    (("stringValue", "string_value"), _string_value),
+    (("boolValue", "bool_value"), _bool_value),
+    (("intValue", "int_value"), _int_value),
+    (("doubleValue", "double_value"), _double_value),
+    (("bytesValue", "bytes_value"), _bytes_value),
+    (("arrayValue", "array_value"), _array_value),
+    (("kvlistValue", "kvlist_value"), _kvlist_value),
+):
+    for _name in _names:
+        _ANY_VALUE[_name] = _convert
+
+
+def _field(raw: dict[str, Any], *names: str) -> Any:
+    for name in names:
+        value = raw.get(name)
+        if value is not None:
+            return value
+    return None
+
+
+def _list(raw: Any, ctx: ReadContext, where: str) -> Iterable[Any]:
+    if raw is None:
+        return ()
+    if not isinstance(raw, list):
+        raise ctx.error(where, "is not a list")
+    return raw
+
+
+def _resource_attributes(entry: dict[str, Any], ctx: ReadContext, where: str) -> dict[str, Any]:
+    resource = entry.get("resource")
+    if resource is None:
+        return {}
+    if not isinstance(resource, dict):
+        raise ctx.error(f"{where}.resource", "is not an object")
+    return attribute_map(resource.get("attributes"), ctx, f"{where}.resource.attributes")
+
+
+def _scope(raw: Any, ctx: ReadContext, where: str) -> Scope:
+    if not isinstance(raw, dict):
+        raise ctx.error(where, "is not an object")
+    attributes = attribute_map(raw.get("attributes"), ctx, f"{where}.attributes")
+    name, version = raw.get("name") or "", raw.get("version") or ""
+    if not isinstance(name, str) or not isinstance(version, str):
+        raise ctx.error(where, "has a name or version that is not a string")
+    return Scope(name, version, attributes or EMPTY_ATTRIBUTES)
+
+
+def _id(raw: Any, size: int, where: str) -> str | None:
+    try:
+        return normalize_id(raw, size)
+    except ValueError as exc:
+        raise _Invalid(where, str(exc)) from None
+
+
+def _time(raw: Any, where: str) -> int | None:
+    try:
+        return parse_unix_nano(raw)
+    except ValueError as exc:
+        raise _Invalid(where, str(exc)) from None
+
+
+def _string(raw: Any, where: str) -> str:
+    if raw is None:
+        return ""
+    if not isinstance(raw, str):
+        raise _Invalid(where, f"is a {type(raw).__name__}, not a string")
+    return raw
+
+
+def _status(raw: Any) -> tuple[Any, str | None]:
+    if not isinstance(raw, dict):
+        raise _Invalid(".status", "is not an object")
+    try:
+        code = parse_status_code(raw.get("code", 0))
+    except ValueError as exc:
+        raise _Invalid(".status.code", str(exc)) from None
+    message = raw.get("message")
+    return code, (message if isinstance(message, str) and message else None)
+
+
+def _span_kind(raw: Any) -> int:
+    if raw is None:
+        return 0
+    if isinstance(raw, int) and not isinstance(raw, bool) and 0 <= raw <= 5:
+        return raw
+    kind = _SPAN_KINDS.get(raw) if isinstance(raw, str) else None
+    if kind is None:
+        raise _Invalid(".kind", f"{raw!r} is not a span kind")
+    return kind
+
+
+def _events(raw: Any) -> tuple[Event, ...]:
+    if not raw:
+        return ()
+    if not isinstance(raw, list):
+        raise _Invalid(".events", "is not a list")
+    events = []
+    for index, event in enumerate(raw):
+        where = f".events[{index}]"
+        if not isinstance(event, dict):
+            raise _Invalid(where, "is not an object")
+        events.append(
+            Event(
+                _string(event.get("name"), f"{where}.name"),
+                _time(_field(event, "timeUnixNano", "time_unix_nano"), f"{where}.timeUnixNano"),
+                _attributes(event.get("attributes"), f"{where}.attributes") or EMPTY_ATTRIBUTES,
+            )
+        )
+    return tuple(events)
+
+
+def _links(raw: Any) -> tuple[Link, ...]:
+    if not raw:
+        return ()
+    if not isinstance(raw, list):
+        raise _Invalid(".links", "is not a list")
+    links = []
+    for index, link in enumerate(raw):
+        where = f".links[{index}]"
+        if not isinstance(link, dict):
+            raise _Invalid(where, "is not an object")
+        links.append(
+            Link(
+                _id(_field(link, "traceId", "trace_id"), 16, f"{where}.traceId"),
+                _id(_field(link, "spanId", "span_id"), 8, f"{where}.spanId"),
+                _attributes(link.get("attributes"), f"{where}.attributes") or EMPTY_ATTRIBUTES,
+            )
+        )
+    return tuple(links)
+
+
+def _json_reason(exc: orjson.JSONDecodeError) -> str:
+    reason = exc.msg.rstrip(".")
+    return f"malformed JSON: {reason[:1].lower()}{reason[1:]}"

@@ -1,0 +1,170 @@
+"""OTLP protobuf: one `ExportTraceServiceRequest`, or the Collector file exporter's stream.
+
+The Collector's `file` exporter with `format: proto` writes each request prefixed by its
+length as a 4-byte big-endian integer; the stream is read one record at a time.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Iterator
+from typing import IO, Any
+
+from google.protobuf.message import DecodeError
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+
+from tracecheck.readers.common import ReadContext, make_span
+from tracecheck.spans import EMPTY_ATTRIBUTES, Event, Link, Scope, Span, SpanStatus
+
+__all__ = [
+    "looks_like_proto_message",
+    "looks_like_proto_stream",
+    "read_otlp_proto",
+    "read_otlp_proto_stream",
+    "spans_from_message",
+]
+
+_STATUS: dict[int, SpanStatus | None] = {0: None, 1: "ok", 2: "error"}
+_PREFIX = struct.Struct(">I")
+# ExportTraceServiceRequest holds only field 1 (resource_spans), length-delimited: tag 0x0A.
+_RESOURCE_SPANS_TAG = 0x0A
+# The fields a ResourceSpans message starts with: resource (1), scope_spans (2), schema_url (3).
+_RESOURCE_SPANS_FIELDS = (0x0A, 0x12, 0x1A)
+
+
+def read_otlp_proto(data: bytes, ctx: ReadContext) -> Iterator[Span]:
+    """Spans of one protobuf-encoded request."""
+    request = ExportTraceServiceRequest()
+    try:
+        request.ParseFromString(data)
+    except DecodeError as exc:
+        raise ctx.error(None, f"malformed OTLP protobuf: {exc}") from None
+    yield from spans_from_message(request, ctx, "")
+
+
+def read_otlp_proto_stream(stream: IO[bytes], ctx: ReadContext) -> Iterator[Span]:
+    """Spans of a length-prefixed stream of requests, read record by record."""
+    offset = 0
+    number = 0
+    while header := stream.read(_PREFIX.size):
+        number += 1
+        where = f"record {number} (byte {offset})"
+        if len(header) < _PREFIX.size:
+            raise ctx.error(where, "ends inside a length prefix")
+        (size,) = _PREFIX.unpack(header)
+        body = stream.read(size)
+        if len(body) < size:
+            raise ctx.error(where, f"announces {size} bytes but only {len(body)} follow")
+        request = ExportTraceServiceRequest()
+        try:
+            request.ParseFromString(body)
+        except DecodeError as exc:
+            raise ctx.error(where, f"malformed OTLP protobuf: {exc}") from None
+        yield from spans_from_message(request, ctx, f"{where}: ")
+        offset += _PREFIX.size + size
+
+
+def spans_from_message(request: Any, ctx: ReadContext, prefix: str) -> Iterator[Span]:
+    """Spans of a parsed `ExportTraceServiceRequest` or `TracesData`."""
+    for i, resource_spans in enumerate(request.resource_spans):
+        resource = _attributes(resource_spans.resource.attributes)
+        for j, scope_spans in enumerate(resource_spans.scope_spans):
+            raw_scope = scope_spans.scope
+            scope_attributes = _attributes(raw_scope.attributes)
+            scope = None
+            if scope_spans.HasField("scope"):
+                scope = Scope(
+                    raw_scope.name, raw_scope.version, scope_attributes or EMPTY_ATTRIBUTES
+                )
+            base = {**resource, **scope_attributes} if scope_attributes else resource
+            where = f"{prefix}resourceSpans[{i}].scopeSpans[{j}].spans"
+            for k, span in enumerate(scope_spans.spans):
+                yield _span(span, base, resource, scope, ctx, f"{where}[{k}]")
+
+
+def _span(
+    span: Any,
+    base: dict[str, Any],
+    resource: dict[str, Any],
+    scope: Scope | None,
+    ctx: ReadContext,
+    where: str,
+) -> Span:
+    own = _attributes(span.attributes)
+    status = span.status
+    return make_span(
+        ctx,
+        where,
+        trace_id=_hex(span.trace_id),
+        span_id=_hex(span.span_id),
+        parent_span_id=_hex(span.parent_span_id),
+        name=span.name,
+        start_ns=span.start_time_unix_nano or None,
+        end_ns=span.end_time_unix_nano or None,
+        status=_STATUS.get(status.code),
+        status_message=status.message or None,
+        attributes={**base, **own} if base else own,
+        events=tuple(
+            Event(e.name, e.time_unix_nano or None, _attributes(e.attributes) or EMPTY_ATTRIBUTES)
+            for e in span.events
+        ),
+        links=tuple(
+            Link(_hex(x.trace_id), _hex(x.span_id), _attributes(x.attributes) or EMPTY_ATTRIBUTES)
+            for x in span.links
+        ),
+        resource=resource or EMPTY_ATTRIBUTES,
+        scope=scope,
+        otlp_kind=span.kind,
+    )
+
+
+def _hex(raw: bytes) -> str | None:
+    return raw.hex() if raw.strip(b"\0") else None
+
+
+def _attributes(pairs: Any) -> dict[str, Any]:
+    return {pair.key: _value(pair.value) for pair in pairs}
+
+
+def _value(value: Any) -> Any:
+    which = value.WhichOneof("value")
+    if which == "string_value":
+        return value.string_value
+    if which is None:
+        return None
+    if which == "array_value":
+        return [_value(item) for item in value.array_value.values]
+    if which == "kvlist_value":
+        return _attributes(value.kvlist_value.values)
+    return getattr(value, which)
+
+
+def looks_like_proto_message(head: bytes, size: int | None) -> bool:
+    """True when `head` starts like an `ExportTraceServiceRequest` of `size` bytes."""
+    if len(head) < 2 or head[0] != _RESOURCE_SPANS_TAG:
+        return False
+    length, end = _varint(head, 1)
+    if length is None or (size is not None and end + length > size):
+        return False
+    return end >= len(head) or length == 0 or head[end] in _RESOURCE_SPANS_FIELDS
+
+
+def looks_like_proto_stream(head: bytes, size: int | None) -> bool:
+    """True when `head` starts like a length-prefixed stream of requests."""
+    if len(head) < _PREFIX.size + 2:
+        return False
+    (length,) = _PREFIX.unpack_from(head)
+    if length == 0 or (size is not None and _PREFIX.size + length > size):
+        return False
+    return looks_like_proto_message(head[_PREFIX.size :], length)
+
+
+def _varint(data: bytes, start: int) -> tuple[int | None, int]:
+    value = shift = 0
+    for index in range(start, min(len(data), start + 10)):
+        byte = data[index]
+        value |= (byte & 0x7F) << shift
+        if not byte & 0x80:
+            return value, index + 1
+        shift += 7
+    return None, start

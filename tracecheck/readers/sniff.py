@@ -1,0 +1,85 @@
+"""Which format a file holds, judged by its content, never by its name (inputs.md)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import orjson
+
+from tracecheck.readers.flat import looks_like_flat_row
+from tracecheck.readers.otlp_proto import looks_like_proto_message, looks_like_proto_stream
+
+__all__ = ["FORMATS", "HEAD_SIZE", "is_claude_record", "json_layout", "sniff"]
+
+FORMATS = ("otlp-json", "otlp-jsonl", "otlp-proto", "spans", "claude-stream")
+HEAD_SIZE = 1 << 16
+_OTLP_KEY = re.compile(rb'"(?:resourceSpans|resource_spans)"\s*:')
+_FLAT_KEY = re.compile(rb'"(?:traceId|trace_id|spanId|span_id|startedAt|toolName)"\s*:')
+_INGEST_KEY = re.compile(rb'"spans"\s*:\s*\[')
+_CLAUDE_TYPES = frozenset({"system", "assistant", "user", "result", "summary"})
+
+
+def sniff(head: bytes, size: int | None) -> tuple[str, ...]:
+    """Every format whose reader recognises `head`, the first bytes of a `size`-byte input."""
+    text = head.lstrip(b"\xef\xbb\xbf \t\r\n")
+    if not text:
+        return ()
+    if text[:1] in (b"{", b"["):
+        return _sniff_json(text, complete=size is not None and len(head) >= size)
+    if looks_like_proto_message(head, size) or looks_like_proto_stream(head, size):
+        return ("otlp-proto",)
+    return ()
+
+
+def json_layout(head: bytes) -> str:
+    """`document` for one JSON value, `lines` for JSON Lines (more than one value)."""
+    first, rest = _first_line(head.lstrip(b"\xef\xbb\xbf \t\r\n"))
+    if first is not None and rest.strip():
+        return "lines"
+    return "document"
+
+
+def _sniff_json(text: bytes, *, complete: bool) -> tuple[str, ...]:
+    first, rest = _first_line(text)
+    if first is None:  # a pretty-printed or very long document: judge by its keys
+        if text[:1] == b"[":
+            return ("spans",) if _FLAT_KEY.search(text) else ()
+        if _OTLP_KEY.search(text):
+            return ("otlp-json",)
+        if _INGEST_KEY.search(text) and _FLAT_KEY.search(text):
+            return ("spans",)
+        return ()
+    many = bool(rest.strip()) or (not complete and not rest)
+    if isinstance(first, list):
+        return ("spans",) if not many and any(looks_like_flat_row(r) for r in first[:5]) else ()
+    if not isinstance(first, dict):
+        return ()
+    found = []
+    if "resourceSpans" in first or "resource_spans" in first:
+        found.append("otlp-jsonl" if many else "otlp-json")
+    if is_claude_record(first):
+        found.append("claude-stream")
+    spans = first.get("spans")
+    if looks_like_flat_row(first) or (not many and isinstance(spans, list)):
+        found.append("spans")
+    return tuple(found)
+
+
+def _first_line(text: bytes) -> tuple[Any, bytes]:
+    """The first line's JSON value and what follows, or (None, b"") when it does not parse."""
+    end = text.find(b"\n")
+    line, rest = (text, b"") if end < 0 else (text[:end], text[end + 1 :])
+    try:
+        return orjson.loads(line), rest
+    except orjson.JSONDecodeError:
+        return None, b""
+
+
+def is_claude_record(record: Any) -> bool:
+    """A Claude Code stream-json or session-transcript record."""
+    if not isinstance(record, dict) or not isinstance(record.get("type"), str):
+        return False
+    if "session_id" in record or "sessionId" in record:
+        return True
+    return record["type"] in _CLAUDE_TYPES and ("uuid" in record or "leafUuid" in record)

@@ -1,0 +1,157 @@
+"""A trace as a tree a person reads at a glance, and the same facts for machines.
+
+Only structure is shown (kind, tool, model, tokens, timing, status): never attribute values
+or status messages, which may hold secrets.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from tracecheck.spans import Kind, Span, TokenUsage, Trace
+
+__all__ = ["render_trace", "trace_facts"]
+
+_RED, _DIM, _BOLD, _RESET = "\x1b[31m", "\x1b[2m", "\x1b[1m", "\x1b[0m"
+
+
+def render_trace(trace: Trace, *, color: bool = False) -> str:
+    """The trace as an indented tree, one line per span, children in read order."""
+    paint = _painter(color)
+    run = trace.run_record
+    status = (run.status if run else None) or "unknown"
+    header = (
+        f"trace {trace.trace_id or '(no trace id)'}  {len(trace.spans)} span(s)"
+        f"{_maybe(' · ', _duration(_trace_duration(trace)))} · run {status}"
+    )
+    lines = [paint(_BOLD, header)]
+    for prefix, span in _walk(trace):
+        lines.append(prefix + _span_line(span, paint))
+    return "\n".join(lines)
+
+
+def trace_facts(trace: Trace) -> dict[str, Any]:
+    """What `render_trace` shows, as JSON-ready data (depth-first, children in read order)."""
+    spans = []
+    for prefix, span in _walk(trace):
+        tokens = span.tokens
+        spans.append(
+            {
+                "span_id": span.span_id,
+                "parent_span_id": span.parent_span_id,
+                "depth": len(prefix) // 3,
+                "name": span.name,
+                "kind": span.kind.value,
+                "tool": span.tool_name,
+                "model": span.model,
+                "tokens": {
+                    "input": tokens.input,
+                    "output": tokens.output,
+                    "cache_read": tokens.cache_read,
+                    "cache_write": tokens.cache_write,
+                    "total": tokens.total,
+                },
+                "start_ns": span.start_ns,
+                "end_ns": span.end_ns,
+                "duration_ms": _ms(span.duration_ns),
+                "status": span.status,
+            }
+        )
+    run = trace.run_record
+    return {
+        "trace_id": trace.trace_id,
+        "run_status": run.status if run else None,
+        "spans": spans,
+        "notes": [str(note) for note in trace.notes],
+    }
+
+
+def _walk(trace: Trace) -> Iterator[tuple[str, Span]]:
+    """(tree prefix, span) depth-first; spans caught in a parent cycle still appear once."""
+    children: dict[str, list[Span]] = {}
+    for span in trace.spans:
+        if span.parent_span_id:
+            children.setdefault(span.parent_span_id, []).append(span)
+    seen: set[int] = set()
+
+    def visit(span: Span, prefix: str, last: bool, top: bool) -> Iterator[tuple[str, Span]]:
+        seen.add(id(span))
+        yield (prefix if top else prefix + ("└─ " if last else "├─ ")), span
+        below = [c for c in children.get(span.span_id or "", ()) if id(c) not in seen]
+        inner = prefix if top else prefix + ("   " if last else "│  ")
+        for index, child in enumerate(below):
+            yield from visit(child, inner, index == len(below) - 1, False)
+
+    for root in trace.roots:
+        if id(root) not in seen:
+            yield from visit(root, "", True, True)
+    for span in trace.spans:
+        if id(span) not in seen:
+            yield from visit(span, "", True, True)
+
+
+def _span_line(span: Span, paint: Callable[[str, str], str]) -> str:
+    kind = span.kind
+    label = span.name or "(unnamed)"
+    parts = [f"{kind.value:<9} {label}"]
+    if span.tool_name and span.tool_name != span.name:
+        parts.append(f"tool={span.tool_name}")
+    if span.model and kind in (Kind.LLM, Kind.EMBEDDING):
+        parts.append(f"model={span.model}")
+    tokens = _tokens(span.tokens)
+    if tokens:
+        parts.append(tokens)
+    duration = _duration(span.duration_ns)
+    parts.append(duration or "no timing")
+    line = "  ".join(parts)
+    if span.is_error:
+        return paint(_RED, f"{line}  ✗ error") + paint(_DIM, f"  {span.span_id or ''}")
+    return line + paint(_DIM, f"  {span.span_id or ''}")
+
+
+def _tokens(tokens: TokenUsage) -> str:
+    if tokens.input is None and tokens.output is None:
+        return ""
+    text = f"tokens {_count(tokens.input)} in / {_count(tokens.output)} out"
+    cache = [
+        f"cache read {_count(tokens.cache_read)}" if tokens.cache_read is not None else "",
+        f"cache write {_count(tokens.cache_write)}" if tokens.cache_write is not None else "",
+    ]
+    cache_text = ", ".join(part for part in cache if part)
+    return f"{text} ({cache_text})" if cache_text else text
+
+
+def _count(value: int | float | None) -> str:
+    return "?" if value is None else f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def _trace_duration(trace: Trace) -> int | None:
+    starts = [s.start_ns for s in trace.spans if s.start_ns is not None]
+    ends = [s.end_ns for s in trace.spans if s.end_ns is not None]
+    return max(ends) - min(starts) if starts and ends else None
+
+
+def _ms(duration_ns: int | None) -> float | None:
+    return None if duration_ns is None else duration_ns / 1_000_000
+
+
+def _duration(duration_ns: int | None) -> str:
+    if duration_ns is None:
+        return ""
+    if duration_ns < 1_000_000:
+        return f"{duration_ns / 1000:.0f} µs"
+    if duration_ns < 1_000_000_000:
+        return f"{duration_ns / 1_000_000:.0f} ms"
+    return f"{duration_ns / 1_000_000_000:.2f} s"
+
+
+def _maybe(separator: str, text: str) -> str:
+    return separator + text if text else ""
+
+
+def _painter(color: bool) -> Callable[[str, str], str]:
+    def paint(code: str, text: str) -> str:
+        return f"{code}{text}{_RESET}" if color else text
+
+    return paint
