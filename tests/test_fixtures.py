@@ -46,7 +46,9 @@ def llm_calls(trace: Trace) -> list[tuple[Any, ...]]:
 
 @pytest.mark.parametrize("scenario", SCENARIOS)
 def test_both_instrumentations_normalise_to_the_same_run(scenario: str) -> None:
-    genai, openinference = (only_trace(FIXTURES / i / f"{scenario}.otlp.jsonl") for i in INSTRUMENTATIONS)
+    genai, openinference = (
+        only_trace(FIXTURES / i / f"{scenario}.otlp.jsonl") for i in INSTRUMENTATIONS
+    )
     assert tool_calls(genai) == tool_calls(openinference)
     assert llm_calls(genai) == llm_calls(openinference)
     assert tool_calls(genai), "every scenario calls at least one tool"
@@ -55,7 +57,9 @@ def test_both_instrumentations_normalise_to_the_same_run(scenario: str) -> None:
 
 @pytest.mark.parametrize("instrumentation", INSTRUMENTATIONS)
 @pytest.mark.parametrize("scenario", SCENARIOS)
-def test_json_lines_and_protobuf_of_one_run_read_the_same(instrumentation: str, scenario: str) -> None:
+def test_json_lines_and_protobuf_of_one_run_read_the_same(
+    instrumentation: str, scenario: str
+) -> None:
     folder = FIXTURES / instrumentation
     from_json = only_trace(folder / f"{scenario}.otlp.jsonl")
     from_proto = only_trace(folder / f"{scenario}.otlp.pb")
@@ -79,12 +83,19 @@ def test_a_run_exported_in_batches_is_one_trace(instrumentation: str) -> None:
 @pytest.mark.parametrize("instrumentation", INSTRUMENTATIONS)
 def test_the_scenarios_show_what_they_are_named_for(instrumentation: str) -> None:
     def tools(scenario: str) -> list[str | None]:
-        return [call[0] for call in tool_calls(only_trace(FIXTURES / instrumentation / f"{scenario}.otlp.jsonl"))]
+        return [
+            call[0]
+            for call in tool_calls(
+                only_trace(FIXTURES / instrumentation / f"{scenario}.otlp.jsonl")
+            )
+        ]
 
     assert tools("clean") == ["lookup_order", "issue_refund"]
     assert "run_shell" in tools("forbidden")
     assert tools("repeated-write").count("issue_refund") == 2
-    repeated = [c for c in tool_calls(only_trace(FIXTURES / instrumentation / "repeated-write.otlp.jsonl"))]
+    repeated = [
+        c for c in tool_calls(only_trace(FIXTURES / instrumentation / "repeated-write.otlp.jsonl"))
+    ]
     writes = [call for call in repeated if call[0] == "issue_refund"]
     assert writes[0][2] == writes[1][2]
     timeout = tool_calls(only_trace(FIXTURES / instrumentation / "timeout.otlp.jsonl"))

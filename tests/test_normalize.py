@@ -9,7 +9,9 @@ import pytest
 from tracecheck import Kind, Span, Trace
 
 
-def span(name: str = "", declared: str | None = None, status: Any = None, **attributes: Any) -> Span:
+def span(
+    name: str = "", declared: str | None = None, status: Any = None, **attributes: Any
+) -> Span:
     return Span(
         "0" * 31 + "1",
         "0" * 15 + "1",
@@ -38,7 +40,12 @@ def attrs(**pairs: Any) -> dict[str, Any]:
         (None, {"openinference.span.kind": "llm"}, "Bash", Kind.LLM),
         (None, {"openinference.span.kind": "RERANKER"}, "x", Kind.RERANKER),
         (None, {"inference.observation_kind": "prompt"}, "x", Kind.PROMPT),
-        (None, {"openinference.span.kind": "SOMETHING", "gen_ai.operation.name": "chat"}, "", Kind.LLM),
+        (
+            None,
+            {"openinference.span.kind": "SOMETHING", "gen_ai.operation.name": "chat"},
+            "",
+            Kind.LLM,
+        ),
         # 3. inference: a tool-name attribute or a tool-like name first
         (None, {"gen_ai.tool.name": "Read", "gen_ai.operation.name": "chat"}, "x", Kind.TOOL),
         (None, {"tool.name": "Read"}, "x", Kind.TOOL),
@@ -62,7 +69,12 @@ def attrs(**pairs: Any) -> dict[str, Any]:
         (None, {"gen_ai.operation.name": "retrieval"}, "x", Kind.RETRIEVER),
         (None, {"gen_ai.operation.name": "embeddings"}, "x", Kind.EMBEDDING),
         # any other operation stops inference, even with a model present
-        (None, {"gen_ai.operation.name": "speech", "gen_ai.request.model": "m"}, "llm", Kind.UNKNOWN),
+        (
+            None,
+            {"gen_ai.operation.name": "speech", "gen_ai.request.model": "m"},
+            "llm",
+            Kind.UNKNOWN,
+        ),
         # then a model or an LLM-looking name
         (None, {"llm.model_name": "gpt-4o"}, "Read", Kind.LLM),
         (None, {}, "openai.chat_completions", Kind.LLM),
@@ -74,7 +86,12 @@ def attrs(**pairs: Any) -> dict[str, Any]:
         (None, {}, "smallmodel", Kind.UNKNOWN),
         (None, {}, "allm", Kind.UNKNOWN),
         # token counts alone never make an LLM span
-        (None, {"gen_ai.usage.input_tokens": 10, "gen_ai.usage.output_tokens": 2}, "x", Kind.UNKNOWN),
+        (
+            None,
+            {"gen_ai.usage.input_tokens": 10, "gen_ai.usage.output_tokens": 2},
+            "x",
+            Kind.UNKNOWN,
+        ),
         (None, {}, "", Kind.UNKNOWN),
     ],
 )
@@ -113,7 +130,10 @@ def test_tool_name(attributes: dict[str, Any], name: str, expected: str | None) 
 @pytest.mark.parametrize(
     ("attributes", "expected"),
     [
-        ({"gen_ai.response.model": "gpt-4o-2024-08-06", "gen_ai.request.model": "gpt-4o"}, "gpt-4o-2024-08-06"),
+        (
+            {"gen_ai.response.model": "gpt-4o-2024-08-06", "gen_ai.request.model": "gpt-4o"},
+            "gpt-4o-2024-08-06",
+        ),
         ({"gen_ai.response.model": "", "gen_ai.request.model": "gpt-4o"}, "gpt-4o"),
         ({"llm.model_name": "claude-sonnet-4-5"}, "claude-sonnet-4-5"),
         ({"llm.response.model_name": "a", "llm.request.model_name": "b"}, "a"),
@@ -180,34 +200,64 @@ def test_model(attributes: dict[str, Any], expected: str | None) -> None:
         ),
         # unknown input or output: total unknown; booleans and non-finite values are no counts
         ({"gen_ai.usage.input_tokens": 10}, (10, None, None, None, None)),
-        ({"gen_ai.usage.input_tokens": True, "gen_ai.usage.output_tokens": 2}, (None, 2, None, None, None)),
-        ({"gen_ai.usage.input_tokens": "NaN", "gen_ai.usage.output_tokens": 2}, (None, 2, None, None, None)),
-        ({"gen_ai.usage.input_tokens": "many", "llm.input_tokens": 8, "llm.output_tokens": 2.0}, (8, 2, None, None, 10)),
-        ({"inference.llm.input_tokens": 1.5, "inference.llm.output_tokens": 1}, (1.5, 1, None, None, 2.5)),
+        (
+            {"gen_ai.usage.input_tokens": True, "gen_ai.usage.output_tokens": 2},
+            (None, 2, None, None, None),
+        ),
+        (
+            {"gen_ai.usage.input_tokens": "NaN", "gen_ai.usage.output_tokens": 2},
+            (None, 2, None, None, None),
+        ),
+        (
+            {"gen_ai.usage.input_tokens": "many", "llm.input_tokens": 8, "llm.output_tokens": 2.0},
+            (8, 2, None, None, 10),
+        ),
+        (
+            {"inference.llm.input_tokens": 1.5, "inference.llm.output_tokens": 1},
+            (1.5, 1, None, None, 2.5),
+        ),
         ({}, (None, None, None, None, None)),
     ],
 )
 def test_tokens(attributes: dict[str, Any], expected: tuple[Any, ...]) -> None:
     tokens = Span("a" * 32, "b" * 16, attributes=attributes).tokens
-    assert (tokens.input, tokens.output, tokens.cache_read, tokens.cache_write, tokens.total) == expected
+    assert (
+        tokens.input,
+        tokens.output,
+        tokens.cache_read,
+        tokens.cache_write,
+        tokens.total,
+    ) == expected
 
 
 @pytest.mark.parametrize(
     ("attributes", "known", "value", "reason"),
     [
-        ({"gen_ai.tool.call.arguments": '{"file_path": "/a", "n": 1}'}, True, {"file_path": "/a", "n": 1}, None),
+        (
+            {"gen_ai.tool.call.arguments": '{"file_path": "/a", "n": 1}'},
+            True,
+            {"file_path": "/a", "n": 1},
+            None,
+        ),
         ({"tool.arguments": {"q": "x"}}, True, {"q": "x"}, None),
         ({"input.value": "not json"}, True, "not json", None),
         ({"input.value": "[1, 2]"}, True, [1, 2], None),
         ({"tool.input": "null"}, True, None, None),
         ({"gen_ai.tool.call.arguments": None, "tool.arguments": "7"}, True, 7, None),
-        ({"tool.args_captured": False, "tool.arguments": "{}"}, False, None, "arguments were not captured"),
+        (
+            {"tool.args_captured": False, "tool.arguments": "{}"},
+            False,
+            None,
+            "arguments were not captured",
+        ),
         ({"tool.args_captured": "false"}, False, None, "arguments were not captured"),
         ({"tool.args_captured": True}, False, None, "the span carries no argument evidence"),
         ({}, False, None, "the span carries no argument evidence"),
     ],
 )
-def test_tool_arguments(attributes: dict[str, Any], known: bool, value: Any, reason: str | None) -> None:
+def test_tool_arguments(
+    attributes: dict[str, Any], known: bool, value: Any, reason: str | None
+) -> None:
     arguments = Span("a" * 32, "b" * 16, attributes=attributes).arguments
     assert (arguments.known, arguments.value, arguments.reason) == (known, value, reason)
 
@@ -217,12 +267,18 @@ def test_tool_arguments(attributes: dict[str, Any], known: bool, value: Any, rea
     [
         ({"gen_ai.tool.definitions": ["Read", "Grep"]}, ("Read", "Grep"), None),
         (
-            {"gen_ai.tool.definitions": '[{"type": "function", "name": "Read"}, {"function": {"name": "Grep"}}]'},
+            {
+                "gen_ai.tool.definitions": '[{"type": "function", "name": "Read"}, {"function": {"name": "Grep"}}]'
+            },
             ("Read", "Grep"),
             None,
         ),
         ({"gen_ai.tool.definitions": "[]"}, (), None),
-        ({"gen_ai.tool.definitions": '{"name": "Read"}'}, (), "gen_ai.tool.definitions is not a list"),
+        (
+            {"gen_ai.tool.definitions": '{"name": "Read"}'},
+            (),
+            "gen_ai.tool.definitions is not a list",
+        ),
         ({"gen_ai.tool.definitions": "Read,Grep"}, (), "gen_ai.tool.definitions is not a list"),
         (
             {"gen_ai.tool.definitions": ["Read", "", {"description": "x"}]},
@@ -241,7 +297,9 @@ def test_tool_arguments(attributes: dict[str, Any], known: bool, value: Any, rea
         ({"llm.tools.0.tool.json_schema": "{}"}, (), "llm.tools has an entry without a tool name"),
     ],
 )
-def test_offered_tools(attributes: dict[str, Any], names: tuple[str, ...], problem: str | None) -> None:
+def test_offered_tools(
+    attributes: dict[str, Any], names: tuple[str, ...], problem: str | None
+) -> None:
     offered = Span("a" * 32, "b" * 16, attributes=attributes).offered_tools
     assert offered is not None
     assert (offered.names, offered.problem) == (names, problem)
@@ -282,8 +340,11 @@ def test_span_is_frozen_and_attributes_are_read_only() -> None:
     from tracecheck import read_traces
 
     document = (
-        b'{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"' + b"a" * 32 + b'","spanId":"'
-        + b"b" * 16 + b'","name":"n","attributes":[{"key":"k","value":{"stringValue":"v"}}]}]}]}]}'
+        b'{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"'
+        + b"a" * 32
+        + b'","spanId":"'
+        + b"b" * 16
+        + b'","name":"n","attributes":[{"key":"k","value":{"stringValue":"v"}}]}]}]}]}'
     )
     (trace,) = read_traces(document)
     (subject,) = trace.spans

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import gzip
 import struct
-from typing import Any
-
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -59,8 +57,16 @@ def span_sets(draw: st.DrawFn) -> list[Span]:
                 status,
                 draw(st.none() | st.text(min_size=1, max_size=12)),
                 {**resource, **(scope.attributes if scope else {}), **own},
-                tuple(draw(st.lists(st.builds(Event, st.text(max_size=8), TIMES, ATTRIBUTES), max_size=2))),
-                tuple(draw(st.lists(st.builds(Link, hex_id(16), hex_id(8), ATTRIBUTES), max_size=2))),
+                tuple(
+                    draw(
+                        st.lists(
+                            st.builds(Event, st.text(max_size=8), TIMES, ATTRIBUTES), max_size=2
+                        )
+                    )
+                ),
+                tuple(
+                    draw(st.lists(st.builds(Link, hex_id(16), hex_id(8), ATTRIBUTES), max_size=2))
+                ),
                 resource,
                 scope,
                 None,
@@ -123,7 +129,3 @@ def test_traces_group_by_id_in_first_seen_order(spans: list[Span]) -> None:
     assert [t.trace_id for t in traces] == list(dict.fromkeys(s.trace_id for s in spans))
     for trace in traces:
         assert list(trace.spans) == [s for s in spans if s.trace_id == trace.trace_id]
-
-
-def _first(values: dict[str, Any]) -> Any:
-    return next(iter(values.values()))

@@ -1,0 +1,148 @@
+"""`tracecheck show`: the span tree, its JSON form, and the exit codes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tracecheck.cli import ExitCode, main
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+FORBIDDEN = FIXTURES / "otel-genai" / "forbidden.otlp.jsonl"
+
+
+def test_show_prints_one_line_per_span_as_a_tree(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["show", str(FIXTURES / "openinference" / "timeout.otlp.pb")]) == ExitCode.OK
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("trace ")
+    header, *lines = out
+    assert len(lines) == int(header.split()[2])
+    assert lines[0].startswith("AGENT")
+    tools = [line for line in lines if "TOOL " in line]
+    assert any("slow_lookup" in line and "✗ error" in line for line in tools)
+    assert not any("lookup_order" in line and "error" in line for line in tools)
+    assert any(
+        line.lstrip("│├└─ ").startswith("LLM") and "tokens 412 in / 18 out" in line
+        for line in lines
+    )
+    assert any("└─ " in line for line in lines)
+
+
+def test_show_never_prints_attribute_values(capsys: pytest.CaptureFixture[str]) -> None:
+    main(["show", str(FORBIDDEN)])
+    out = capsys.readouterr().out
+    assert "payments.log" not in out  # a tool argument
+    assert "A-1001" not in out
+
+
+def test_show_json_is_versioned_and_complete(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["show", "--json", str(FORBIDDEN)]) == ExitCode.OK
+    document = json.loads(capsys.readouterr().out)
+    assert document["version"] == 1
+    (trace,) = document["traces"]
+    tools = [s["tool"] for s in trace["spans"] if s["kind"] == "TOOL"]
+    assert sorted(tools) == ["issue_refund", "lookup_order", "run_shell"]
+    llm = [s for s in trace["spans"] if s["kind"] == "LLM"]
+    assert all(s["model"] == "gpt-4.1-mini" and s["tokens"]["total"] for s in llm)
+    assert trace["spans"][0]["depth"] == 0 and max(s["depth"] for s in trace["spans"]) >= 2
+
+
+def test_show_selects_a_trace_by_id(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    both = tmp_path / "both"
+    both.mkdir()
+    for name in ("clean", "forbidden"):
+        (both / f"{name}.jsonl").write_bytes(
+            (FIXTURES / "otel-genai" / f"{name}.otlp.jsonl").read_bytes()
+        )
+    main(["show", "--json", str(both)])
+    ids = [t["trace_id"] for t in json.loads(capsys.readouterr().out)["traces"]]
+    assert len(ids) == 2
+    assert main(["show", "--json", "--trace-id", ids[1].upper(), str(both)]) == ExitCode.OK
+    assert [t["trace_id"] for t in json.loads(capsys.readouterr().out)["traces"]] == [ids[1]]
+    assert main(["show", "--trace-id", "f" * 32, str(both)]) == ExitCode.USAGE
+    assert f"no trace has id {'f' * 32}" in capsys.readouterr().err
+
+
+def test_unreadable_trace_exits_3(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"resourceSpans": [\n  {"scopeSpans": [}\n]}')
+    assert main(["show", str(broken)]) == ExitCode.UNREADABLE
+    err = capsys.readouterr().err
+    assert err.startswith(f"tracecheck: error: {broken}: line 2, column ")
+    assert "Traceback" not in err
+    assert main(["show", str(tmp_path / "missing.json")]) == ExitCode.UNREADABLE
+    assert "no such file or directory" in capsys.readouterr().err
+
+
+def test_ambiguous_trace_exits_4(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    both = tmp_path / "both.jsonl"
+    record = {"type": "assistant", "session_id": "s", "traceId": "a" * 32, "spanId": "b" * 16}
+    both.write_text(json.dumps(record) + "\n" + json.dumps(record) + "\n")
+    assert main(["show", str(both)]) == ExitCode.AMBIGUOUS
+    assert "pass --format claude-stream or --format spans" in capsys.readouterr().err
+    assert main(["show", "--format", "spans", str(both)]) == ExitCode.OK
+
+
+def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["show"]) == ExitCode.USAGE
+    assert main(["show", "--format", "csv", str(FORBIDDEN)]) == ExitCode.USAGE
+    assert main([]) == ExitCode.USAGE
+
+
+def test_help_lists_exit_codes(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--help"]) == ExitCode.OK
+    out = capsys.readouterr().out
+    for code in range(5):
+        assert f"\n  {code}  " in out
+
+
+def test_notes_go_to_stderr(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    path = tmp_path / "late.json"
+    span = {
+        "traceId": "a" * 32,
+        "spanId": "b" * 16,
+        "name": "n",
+        "startTimeUnixNano": "9",
+        "endTimeUnixNano": "5",
+    }
+    path.write_text(json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": [span]}]}]}))
+    assert main(["show", str(path)]) == ExitCode.OK
+    captured = capsys.readouterr()
+    assert "ends before it starts" in captured.err and "ends before" not in captured.out
+
+
+def test_colour_follows_no_color(tmp_path: Path) -> None:
+    env = {"NO_COLOR": "1", "FORCE_COLOR": "1", "PATH": ""}
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "tracecheck",
+            "show",
+            str(FIXTURES / "otel-genai" / "timeout.otlp.jsonl"),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+    assert run.returncode == 0 and "\x1b[" not in run.stdout
+    env.pop("NO_COLOR")
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "tracecheck",
+            "show",
+            str(FIXTURES / "otel-genai" / "timeout.otlp.jsonl"),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+    assert run.returncode == 0 and "\x1b[31m" in run.stdout
