@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import struct
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

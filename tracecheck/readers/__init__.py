@@ -67,7 +67,7 @@ def iter_spans(
         )
     sink = notes if notes is not None else []
     if isinstance(source, bytes):
-        yield from _read_one("<bytes>", lambda: io.BytesIO(source), len(source), format, sink)
+        yield from _read_one("<bytes>", *_bytes_input(source), format, sink)
         return
     path = Path(source)
     if path.is_dir():
@@ -80,13 +80,18 @@ def iter_spans(
 
 def detect_format(source: Source) -> str:
     """The format of one file (or bytes), raising when none or several readers recognise it."""
-    if isinstance(source, bytes):
-        return _detect("<bytes>", source[:HEAD_SIZE], len(source))
-    path = Path(source)
-    with _open(path) as stream:
-        head = stream.read(HEAD_SIZE)
-    size = None if _is_gzip(path) else path.stat().st_size
-    return _detect(str(path), head, len(head) if size is None and len(head) < HEAD_SIZE else size)
+    name = _name(source)
+    try:
+        if isinstance(source, bytes):
+            opener, size = _bytes_input(source)
+        else:
+            path = Path(source)
+            opener, size = (lambda: _open(path)), None if _is_gzip(path) else path.stat().st_size
+        with opener() as stream:
+            head = stream.read(HEAD_SIZE)
+    except _INPUT_ERRORS as exc:
+        raise TraceReadError(name, f"could not be read: {exc}") from None
+    return _detect(name, head, len(head) if size is None and len(head) < HEAD_SIZE else size)
 
 
 def group_traces(spans: Iterable[Span], notes: Iterable[ReadNote] = ()) -> list[Trace]:
@@ -118,10 +123,11 @@ def _read_directory(root: Path, format: str | None, notes: list[ReadNote]) -> It
 
 
 def _read_file(path: Path, format: str | None, notes: list[ReadNote]) -> Iterator[Span]:
-    size = path.stat().st_size
-    yield from _read_one(
-        str(path), lambda: _open(path), None if _is_gzip(path) else size, format, notes
-    )
+    try:
+        size = None if _is_gzip(path) else path.stat().st_size
+    except _INPUT_ERRORS as exc:
+        raise TraceReadError(str(path), f"could not be read: {exc}") from None
+    yield from _read_one(str(path), lambda: _open(path), size, format, notes)
 
 
 def _read_one(
@@ -157,8 +163,20 @@ def _detect(name: str, head: bytes, size: int | None) -> str:
     return formats[0]
 
 
+def _layout(stream: IO[bytes], head: bytes) -> str:
+    """`json_layout` of the input, reading on when its first line is longer than the head."""
+    if len(head) < HEAD_SIZE or b"\n" in head.lstrip(b"\xef\xbb\xbf \t\r\n"):
+        return json_layout(head)
+    for line in stream:  # a first line longer than the head: see whether another follows
+        if line.strip():
+            break
+    layout = "lines" if stream.read(HEAD_SIZE).strip() else "document"
+    stream.seek(0)
+    return layout
+
+
 def _read_otlp_json(stream: IO[bytes], head: bytes, size: int | None, ctx: ReadContext) -> Any:
-    if json_layout(head) == "lines":
+    if _layout(stream, head) == "lines":
         return read_otlp_jsonl(stream, ctx)
     return read_otlp_json(stream.read(), ctx)
 
@@ -174,7 +192,7 @@ def _read_otlp_proto(stream: IO[bytes], head: bytes, size: int | None, ctx: Read
 
 
 def _read_spans(stream: IO[bytes], head: bytes, size: int | None, ctx: ReadContext) -> Any:
-    if json_layout(head) == "lines":
+    if _layout(stream, head) == "lines":
         return read_flat_jsonl(stream, ctx)
     return read_flat_json(stream.read(), ctx)
 
@@ -202,6 +220,13 @@ def _open(path: Path) -> IO[bytes]:
     if _is_gzip(path):
         return cast(IO[bytes], gzip.open(path, "rb"))
     return path.open("rb", buffering=1 << 20)
+
+
+def _bytes_input(data: bytes) -> tuple[Callable[[], IO[bytes]], int | None]:
+    """An opener for in-memory input and its size (None when gzip: unknown until read)."""
+    if data[:2] == _GZIP_MAGIC:
+        return (lambda: cast(IO[bytes], gzip.GzipFile(fileobj=io.BytesIO(data)))), None
+    return (lambda: io.BytesIO(data)), len(data)
 
 
 def _name(source: Source) -> str:

@@ -69,16 +69,22 @@ def normalize_id(raw: Any, size: int) -> str | None:
         raise ValueError(f"is a {type(raw).__name__}, not a string")
     elif len(raw) == 2 * size and _HEX.match(raw):
         hex_id = raw.lower()
-    elif len(raw) == _base64_length(size):
-        try:
-            hex_id = base64.b64decode(raw.replace("-", "+").replace("_", "/"), validate=True).hex()
-        except (binascii.Error, ValueError):
-            raise ValueError(f"{raw!r} is neither {2 * size} hex digits nor base64") from None
+    elif len(raw) == _base64_length(size) and (decoded := _base64_id(raw, size)) is not None:
+        hex_id = decoded
     elif len(raw) % 2 == 0 and _HEX.match(raw):
         hex_id = raw.lower()  # other widths (64-bit Zipkin trace ids) are kept as written
     else:
         raise ValueError(f"{raw!r} is neither {2 * size} hex digits nor base64")
     return None if not hex_id.strip("0") else hex_id
+
+
+def _base64_id(raw: str, size: int) -> str | None:
+    """Hex of a base64 id that decodes to exactly `size` bytes, else None."""
+    try:
+        data = base64.b64decode(raw.replace("-", "+").replace("_", "/"), validate=True)
+    except (binascii.Error, ValueError):
+        return None
+    return data.hex() if len(data) == size else None
 
 
 def _base64_length(size: int) -> int:

@@ -83,6 +83,9 @@ def read_flat_json(data: bytes, ctx: ReadContext) -> Iterator[Span]:
     prefix = ""
     if isinstance(document, dict) and isinstance(document.get("spans"), list):
         document, prefix = document["spans"], "spans"
+    elif looks_like_flat_row(document):  # a single row: JSON Lines with one line
+        yield _row(document, ctx, "line 1")
+        return
     if not isinstance(document, list):
         raise ctx.error(None, "is not a list of spans")
     yield from spans_from_rows(document, ctx, prefix)

@@ -185,7 +185,7 @@ def _int_value(raw: Any) -> int:
             pass
     if isinstance(raw, float) and raw.is_integer():
         return int(raw)
-    raise _Invalid(".intValue", f"{raw!r} is not an integer")
+    raise _Invalid(".intValue", f"is not an integer (a {type(raw).__name__})")
 
 
 def _double_value(raw: Any) -> float:
@@ -193,19 +193,19 @@ def _double_value(raw: Any) -> float:
         return float(raw)
     if raw in ("NaN", "Infinity", "-Infinity"):
         return float(raw.replace("Infinity", "inf"))
-    raise _Invalid(".doubleValue", f"{raw!r} is not a number")
+    raise _Invalid(".doubleValue", f"is not a number (a {type(raw).__name__})")
 
 
 def _bool_value(raw: Any) -> bool:
     if isinstance(raw, bool):
         return raw
-    raise _Invalid(".boolValue", f"{raw!r} is not a boolean")
+    raise _Invalid(".boolValue", f"is not a boolean (a {type(raw).__name__})")
 
 
 def _string_value(raw: Any) -> str:
     if isinstance(raw, str):
         return raw
-    raise _Invalid(".stringValue", f"{raw!r} is not a string")
+    raise _Invalid(".stringValue", f"is not a string (a {type(raw).__name__})")
 
 
 def _bytes_value(raw: Any) -> bytes:
@@ -315,8 +315,9 @@ def _string(raw: Any, where: str) -> str:
 def _status(raw: Any) -> tuple[Any, str | None]:
     if not isinstance(raw, dict):
         raise _Invalid(".status", "is not an object")
+    code = raw.get("code")
     try:
-        code = parse_status_code(raw.get("code", 0))
+        code = parse_status_code(0 if code is None else code)  # null is the default, UNSET
     except ValueError as exc:
         raise _Invalid(".status.code", str(exc)) from None
     message = raw.get("message")

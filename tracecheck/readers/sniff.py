@@ -27,9 +27,20 @@ def sniff(head: bytes, size: int | None) -> tuple[str, ...]:
         return ()
     if text[:1] in (b"{", b"["):
         return _sniff_json(text, complete=size is not None and len(head) >= size)
+    if _is_text(head):  # protobuf always holds control bytes (tags 0x12, short lengths)
+        return ()
     if looks_like_proto_message(head, size) or looks_like_proto_stream(head, size):
         return ("otlp-proto",)
     return ()
+
+
+def _is_text(head: bytes) -> bool:
+    """True when the first bytes are printable UTF-8 text (blank lines and tabs allowed)."""
+    try:
+        text = head[:4096].decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return all(char.isprintable() or char in "\t\r\n" for char in text)
 
 
 def json_layout(head: bytes) -> str:
