@@ -19,6 +19,7 @@ from tracecheck.readers.flat import read_flat_json, read_flat_jsonl
 from tracecheck.readers.otel_sdk import spans_from_otel
 from tracecheck.readers.otlp_json import read_otlp_json, read_otlp_jsonl
 from tracecheck.readers.otlp_proto import (
+    looks_like_proto_message,
     looks_like_proto_stream,
     read_otlp_proto,
     read_otlp_proto_stream,
@@ -38,6 +39,7 @@ __all__ = [
 
 Source = str | os.PathLike[str] | bytes
 _GZIP_MAGIC = b"\x1f\x8b"
+_UTF8_BOM = b"\xef\xbb\xbf"
 # Errors a damaged input can raise from the standard library while it is being read.
 _INPUT_ERRORS = (OSError, EOFError, zlib.error, UnicodeDecodeError, RecursionError, OverflowError)
 
@@ -144,7 +146,8 @@ def _read_one(
             if size is None and len(head) < HEAD_SIZE:
                 size = len(head)
             chosen = format or _detect(name, head, size)
-            stream.seek(0)
+            # JSON parsers refuse a byte-order mark that sniffing allowed: start after it.
+            stream.seek(3 if head.startswith(_UTF8_BOM) and chosen != "otlp-proto" else 0)
             yield from _READERS[chosen](stream, head, size, ctx)
     except TraceReadError:
         raise
@@ -167,11 +170,12 @@ def _layout(stream: IO[bytes], head: bytes) -> str:
     """`json_layout` of the input, reading on when its first line is longer than the head."""
     if len(head) < HEAD_SIZE or b"\n" in head.lstrip(b"\xef\xbb\xbf \t\r\n"):
         return json_layout(head)
+    start = stream.tell()
     for line in stream:  # a first line longer than the head: see whether another follows
         if line.strip():
             break
     layout = "lines" if stream.read(HEAD_SIZE).strip() else "document"
-    stream.seek(0)
+    stream.seek(start)
     return layout
 
 
@@ -186,7 +190,9 @@ def _read_otlp_jsonl(stream: IO[bytes], head: bytes, size: int | None, ctx: Read
 
 
 def _read_otlp_proto(stream: IO[bytes], head: bytes, size: int | None, ctx: ReadContext) -> Any:
-    if looks_like_proto_stream(head, size):
+    # A message starts with tag 0x0A; a stream whose first length starts with that byte would
+    # announce a record of at least 160 MiB, so when both readings fit, the message wins.
+    if looks_like_proto_stream(head, size) and not looks_like_proto_message(head, size):
         return read_otlp_proto_stream(stream, ctx)
     return read_otlp_proto(stream.read(), ctx)
 

@@ -212,7 +212,11 @@ def _time(
                 return parse_unix_nano(raw)
             if isinstance(raw, str) and not raw.strip().lstrip("-").replace(".", "", 1).isdigit():
                 return parse_iso8601(raw)
-            number = float(raw) if isinstance(raw, str) else raw
+            if isinstance(raw, str):  # an integer string keeps every digit (nanoseconds)
+                text = raw.strip()
+                number = int(text) if text.lstrip("-").isdigit() else float(text)
+            else:
+                number = raw
             if isinstance(number, bool) or not isinstance(number, (int, float)):
                 raise ValueError(f"is a {type(raw).__name__}, not a time")
             return parse_epoch(number, 1_000_000 if unit == "ms" else None)

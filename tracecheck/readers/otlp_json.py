@@ -154,7 +154,7 @@ def _attributes(raw: Any, where: str) -> dict[str, Any]:
             value = pair.get("value")
             # Strings are most attribute values; test for them before anything else.
             text = value.get("stringValue") if value else None
-            out[key] = text if text is not None else any_value(value)
+            out[key] = text if isinstance(text, str) else any_value(value)
         except _Invalid as exc:
             raise _Invalid(f"{where}[{index}].value{exc.field}", str(exc)) from None
         except (KeyError, TypeError, AttributeError):
