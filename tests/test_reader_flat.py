@@ -361,7 +361,9 @@ def test_end_before_start_is_noted_with_the_row(tmp_path: Path) -> None:
     assert trace.spans[1].end_ns is None
     assert trace.spans[1].start_ns == END
     assert trace.notes == (
-        ReadNote(str(path), "[1]", f"span {ROOT} ends before it starts; its end time is dropped"),
+        ReadNote(
+            str(path), "[1]", f"span {ROOT} ends before it starts; its end time is dropped", TRACE
+        ),
     )
 
 
@@ -396,7 +398,7 @@ def test_wrong_types_are_located(tmp_path: Path, row: Any, message: str) -> None
 def test_jsonl_errors_name_the_line(tmp_path: Path) -> None:
     text = json.dumps(snake_row()) + "\n" + json.dumps(snake_row(name=7)) + "\n"
     path, message = read_error(tmp_path, text, "rows.jsonl")
-    assert message == f"{path}: line 2.name: is a int, not a string"
+    assert message == f"{path}: line 2: name: is a int, not a string"
     text = json.dumps(snake_row()) + '\n{"trace_id": \n'
     path, message = read_error(tmp_path, text, "rows.jsonl")
     assert message.startswith(f"{path}: line 2, column ")

@@ -240,7 +240,7 @@ def test_missing_path(tmp_path: Path) -> None:
     assert str(info.value) == f"{path}: no such file or directory"
     with pytest.raises(TraceReadError) as info:
         detect_format(path)
-    assert str(info.value).startswith(f"{path}: could not be read: ")
+    assert str(info.value) == f"{path}: no such file or directory"
 
 
 # --- directories ------------------------------------------------------------------------------
@@ -306,12 +306,20 @@ def test_directory_with_an_ambiguous_or_broken_file_raises(tmp_path: Path) -> No
     assert str(failure.value).startswith(f"{broken}: could not be read: ")
 
 
-def test_directory_with_a_format_reads_every_visible_file(tmp_path: Path) -> None:
+def test_directory_with_a_format_skips_files_that_hold_no_trace(tmp_path: Path) -> None:
     write(tmp_path, "a.json", json.dumps(otlp_request()))
     write(tmp_path, "b.txt", "not json")
-    with pytest.raises(TraceReadError) as info:
-        read_traces(tmp_path, format="otlp-json")
-    assert str(info.value).startswith(f"{tmp_path / 'b.txt'}: line 1, column 1: malformed JSON")
+    (trace,) = read_traces(tmp_path, format="otlp-json")
+    assert len(trace.spans) == len(read_traces(tmp_path / "a.json")[0].spans)
+
+
+def test_directory_with_a_format_reads_ambiguous_files_as_that_format(tmp_path: Path) -> None:
+    record = {"type": "assistant", "session_id": "s", "traceId": "a" * 32, "spanId": "b" * 16}
+    write(tmp_path, "both.jsonl", json.dumps(record) + "\n" + json.dumps(record) + "\n")
+    with pytest.raises(AmbiguousFormatError):
+        read_traces(tmp_path)
+    (trace,) = read_traces(tmp_path, format="spans")
+    assert len(trace.spans) == 2
 
 
 # --- any input reads or raises TraceReadError -------------------------------------------------

@@ -134,6 +134,7 @@ class ReadNote:
     source: str
     where: str
     message: str
+    trace_id: str | None = None
 
     def __str__(self) -> str:
         return f"{self.source}: {self.where}: {self.message}"
@@ -249,7 +250,6 @@ class Trace:
     trace_id: str | None
     spans: Sequence[Span]
     notes: tuple[ReadNote, ...] = ()
-    source: str | None = None
 
     def __len__(self) -> int:
         return len(self.spans)

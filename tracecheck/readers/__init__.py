@@ -88,6 +88,8 @@ def detect_format(source: Source) -> str:
             opener, size = _bytes_input(source)
         else:
             path = Path(source)
+            if not path.exists():
+                raise TraceReadError(name, "no such file or directory")
             opener, size = (lambda: _open(path)), None if _is_gzip(path) else path.stat().st_size
         with opener() as stream:
             head = stream.read(HEAD_SIZE)
@@ -97,15 +99,26 @@ def detect_format(source: Source) -> str:
 
 
 def group_traces(spans: Iterable[Span], notes: Iterable[ReadNote] = ()) -> list[Trace]:
-    """Spans grouped by trace id in first-seen order; every note rides with every trace."""
+    """Spans grouped by trace id in first-seen order, each trace with the notes about it.
+
+    A note that names no trace present (there is none yet) rides with every trace.
+    """
     groups: dict[str | None, list[Span]] = {}
     for span in spans:
         group = groups.get(span.trace_id)
         if group is None:
             groups[span.trace_id] = group = []
         group.append(span)
-    kept = tuple(notes)
-    return [Trace(trace_id, tuple(group), kept) for trace_id, group in groups.items()]
+    by_trace: dict[str | None, list[ReadNote]] = {}
+    unplaced: list[ReadNote] = []
+    for note in notes:
+        (by_trace.setdefault(note.trace_id, []) if note.trace_id in groups else unplaced).append(
+            note
+        )
+    return [
+        Trace(trace_id, tuple(group), (*by_trace.get(trace_id, ()), *unplaced))
+        for trace_id, group in groups.items()
+    ]
 
 
 def _read_directory(root: Path, format: str | None, notes: list[ReadNote]) -> Iterator[Span]:
@@ -113,11 +126,13 @@ def _read_directory(root: Path, format: str | None, notes: list[ReadNote]) -> It
     for path in sorted(p for p in root.rglob("*") if p.is_file()):
         if any(part.startswith(".") for part in path.relative_to(root).parts):
             continue
-        if format is None:
-            try:
-                detect_format(path)
-            except UnrecognizedFormatError:
-                continue
+        try:  # a directory holds other files too (READMEs, logs): read only trace files
+            detect_format(path)
+        except UnrecognizedFormatError:
+            continue
+        except AmbiguousFormatError:
+            if format is None:
+                raise
         found = True
         yield from _read_file(path, format, notes)
     if not found:

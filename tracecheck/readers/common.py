@@ -11,6 +11,8 @@ from datetime import UTC, datetime
 from types import MappingProxyType
 from typing import Any
 
+import orjson
+
 from tracecheck.errors import TraceReadError
 from tracecheck.spans import EMPTY_ATTRIBUTES, Event, Link, ReadNote, Scope, Span, SpanStatus
 
@@ -48,11 +50,18 @@ class ReadContext:
     source: str
     notes: list[ReadNote] = field(default_factory=list)
 
-    def note(self, where: str, message: str) -> None:
-        self.notes.append(ReadNote(self.source, where, message))
+    def note(self, where: str, message: str, trace_id: str | None = None) -> None:
+        self.notes.append(ReadNote(self.source, where, message, trace_id))
 
     def error(self, where: str | None, reason: str) -> TraceReadError:
         return TraceReadError(self.source, reason, where=where)
+
+    def malformed_json(
+        self, exc: orjson.JSONDecodeError, line: int | None = None
+    ) -> TraceReadError:
+        """The error for JSON that does not parse, at the line and column of the fault."""
+        where = f"line {exc.lineno if line is None else line}, column {exc.colno}"
+        return self.error(where, f"malformed JSON: {exc.msg.rstrip('.')}")
 
 
 def normalize_id(raw: Any, size: int) -> str | None:
@@ -181,10 +190,10 @@ def make_span(
     if trace_id is None:
         ctx.note(where, f'span "{name}" has no trace id')
     if span_id is None:
-        ctx.note(where, f'span "{name}" has no span id')
+        ctx.note(where, f'span "{name}" has no span id', trace_id)
     if start_ns is not None and end_ns is not None and end_ns < start_ns:
         ref = span_id or f'"{name}"'
-        ctx.note(where, f"span {ref} ends before it starts; its end time is dropped")
+        ctx.note(where, f"span {ref} ends before it starts; its end time is dropped", trace_id)
         end_ns = None
     return Span(
         trace_id,

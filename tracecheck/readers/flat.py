@@ -78,8 +78,7 @@ def read_flat_json(data: bytes, ctx: ReadContext) -> Iterator[Span]:
     try:
         document = orjson.loads(data)
     except orjson.JSONDecodeError as exc:
-        reason = f"malformed JSON: {exc.msg[:1].lower()}{exc.msg[1:].rstrip('.')}"
-        raise ctx.error(f"line {exc.lineno}, column {exc.colno}", reason) from None
+        raise ctx.malformed_json(exc) from None
     prefix = ""
     if isinstance(document, dict) and isinstance(document.get("spans"), list):
         document, prefix = document["spans"], "spans"
@@ -99,8 +98,7 @@ def read_flat_jsonl(lines: IO[bytes], ctx: ReadContext) -> Iterator[Span]:
         try:
             row = orjson.loads(line)
         except orjson.JSONDecodeError as exc:
-            reason = f"malformed JSON: {exc.msg[:1].lower()}{exc.msg[1:].rstrip('.')}"
-            raise ctx.error(f"line {number}, column {exc.colno}", reason) from None
+            raise ctx.malformed_json(exc, number) from None
         yield _row(row, ctx, f"line {number}")
 
 
@@ -122,11 +120,11 @@ def _row(row: Any, ctx: ReadContext, where: str) -> Span:
     if not isinstance(row, dict):
         raise ctx.error(where, "is not a span object")
     attributes = {k: v for k, v in row.items() if k not in _STRUCTURAL and v is not None}
-    attributes.update(_attributes(row.get("attributes"), ctx, f"{where}.attributes"))
+    attributes.update(_attributes(row.get("attributes"), ctx, _at(where, "attributes")))
     resource = _attributes(
         _first(row, ("resource_attributes", "resourceAttributes")) or _resource(row),
         ctx,
-        f"{where}.resource",
+        _at(where, "resource"),
     )
     code, message = _status(row, ctx, where)
     declared = row.get("kind")
@@ -142,11 +140,16 @@ def _row(row: Any, ctx: ReadContext, where: str) -> Span:
         status=code,
         status_message=message,
         attributes={**resource, **attributes} if resource else attributes,
-        events=_events(row.get("events"), ctx, f"{where}.events"),
+        events=_events(row.get("events"), ctx, _at(where, "events")),
         resource=resource or EMPTY_ATTRIBUTES,
         declared_kind=declared if isinstance(declared, str) else None,
         otlp_kind=_otlp_kind(_first(row, ("span_kind", "spanKind")) or declared),
     )
+
+
+def _at(where: str, field: str) -> str:
+    """The place of a row's field: `[3].name`, or `line 3: name` in JSON Lines."""
+    return f"{where}: {field}" if where.startswith("line ") else f"{where}.{field}"
 
 
 def _first(row: dict[str, Any], names: tuple[str, ...]) -> Any:
@@ -186,7 +189,7 @@ def _id(
         try:
             return normalize_id(raw, size)
         except ValueError as exc:
-            raise ctx.error(f"{where}.{name}", str(exc)) from None
+            raise ctx.error(_at(where, name), str(exc)) from None
     return None
 
 
@@ -196,7 +199,7 @@ def _name(row: dict[str, Any], ctx: ReadContext, where: str) -> str:
         tool = row.get("toolName")
         return tool if isinstance(tool, str) else ""
     if not isinstance(name, str):
-        raise ctx.error(f"{where}.name", f"is a {type(name).__name__}, not a string")
+        raise ctx.error(_at(where, "name"), f"is a {type(name).__name__}, not a string")
     return name
 
 
@@ -221,7 +224,7 @@ def _time(
                 raise ValueError(f"is a {type(raw).__name__}, not a time")
             return parse_epoch(number, 1_000_000 if unit == "ms" else None)
         except ValueError as exc:
-            raise ctx.error(f"{where}.{name}", str(exc)) from None
+            raise ctx.error(_at(where, name), str(exc)) from None
     return None
 
 
@@ -234,7 +237,7 @@ def _status(row: dict[str, Any], ctx: ReadContext, where: str) -> tuple[Any, str
     try:
         code = parse_status_code(raw if raw is not None else 0)
     except ValueError as exc:
-        raise ctx.error(f"{where}.status", str(exc)) from None
+        raise ctx.error(_at(where, "status"), str(exc)) from None
     return code, message if isinstance(message, str) and message else None
 
 

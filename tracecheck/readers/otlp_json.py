@@ -47,7 +47,7 @@ def read_otlp_json(data: bytes, ctx: ReadContext) -> Iterator[Span]:
     try:
         document = orjson.loads(data)
     except orjson.JSONDecodeError as exc:
-        raise ctx.error(f"line {exc.lineno}, column {exc.colno}", _json_reason(exc)) from None
+        raise ctx.malformed_json(exc) from None
     yield from spans_from_request(document, ctx, "")
 
 
@@ -59,7 +59,7 @@ def read_otlp_jsonl(lines: IO[bytes], ctx: ReadContext) -> Iterator[Span]:
         try:
             document = orjson.loads(line)
         except orjson.JSONDecodeError as exc:
-            raise ctx.error(f"line {number}, column {exc.colno}", _json_reason(exc)) from None
+            raise ctx.malformed_json(exc, number) from None
         yield from spans_from_request(document, ctx, f"line {number}: ")
 
 
@@ -373,8 +373,3 @@ def _links(raw: Any) -> tuple[Link, ...]:
             )
         )
     return tuple(links)
-
-
-def _json_reason(exc: orjson.JSONDecodeError) -> str:
-    reason = exc.msg.rstrip(".")
-    return f"malformed JSON: {reason[:1].lower()}{reason[1:]}"
