@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import FrozenInstanceError, dataclass, field
 from enum import StrEnum
 from types import MappingProxyType
 from typing import Any, Literal
@@ -140,85 +140,165 @@ class ReadNote:
         return f"{self.source}: {self.where}: {self.message}"
 
 
-_UNSET: Any = object()
+_SPAN_FIELDS = (
+    "trace_id",
+    "span_id",
+    "parent_span_id",
+    "name",
+    "start_ns",
+    "end_ns",
+    "status",
+    "status_message",
+    "attributes",
+    "events",
+    "links",
+    "resource",
+    "scope",
+    "declared_kind",
+    "otlp_kind",
+)
 
 
-@dataclass(frozen=True, slots=True, eq=True)
 class Span:
-    """One span, normalised. Readers fill the recorded fields; derived fields are lazy."""
+    """One span, normalised and immutable. Readers fill the recorded fields; the derived
+    fields (kind, tool name, model, tokens, arguments, offered tools) are computed on first
+    use, since most rules read only a few of them.
+
+    Written by hand rather than as a frozen dataclass: readers build millions of spans, and a
+    frozen dataclass's `__init__` (one `object.__setattr__` per field) costs four times more.
+    """
+
+    __slots__ = (
+        *_SPAN_FIELDS,
+        "_kind",
+        "_tool_name",
+        "_model",
+        "_tokens",
+        "_arguments",
+        "_offered",
+    )
 
     trace_id: str | None
     span_id: str | None
-    parent_span_id: str | None = None
-    name: str = ""
-    start_ns: int | None = None
-    end_ns: int | None = None
-    status: SpanStatus | None = None
-    status_message: str | None = None
-    attributes: Mapping[str, Any] = _no_attributes()
-    events: tuple[Event, ...] = ()
-    links: tuple[Link, ...] = ()
-    resource: Mapping[str, Any] = _no_attributes()
-    scope: Scope | None = None
-    declared_kind: str | None = None
-    otlp_kind: int = 0
-    _kind: Any = field(default=_UNSET, init=False, repr=False, compare=False)
-    _tool_name: Any = field(default=_UNSET, init=False, repr=False, compare=False)
-    _model: Any = field(default=_UNSET, init=False, repr=False, compare=False)
-    _tokens: Any = field(default=_UNSET, init=False, repr=False, compare=False)
-    _arguments: Any = field(default=_UNSET, init=False, repr=False, compare=False)
-    _offered: Any = field(default=_UNSET, init=False, repr=False, compare=False)
+    parent_span_id: str | None
+    name: str
+    start_ns: int | None
+    end_ns: int | None
+    status: SpanStatus | None
+    status_message: str | None
+    attributes: Mapping[str, Any]
+    events: tuple[Event, ...]
+    links: tuple[Link, ...]
+    resource: Mapping[str, Any]
+    scope: Scope | None
+    declared_kind: str | None
+    otlp_kind: int
+
+    def __init__(
+        self,
+        trace_id: str | None,
+        span_id: str | None,
+        parent_span_id: str | None = None,
+        name: str = "",
+        start_ns: int | None = None,
+        end_ns: int | None = None,
+        status: SpanStatus | None = None,
+        status_message: str | None = None,
+        attributes: Mapping[str, Any] = EMPTY_ATTRIBUTES,
+        events: tuple[Event, ...] = (),
+        links: tuple[Link, ...] = (),
+        resource: Mapping[str, Any] = EMPTY_ATTRIBUTES,
+        scope: Scope | None = None,
+        declared_kind: str | None = None,
+        otlp_kind: int = 0,
+    ) -> None:
+        values = (trace_id, span_id, parent_span_id, name, start_ns, end_ns, status)
+        rest = (status_message, attributes, events, links, resource, scope, declared_kind)
+        for setter, value in zip(_SPAN_SETTERS, (*values, *rest, otlp_kind), strict=True):
+            setter(self, value)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise FrozenInstanceError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise FrozenInstanceError(f"cannot delete field {name!r}")
+
+    def _fields(self) -> tuple[Any, ...]:
+        return tuple(getattr(self, name) for name in _SPAN_FIELDS)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not Span:
+            return NotImplemented
+        assert isinstance(other, Span)
+        return self._fields() == other._fields()
 
     def __hash__(self) -> int:
         return hash((self.trace_id, self.span_id, self.start_ns, self.name))
 
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in _SPAN_FIELDS)
+        return f"Span({fields})"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Span, self._fields())
+
+    def replace(self, **changes: Any) -> Span:
+        """A copy with some recorded fields changed (derived fields are recomputed)."""
+        values = {name: getattr(self, name) for name in _SPAN_FIELDS}
+        unknown = set(changes) - set(values)
+        if unknown:
+            raise TypeError(f"Span has no field {', '.join(sorted(unknown))}")
+        return Span(**{**values, **changes})
+
+    def _derive(self, slot: str, compute: Callable[[], Any]) -> Any:
+        try:
+            return getattr(self, slot)
+        except AttributeError:
+            value = compute()
+            object.__setattr__(self, slot, value)
+            return value
+
     @property
     def kind(self) -> Kind:
-        if self._kind is _UNSET:
-            object.__setattr__(
-                self, "_kind", Kind(normalize.kind(self.declared_kind, self.attributes, self.name))
-            )
-        kind: Kind = self._kind
+        kind: Kind = self._derive(
+            "_kind", lambda: Kind(normalize.kind(self.declared_kind, self.attributes, self.name))
+        )
         return kind
 
     @property
     def tool_name(self) -> str | None:
-        if self._tool_name is _UNSET:
-            value = normalize.tool_name(self.attributes, self.name, self.kind)
-            object.__setattr__(self, "_tool_name", value)
-        name: str | None = self._tool_name
+        name: str | None = self._derive(
+            "_tool_name", lambda: normalize.tool_name(self.attributes, self.name, self.kind)
+        )
         return name
 
     @property
     def model(self) -> str | None:
-        if self._model is _UNSET:
-            object.__setattr__(self, "_model", normalize.model(self.attributes))
-        model: str | None = self._model
+        model: str | None = self._derive("_model", lambda: normalize.model(self.attributes))
         return model
 
     @property
     def tokens(self) -> TokenUsage:
-        if self._tokens is _UNSET:
-            object.__setattr__(self, "_tokens", TokenUsage(*normalize.tokens(self.attributes)))
-        tokens: TokenUsage = self._tokens
+        tokens: TokenUsage = self._derive(
+            "_tokens", lambda: TokenUsage(*normalize.tokens(self.attributes))
+        )
         return tokens
 
     @property
     def arguments(self) -> ToolArguments:
-        if self._arguments is _UNSET:
-            known, value, reason = normalize.tool_arguments(self.attributes)
-            object.__setattr__(self, "_arguments", ToolArguments(known, value, reason))
-        arguments: ToolArguments = self._arguments
+        arguments: ToolArguments = self._derive(
+            "_arguments", lambda: ToolArguments(*normalize.tool_arguments(self.attributes))
+        )
         return arguments
 
     @property
     def offered_tools(self) -> OfferedTools | None:
-        if self._offered is _UNSET:
+        def compute() -> OfferedTools | None:
             found = normalize.offered_tools(self.attributes)
-            offered = None if found is None else OfferedTools(*found)
-            object.__setattr__(self, "_offered", offered)
-        offered_tools: OfferedTools | None = self._offered
-        return offered_tools
+            return None if found is None else OfferedTools(*found)
+
+        offered: OfferedTools | None = self._derive("_offered", compute)
+        return offered
 
     @property
     def is_error(self) -> bool:
@@ -241,6 +321,10 @@ class Span:
         if self.span_id:
             return self.span_id
         return f"#{index}" if index is not None else "#?"
+
+
+# Slot descriptors write past the immutability guard; only `Span.__init__` uses them.
+_SPAN_SETTERS = tuple(Span.__dict__[name].__set__ for name in _SPAN_FIELDS)
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import base64
 import binascii
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from types import MappingProxyType
@@ -70,6 +70,13 @@ def normalize_id(raw: Any, size: int) -> str | None:
     `size` is the id's length in bytes (16 for a trace, 8 for a span). Raises ValueError
     with a reason for a value that is neither.
     """
+    if raw.__class__ is str and len(raw) == 2 * size and raw.isalnum():
+        try:  # the common case, hex as OTLP/JSON writes it: one C call validates it
+            bytes.fromhex(raw)
+        except ValueError:
+            pass
+        else:
+            return raw.lower() if raw.strip("0") else None
     if raw is None or raw == "":
         return None
     if isinstance(raw, bytes):
@@ -102,6 +109,8 @@ def _base64_length(size: int) -> int:
 
 def parse_unix_nano(raw: Any) -> int | None:
     """Unix nanoseconds from a string or a number; 0 or absent means not recorded."""
+    if raw.__class__ is str and raw.isdigit():
+        return int(raw) or None
     if raw is None:
         return None
     if isinstance(raw, bool):
@@ -166,10 +175,14 @@ def parse_status_code(raw: Any) -> SpanStatus | None:
         raise ValueError(f"{raw!r} is not a status code") from None
 
 
+def indexed_place(prefix: str, index: int) -> Callable[[], str]:
+    """`prefix[index]`, formatted only if a note needs it."""
+    return lambda: f"{prefix}[{index}]"
+
+
 def make_span(
     ctx: ReadContext,
-    where: str,
-    *,
+    where: str | Callable[[], str],
     trace_id: str | None,
     span_id: str | None,
     parent_span_id: str | None = None,
@@ -186,15 +199,21 @@ def make_span(
     declared_kind: str | None = None,
     otlp_kind: int = 0,
 ) -> Span:
-    """A span, with missing ids and impossible times noted rather than invented or kept."""
-    if trace_id is None:
-        ctx.note(where, f'span "{name}" has no trace id')
-    if span_id is None:
-        ctx.note(where, f'span "{name}" has no span id', trace_id)
-    if start_ns is not None and end_ns is not None and end_ns < start_ns:
-        ref = span_id or f'"{name}"'
-        ctx.note(where, f"span {ref} ends before it starts; its end time is dropped", trace_id)
-        end_ns = None
+    """A span, with missing ids and impossible times noted rather than invented or kept.
+
+    `where` may be a function giving the place, so hot paths format it only for a note; they
+    also pass the fields positionally, in the order of `Span`.
+    """
+    if trace_id is None or span_id is None or (start_ns and end_ns and end_ns < start_ns):
+        place = where if isinstance(where, str) else where()
+        if trace_id is None:
+            ctx.note(place, f'span "{name}" has no trace id')
+        if span_id is None:
+            ctx.note(place, f'span "{name}" has no span id', trace_id)
+        if start_ns is not None and end_ns is not None and end_ns < start_ns:
+            ref = span_id or f'"{name}"'
+            ctx.note(place, f"span {ref} ends before it starts; its end time is dropped", trace_id)
+            end_ns = None
     return Span(
         trace_id,
         span_id,

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import base64
 import binascii
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import IO, Any
 
 import orjson
 
 from tracecheck.readers.common import (
     ReadContext,
+    indexed_place,
     make_span,
     normalize_id,
     parse_status_code,
@@ -54,10 +55,10 @@ def read_otlp_json(data: bytes, ctx: ReadContext) -> Iterator[Span]:
 def read_otlp_jsonl(lines: IO[bytes], ctx: ReadContext) -> Iterator[Span]:
     """Spans of an OTLP JSON Lines file, one request per line, read line by line."""
     for number, line in enumerate(lines, 1):
-        if not line.strip():
+        if line.isspace():
             continue
-        try:
-            document = orjson.loads(line)
+        try:  # without the newline, so that a cut line reports the column where it ends
+            document = orjson.loads(memoryview(line)[: -1 if line.endswith(b"\n") else None])
         except orjson.JSONDecodeError as exc:
             raise ctx.malformed_json(exc, number) from None
         yield from spans_from_request(document, ctx, f"line {number}: ")
@@ -90,12 +91,12 @@ def _scope_group(
     raw_scope = _field(group, "scope", "instrumentationLibrary", "instrumentation_library")
     scope = _scope(raw_scope, ctx, f"{where}.scope") if raw_scope is not None else None
     base = {**resource, **scope.attributes} if scope and scope.attributes else resource
-    for k, raw in enumerate(_list(group.get("spans"), ctx, f"{where}.spans")):
-        span_where = f"{where}.spans[{k}]"
+    spans_where = f"{where}.spans"
+    for k, raw in enumerate(_list(group.get("spans"), ctx, spans_where)):
         try:
-            yield _span(raw, base, resource, scope, ctx, span_where)
+            yield _span(raw, base, resource, scope, ctx, indexed_place(spans_where, k))
         except _Invalid as exc:
-            raise ctx.error(f"{span_where}{exc.field}", str(exc)) from None
+            raise ctx.error(f"{spans_where}[{k}]{exc.field}", str(exc)) from None
 
 
 def _span(
@@ -104,33 +105,37 @@ def _span(
     resource: dict[str, Any],
     scope: Scope | None,
     ctx: ReadContext,
-    where: str,
+    where: Callable[[], str],
 ) -> Span:
-    if not isinstance(raw, dict):
+    if raw.__class__ is not dict:
         raise _Invalid("", "is not an object")
     get = raw.get
-    own = _attributes(get("attributes"), ".attributes")
+    attributes = base.copy()  # span attributes win over resource and scope ones
+    own = get("attributes")
+    if own:
+        _fill_attributes(own, attributes)
     status = get("status")
     code, message = _status(status) if status else (None, None)
+    events, links = get("events"), get("links")
+    # Positional, in the order of `Span`: this runs once per span of every file.
     return make_span(
         ctx,
         where,
-        trace_id=_id(_field(raw, "traceId", "trace_id"), 16, ".traceId"),
-        span_id=_id(_field(raw, "spanId", "span_id"), 8, ".spanId"),
-        parent_span_id=_id(_field(raw, "parentSpanId", "parent_span_id"), 8, ".parentSpanId"),
-        name=_string(get("name"), ".name"),
-        start_ns=_time(
-            _field(raw, "startTimeUnixNano", "start_time_unix_nano"), ".startTimeUnixNano"
-        ),
-        end_ns=_time(_field(raw, "endTimeUnixNano", "end_time_unix_nano"), ".endTimeUnixNano"),
-        status=code,
-        status_message=message,
-        attributes={**base, **own} if base else own,
-        events=_events(get("events")),
-        links=_links(get("links")),
-        resource=resource or EMPTY_ATTRIBUTES,
-        scope=scope,
-        otlp_kind=_span_kind(get("kind")),
+        _id(get("traceId") or get("trace_id"), 16, ".traceId"),
+        _id(get("spanId") or get("span_id"), 8, ".spanId"),
+        _id(get("parentSpanId") or get("parent_span_id"), 8, ".parentSpanId"),
+        _string(get("name"), ".name"),
+        _time(get("startTimeUnixNano") or get("start_time_unix_nano"), ".startTimeUnixNano"),
+        _time(get("endTimeUnixNano") or get("end_time_unix_nano"), ".endTimeUnixNano"),
+        code,
+        message,
+        attributes,
+        _events(events) if events else (),
+        _links(links) if links else (),
+        resource or EMPTY_ATTRIBUTES,
+        scope,
+        None,
+        _span_kind(get("kind")),
     )
 
 
@@ -140,6 +145,21 @@ def attribute_map(raw: Any, ctx: ReadContext, where: str) -> dict[str, Any]:
         return _attributes(raw, "")
     except _Invalid as exc:
         raise ctx.error(f"{where}{exc.field}", str(exc)) from None
+
+
+def _fill_attributes(raw: Any, into: dict[str, Any]) -> None:
+    """Add a span's `KeyValue` list to `into`: the fast path for well-formed input.
+
+    Anything unusual (a missing value, a wrong type) falls back to the checked path, which
+    accepts what OTLP allows and locates what it does not.
+    """
+    try:
+        for pair in raw:
+            value = pair["value"]
+            text = value.get("stringValue")
+            into[pair["key"]] = text if text.__class__ is str else any_value(value)
+    except (KeyError, TypeError, AttributeError, _Invalid):
+        into.update(_attributes(raw, ".attributes"))
 
 
 def _attributes(raw: Any, where: str) -> dict[str, Any]:

@@ -7,13 +7,14 @@ length as a 4-byte big-endian integer; the stream is read one record at a time.
 from __future__ import annotations
 
 import struct
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import IO, Any
 
 from google.protobuf.message import DecodeError
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
-from tracecheck.readers.common import ReadContext, make_span
+from tracecheck.readers.common import ReadContext, indexed_place, make_span
+from tracecheck.readers.proto_attributes import ProtoAttributes, proto_attributes
 from tracecheck.spans import EMPTY_ATTRIBUTES, Event, Link, Scope, Span, SpanStatus
 
 __all__ = [
@@ -67,10 +68,10 @@ def read_otlp_proto_stream(stream: IO[bytes], ctx: ReadContext) -> Iterator[Span
 def spans_from_message(request: Any, ctx: ReadContext, prefix: str) -> Iterator[Span]:
     """Spans of a parsed `ExportTraceServiceRequest` or `TracesData`."""
     for i, resource_spans in enumerate(request.resource_spans):
-        resource = _attributes(resource_spans.resource.attributes)
+        resource = proto_attributes(resource_spans.resource.attributes)
         for j, scope_spans in enumerate(resource_spans.scope_spans):
             raw_scope = scope_spans.scope
-            scope_attributes = _attributes(raw_scope.attributes)
+            scope_attributes = proto_attributes(raw_scope.attributes)
             scope = None
             if scope_spans.HasField("scope"):
                 scope = Scope(
@@ -79,7 +80,7 @@ def spans_from_message(request: Any, ctx: ReadContext, prefix: str) -> Iterator[
             base = {**resource, **scope_attributes} if scope_attributes else resource
             where = f"{prefix}resourceSpans[{i}].scopeSpans[{j}].spans"
             for k, span in enumerate(scope_spans.spans):
-                yield _span(span, base, resource, scope, ctx, f"{where}[{k}]")
+                yield _span(span, base, resource, scope, ctx, indexed_place(where, k))
 
 
 def _span(
@@ -88,55 +89,50 @@ def _span(
     resource: dict[str, Any],
     scope: Scope | None,
     ctx: ReadContext,
-    where: str,
+    where: Callable[[], str],
 ) -> Span:
-    own = _attributes(span.attributes)
     status = span.status
+    events, links = span.events, span.links
+    # Positional, in the order of `Span`: this runs once per span of every file.
     return make_span(
         ctx,
         where,
-        trace_id=_hex(span.trace_id),
-        span_id=_hex(span.span_id),
-        parent_span_id=_hex(span.parent_span_id),
-        name=span.name,
-        start_ns=span.start_time_unix_nano or None,
-        end_ns=span.end_time_unix_nano or None,
-        status=_STATUS.get(status.code),
-        status_message=status.message or None,
-        attributes={**base, **own} if base else own,
-        events=tuple(
-            Event(e.name, e.time_unix_nano or None, _attributes(e.attributes) or EMPTY_ATTRIBUTES)
-            for e in span.events
-        ),
-        links=tuple(
-            Link(_hex(x.trace_id), _hex(x.span_id), _attributes(x.attributes) or EMPTY_ATTRIBUTES)
-            for x in span.links
-        ),
-        resource=resource or EMPTY_ATTRIBUTES,
-        scope=scope,
-        otlp_kind=span.kind,
+        _hex(span.trace_id),
+        _hex(span.span_id),
+        _hex(span.parent_span_id),
+        span.name,
+        span.start_time_unix_nano or None,
+        span.end_time_unix_nano or None,
+        _STATUS.get(status.code),
+        status.message or None,
+        ProtoAttributes(span.attributes, base),
+        tuple(
+            Event(
+                e.name, e.time_unix_nano or None, proto_attributes(e.attributes) or EMPTY_ATTRIBUTES
+            )
+            for e in events
+        )
+        if events
+        else (),
+        tuple(
+            Link(
+                _hex(x.trace_id),
+                _hex(x.span_id),
+                proto_attributes(x.attributes) or EMPTY_ATTRIBUTES,
+            )
+            for x in links
+        )
+        if links
+        else (),
+        resource or EMPTY_ATTRIBUTES,
+        scope,
+        None,
+        span.kind,
     )
 
 
 def _hex(raw: bytes) -> str | None:
     return raw.hex() if raw.strip(b"\0") else None
-
-
-def _attributes(pairs: Any) -> dict[str, Any]:
-    return {pair.key: _value(pair.value) for pair in pairs}
-
-
-def _value(value: Any) -> Any:
-    which = value.WhichOneof("value")
-    if which == "string_value":
-        return value.string_value
-    if which is None:
-        return None
-    if which == "array_value":
-        return [_value(item) for item in value.array_value.values]
-    if which == "kvlist_value":
-        return _attributes(value.kvlist_value.values)
-    return getattr(value, which)
 
 
 def looks_like_proto_message(head: bytes, size: int | None) -> bool:
