@@ -546,11 +546,6 @@ def test_read_traces_sniffs_a_transcript_opening_with_a_user_record() -> None:
     assert detect_format(data) == "claude-stream"
 
 
-@pytest.mark.xfail(
-    reason="sniff.py judges the first line only; real transcripts often open with a "
-    "file-history-snapshot record, which carries no sessionId or uuid",
-    strict=True,
-)
 def test_read_traces_sniffs_a_transcript_opening_with_a_file_history_snapshot() -> None:
     snapshot = {
         "type": "file-history-snapshot",

@@ -93,4 +93,6 @@ def is_claude_record(record: Any) -> bool:
         return False
     if "session_id" in record or "sessionId" in record:
         return True
+    if record["type"] == "file-history-snapshot":  # transcripts often open with one
+        return "snapshot" in record and "messageId" in record
     return record["type"] in _CLAUDE_TYPES and ("uuid" in record or "leafUuid" in record)
