@@ -118,7 +118,7 @@ def read_claude_stream(lines: IO[bytes], ctx: ReadContext) -> Iterator[Span]:
     """
     reader = _Reader(ctx)
     for number, line in enumerate(lines, 1):
-        if line.strip():
+        if not line.isspace():
             reader.add(_record(line, number, ctx), f"line {number}")
     for session in reader.sessions.values():
         yield from _spans(session, ctx)
@@ -128,8 +128,7 @@ def _record(line: bytes, number: int, ctx: ReadContext) -> dict[str, Any]:
     try:  # without its newline, so that a truncated line's error points into the line
         record = orjson.loads(line.rstrip(b"\r\n"))
     except orjson.JSONDecodeError as exc:
-        reason = f"malformed JSON: {exc.msg[:1].lower()}{exc.msg[1:].rstrip('.')}"
-        raise ctx.error(f"line {number}, column {exc.colno}", reason) from None
+        raise ctx.malformed_json(exc, number) from None
     if not isinstance(record, dict):
         raise ctx.error(f"line {number}", f"is {_describe(record)}, not a JSON object")
     return record
