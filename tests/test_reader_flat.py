@@ -416,3 +416,17 @@ def test_document_that_is_not_rows(tmp_path: Path) -> None:
     assert message == f"{path}: is not a list of spans"
     path, message = read_error(tmp_path, "42")
     assert message == f"{path}: is not a list of spans"
+
+
+def test_uuid_ids_read_as_their_hex(tmp_path: Path) -> None:
+    row = {
+        "traceId": "9D3E1F4A-7B6C-4E2D-8A1F-5C0B9E8D7F62",
+        "id": "0b5c2a7e-3f41-4d8e-9a6b-2c1f0e9d8a71",
+        "name": "lookup",
+        "kind": "tool",
+    }
+    path = tmp_path / "rows.json"
+    path.write_text(json.dumps([row]))
+    (span,) = read_traces(path)[0].spans
+    assert span.trace_id == "9d3e1f4a7b6c4e2d8a1f5c0b9e8d7f62"
+    assert span.span_id == "0b5c2a7e3f414d8e9a6b2c1f0e9d8a71"

@@ -27,6 +27,7 @@ __all__ = [
 ]
 
 _HEX = re.compile(r"^[0-9a-fA-F]+$")
+_UUID = re.compile(r"^[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}$")
 _STATUS_CODES: dict[Any, SpanStatus | None] = {
     0: None,
     1: "ok",
@@ -89,6 +90,8 @@ def normalize_id(raw: Any, size: int) -> str | None:
         hex_id = decoded
     elif len(raw) % 2 == 0 and _HEX.match(raw):
         hex_id = raw.lower()  # other widths (64-bit Zipkin trace ids) are kept as written
+    elif len(raw) == 36 and _UUID.match(raw):
+        hex_id = raw.replace("-", "").lower()  # eval stores and session logs use UUIDs
     else:
         raise ValueError(f"{raw!r} is neither {2 * size} hex digits nor base64")
     return None if not hex_id.strip("0") else hex_id
