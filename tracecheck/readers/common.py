@@ -50,6 +50,9 @@ class ReadContext:
 
     source: str
     notes: list[ReadNote] = field(default_factory=list)
+    # Raw trace id → normalised one: a file holds few traces and many spans of each, and
+    # sharing one string per trace also saves memory.
+    trace_ids: dict[Any, str | None] = field(default_factory=dict)
 
     def note(self, where: str, message: str, trace_id: str | None = None) -> None:
         self.notes.append(ReadNote(self.source, where, message, trace_id))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import base64
 import binascii
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from typing import IO, Any
 
 import orjson
@@ -65,7 +65,10 @@ def read_otlp_jsonl(lines: IO[bytes], ctx: ReadContext) -> Iterator[Span]:
 
 
 def spans_from_request(document: Any, ctx: ReadContext, prefix: str) -> Iterator[Span]:
-    """Spans of a decoded request; `prefix` locates the document (e.g. `line 3: `)."""
+    """Spans of a decoded request; `prefix` locates the document (e.g. `line 3: `).
+
+    The document is consumed: each parsed span is dropped from it once converted.
+    """
     if not isinstance(document, dict):
         raise ctx.error(prefix.rstrip(": ") or None, "is not an OTLP trace request object")
     resource_spans = _field(document, "resourceSpans", "resource_spans")
@@ -92,11 +95,16 @@ def _scope_group(
     scope = _scope(raw_scope, ctx, f"{where}.scope") if raw_scope is not None else None
     base = {**resource, **scope.attributes} if scope and scope.attributes else resource
     spans_where = f"{where}.spans"
-    for k, raw in enumerate(_list(group.get("spans"), ctx, spans_where)):
+    raw_spans = _list(group.get("spans"), ctx, spans_where)
+    for k, raw in enumerate(raw_spans):
         try:
-            yield _span(raw, base, resource, scope, ctx, indexed_place(spans_where, k))
+            span = _span(raw, base, resource, scope, ctx, indexed_place(spans_where, k))
         except _Invalid as exc:
             raise ctx.error(f"{spans_where}[{k}]{exc.field}", str(exc)) from None
+        # Drop the parsed span as soon as it is converted, so that a large document's tree
+        # shrinks while its spans grow instead of both being held at their peak.
+        raw_spans[k] = raw = None
+        yield span
 
 
 def _span(
@@ -121,7 +129,7 @@ def _span(
     return make_span(
         ctx,
         where,
-        _id(get("traceId") or get("trace_id"), 16, ".traceId"),
+        _trace_id(get("traceId") or get("trace_id"), ctx),
         _id(get("spanId") or get("span_id"), 8, ".spanId"),
         _id(get("parentSpanId") or get("parent_span_id"), 8, ".parentSpanId"),
         _string(get("name"), ".name"),
@@ -283,9 +291,9 @@ def _field(raw: dict[str, Any], *names: str) -> Any:
     return None
 
 
-def _list(raw: Any, ctx: ReadContext, where: str) -> Iterable[Any]:
+def _list(raw: Any, ctx: ReadContext, where: str) -> list[Any]:
     if raw is None:
-        return ()
+        return []
     if not isinstance(raw, list):
         raise ctx.error(where, "is not a list")
     return raw
@@ -308,6 +316,14 @@ def _scope(raw: Any, ctx: ReadContext, where: str) -> Scope:
     if not isinstance(name, str) or not isinstance(version, str):
         raise ctx.error(where, "has a name or version that is not a string")
     return Scope(name, version, attributes or EMPTY_ATTRIBUTES)
+
+
+def _trace_id(raw: Any, ctx: ReadContext) -> str | None:
+    known = ctx.trace_ids
+    if raw.__class__ is str and raw in known:
+        return known[raw]
+    trace_id = known[raw] = _id(raw, 16, ".traceId")
+    return trace_id
 
 
 def _id(raw: Any, size: int, where: str) -> str | None:

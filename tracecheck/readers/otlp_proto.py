@@ -97,7 +97,7 @@ def _span(
     return make_span(
         ctx,
         where,
-        _hex(span.trace_id),
+        _trace_id(span.trace_id, ctx),
         _hex(span.span_id),
         _hex(span.parent_span_id),
         span.name,
@@ -132,7 +132,16 @@ def _span(
 
 
 def _hex(raw: bytes) -> str | None:
-    return raw.hex() if raw.strip(b"\0") else None
+    text = raw.hex()
+    return text if text.strip("0") else None  # all zeros, like empty, means no id
+
+
+def _trace_id(raw: bytes, ctx: ReadContext) -> str | None:
+    known = ctx.trace_ids
+    if raw in known:
+        return known[raw]
+    trace_id = known[raw] = _hex(raw)
+    return trace_id
 
 
 def looks_like_proto_message(head: bytes, size: int | None) -> bool:
