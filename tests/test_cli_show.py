@@ -115,34 +115,14 @@ def test_notes_go_to_stderr(capsys: pytest.CaptureFixture[str], tmp_path: Path) 
     assert "ends before it starts" in captured.err and "ends before" not in captured.out
 
 
-def test_colour_follows_no_color(tmp_path: Path) -> None:
-    env = {"NO_COLOR": "1", "FORCE_COLOR": "1", "PATH": ""}
-    run = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "tracecheck",
-            "show",
-            str(FIXTURES / "otel-genai" / "timeout.otlp.jsonl"),
-        ],
-        capture_output=True,
-        text=True,
-        env=env,
-        check=False,
-    )
-    assert run.returncode == 0 and "\x1b[" not in run.stdout
-    env.pop("NO_COLOR")
-    run = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "tracecheck",
-            "show",
-            str(FIXTURES / "otel-genai" / "timeout.otlp.jsonl"),
-        ],
-        capture_output=True,
-        text=True,
-        env=env,
-        check=False,
-    )
-    assert run.returncode == 0 and "\x1b[31m" in run.stdout
+def show_in_a_subprocess(env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    trace = FIXTURES / "otel-genai" / "timeout.otlp.jsonl"
+    command = [sys.executable, "-m", "tracecheck", "show", str(trace)]
+    return subprocess.run(command, capture_output=True, text=True, env=env, check=False)
+
+
+def test_colour_follows_no_color() -> None:
+    plain = show_in_a_subprocess({"NO_COLOR": "1", "FORCE_COLOR": "1", "PATH": ""})
+    assert plain.returncode == 0 and "\x1b[" not in plain.stdout
+    coloured = show_in_a_subprocess({"FORCE_COLOR": "1", "PATH": ""})
+    assert coloured.returncode == 0 and "\x1b[31m" in coloured.stdout

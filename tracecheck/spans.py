@@ -238,10 +238,13 @@ class Span:
         set_end_ns(self, end_ns)
         set_status(self, status)
         set_status_message(self, status_message)
-        set_attributes(self, attributes)
+        # A dict handed over is wrapped, so attributes are read-only whoever built the span.
+        set_attributes(
+            self, MappingProxyType(attributes) if attributes.__class__ is dict else attributes
+        )
         set_events(self, events)
         set_links(self, links)
-        set_resource(self, resource)
+        set_resource(self, MappingProxyType(resource) if resource.__class__ is dict else resource)
         set_scope(self, scope)
         set_declared_kind(self, declared_kind)
         set_otlp_kind(self, otlp_kind)

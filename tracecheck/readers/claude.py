@@ -40,7 +40,7 @@ from typing import IO, Any
 
 import orjson
 
-from tracecheck.readers.common import ReadContext, make_span, parse_iso8601
+from tracecheck.readers.common import ReadContext, checked, parse_iso8601
 from tracecheck.spans import Span, SpanStatus
 
 __all__ = ["read_claude_stream"]
@@ -433,19 +433,21 @@ def _spans(session: _Session, ctx: ReadContext) -> Iterator[Span]:
 
 
 def _span(session: _Session, call: _Call, ctx: ReadContext) -> Span:
-    return make_span(
+    return checked(
+        Span(
+            trace_id=session.trace_id,
+            span_id=call.span_id,
+            parent_span_id=call.parent_id,
+            name=call.name,
+            start_ns=call.start_ns,
+            end_ns=call.end_ns,
+            status=call.status,
+            status_message=call.status_message,
+            attributes=call.attributes,
+            declared_kind=call.kind,
+        ),
         ctx,
         call.where,
-        trace_id=session.trace_id,
-        span_id=call.span_id,
-        parent_span_id=call.parent_id,
-        name=call.name,
-        start_ns=call.start_ns,
-        end_ns=call.end_ns,
-        status=call.status,
-        status_message=call.status_message,
-        attributes=call.attributes,
-        declared_kind=call.kind,
     )
 
 

@@ -5,20 +5,20 @@ from __future__ import annotations
 import base64
 import binascii
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from types import MappingProxyType
 from typing import Any
 
 import orjson
 
 from tracecheck.errors import TraceReadError
-from tracecheck.spans import EMPTY_ATTRIBUTES, Event, Link, ReadNote, Scope, Span, SpanStatus
+from tracecheck.spans import ReadNote, Span, SpanStatus
 
 __all__ = [
     "ReadContext",
-    "make_span",
+    "checked",
+    "indexed_place",
     "normalize_id",
     "parse_epoch",
     "parse_iso8601",
@@ -186,54 +186,23 @@ def indexed_place(prefix: str, index: int) -> Callable[[], str]:
     return lambda: f"{prefix}[{index}]"
 
 
-def make_span(
-    ctx: ReadContext,
-    where: str | Callable[[], str],
-    trace_id: str | None,
-    span_id: str | None,
-    parent_span_id: str | None = None,
-    name: str = "",
-    start_ns: int | None = None,
-    end_ns: int | None = None,
-    status: SpanStatus | None = None,
-    status_message: str | None = None,
-    attributes: Mapping[str, Any] = EMPTY_ATTRIBUTES,
-    events: tuple[Event, ...] = (),
-    links: tuple[Link, ...] = (),
-    resource: Mapping[str, Any] = EMPTY_ATTRIBUTES,
-    scope: Scope | None = None,
-    declared_kind: str | None = None,
-    otlp_kind: int = 0,
-) -> Span:
-    """A span, with missing ids and impossible times noted rather than invented or kept.
+def checked(span: Span, ctx: ReadContext, where: str | Callable[[], str]) -> Span:
+    """The span, with missing ids and an end before its start noted, never silently repaired.
 
-    `where` may be a function giving the place, so hot paths format it only for a note; they
-    also pass the fields positionally, in the order of `Span`.
+    Such a span is kept (without the impossible end time) so that rules can still report it.
+    `where` may be a function giving the place, so that hot paths format it only for a note.
     """
-    if trace_id is None or span_id is None or (start_ns and end_ns and end_ns < start_ns):
-        place = where if isinstance(where, str) else where()
-        if trace_id is None:
-            ctx.note(place, f'span "{name}" has no trace id')
-        if span_id is None:
-            ctx.note(place, f'span "{name}" has no span id', trace_id)
-        if start_ns is not None and end_ns is not None and end_ns < start_ns:
-            ref = span_id or f'"{name}"'
-            ctx.note(place, f"span {ref} ends before it starts; its end time is dropped", trace_id)
-            end_ns = None
-    return Span(
-        trace_id,
-        span_id,
-        parent_span_id,
-        name,
-        start_ns,
-        end_ns,
-        status,
-        status_message,
-        MappingProxyType(attributes) if isinstance(attributes, dict) else attributes,
-        events,
-        links,
-        resource,
-        scope,
-        declared_kind,
-        otlp_kind,
-    )
+    trace_id, span_id, start_ns, end_ns = span.trace_id, span.span_id, span.start_ns, span.end_ns
+    backwards = start_ns is not None and end_ns is not None and end_ns < start_ns
+    if trace_id is not None and span_id is not None and not backwards:
+        return span
+    place = where if isinstance(where, str) else where()
+    if trace_id is None:
+        ctx.note(place, f'span "{span.name}" has no trace id')
+    if span_id is None:
+        ctx.note(place, f'span "{span.name}" has no span id', trace_id)
+    if backwards:
+        ref = span_id or f'"{span.name}"'
+        ctx.note(place, f"span {ref} ends before it starts; its end time is dropped", trace_id)
+        return span.replace(end_ns=None)
+    return span

@@ -15,7 +15,7 @@ import orjson
 
 from tracecheck.readers.common import (
     ReadContext,
-    make_span,
+    checked,
     normalize_id,
     parse_epoch,
     parse_iso8601,
@@ -128,22 +128,24 @@ def _row(row: Any, ctx: ReadContext, where: str) -> Span:
     )
     code, message = _status(row, ctx, where)
     declared = row.get("kind")
-    return make_span(
+    return checked(
+        Span(
+            trace_id=_id(row, _TRACE_ID, 16, ctx, where),
+            span_id=_id(row, _SPAN_ID, 8, ctx, where),
+            parent_span_id=_id(row, _PARENT_ID, 8, ctx, where),
+            name=_name(row, ctx, where),
+            start_ns=_time(row, _START, ctx, where),
+            end_ns=_time(row, _END, ctx, where),
+            status=code,
+            status_message=message,
+            attributes={**resource, **attributes} if resource else attributes,
+            events=_events(row.get("events"), ctx, _at(where, "events")),
+            resource=resource or EMPTY_ATTRIBUTES,
+            declared_kind=declared if isinstance(declared, str) else None,
+            otlp_kind=_otlp_kind(_first(row, ("span_kind", "spanKind")) or declared),
+        ),
         ctx,
         where,
-        trace_id=_id(row, _TRACE_ID, 16, ctx, where),
-        span_id=_id(row, _SPAN_ID, 8, ctx, where),
-        parent_span_id=_id(row, _PARENT_ID, 8, ctx, where),
-        name=_name(row, ctx, where),
-        start_ns=_time(row, _START, ctx, where),
-        end_ns=_time(row, _END, ctx, where),
-        status=code,
-        status_message=message,
-        attributes={**resource, **attributes} if resource else attributes,
-        events=_events(row.get("events"), ctx, _at(where, "events")),
-        resource=resource or EMPTY_ATTRIBUTES,
-        declared_kind=declared if isinstance(declared, str) else None,
-        otlp_kind=_otlp_kind(_first(row, ("span_kind", "spanKind")) or declared),
     )
 
 

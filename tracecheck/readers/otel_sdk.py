@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from tracecheck.readers.common import ReadContext, make_span
+from tracecheck.readers.common import ReadContext, checked
 from tracecheck.spans import EMPTY_ATTRIBUTES, Event, Link, Scope, Span, SpanStatus
 
 __all__ = ["spans_from_otel"]
@@ -35,33 +35,35 @@ def _span(span: Any, ctx: ReadContext, where: str) -> Span:
             raw_scope.name or "", raw_scope.version or "", scope_attributes or EMPTY_ATTRIBUTES
         )
     status = span.status
-    return make_span(
+    return checked(
+        Span(
+            trace_id=_hex(context.trace_id, 32) if context is not None else None,
+            span_id=_hex(context.span_id, 16) if context is not None else None,
+            parent_span_id=_hex(parent.span_id, 16) if parent is not None else None,
+            name=span.name or "",
+            start_ns=span.start_time or None,
+            end_ns=span.end_time or None,
+            status=_STATUS.get(status.status_code.name) if status is not None else None,
+            status_message=(status.description or None) if status is not None else None,
+            attributes={**resource, **scope_attributes, **_attributes(span.attributes)},
+            events=tuple(
+                Event(e.name, e.timestamp or None, _attributes(e.attributes) or EMPTY_ATTRIBUTES)
+                for e in span.events
+            ),
+            links=tuple(
+                Link(
+                    _hex(link.context.trace_id, 32),
+                    _hex(link.context.span_id, 16),
+                    _attributes(link.attributes) or EMPTY_ATTRIBUTES,
+                )
+                for link in span.links
+            ),
+            resource=resource or EMPTY_ATTRIBUTES,
+            scope=scope,
+            otlp_kind=_kind(span.kind),
+        ),
         ctx,
         where,
-        trace_id=_hex(context.trace_id, 32) if context is not None else None,
-        span_id=_hex(context.span_id, 16) if context is not None else None,
-        parent_span_id=_hex(parent.span_id, 16) if parent is not None else None,
-        name=span.name or "",
-        start_ns=span.start_time or None,
-        end_ns=span.end_time or None,
-        status=_STATUS.get(status.status_code.name) if status is not None else None,
-        status_message=(status.description or None) if status is not None else None,
-        attributes={**resource, **scope_attributes, **_attributes(span.attributes)},
-        events=tuple(
-            Event(e.name, e.timestamp or None, _attributes(e.attributes) or EMPTY_ATTRIBUTES)
-            for e in span.events
-        ),
-        links=tuple(
-            Link(
-                _hex(link.context.trace_id, 32),
-                _hex(link.context.span_id, 16),
-                _attributes(link.attributes) or EMPTY_ATTRIBUTES,
-            )
-            for link in span.links
-        ),
-        resource=resource or EMPTY_ATTRIBUTES,
-        scope=scope,
-        otlp_kind=_kind(span.kind),
     )
 
 

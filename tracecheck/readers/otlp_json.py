@@ -15,8 +15,8 @@ import orjson
 
 from tracecheck.readers.common import (
     ReadContext,
+    checked,
     indexed_place,
-    make_span,
     normalize_id,
     parse_status_code,
     parse_unix_nano,
@@ -126,24 +126,26 @@ def _span(
     code, message = _status(status) if status else (None, None)
     events, links = get("events"), get("links")
     # Positional, in the order of `Span`: this runs once per span of every file.
-    return make_span(
+    return checked(
+        Span(
+            _trace_id(get("traceId") or get("trace_id"), ctx),
+            _id(get("spanId") or get("span_id"), 8, ".spanId"),
+            _id(get("parentSpanId") or get("parent_span_id"), 8, ".parentSpanId"),
+            _string(get("name"), ".name"),
+            _time(get("startTimeUnixNano") or get("start_time_unix_nano"), ".startTimeUnixNano"),
+            _time(get("endTimeUnixNano") or get("end_time_unix_nano"), ".endTimeUnixNano"),
+            code,
+            message,
+            attributes,
+            _events(events) if events else (),
+            _links(links) if links else (),
+            resource or EMPTY_ATTRIBUTES,
+            scope,
+            None,
+            _span_kind(get("kind")),
+        ),
         ctx,
         where,
-        _trace_id(get("traceId") or get("trace_id"), ctx),
-        _id(get("spanId") or get("span_id"), 8, ".spanId"),
-        _id(get("parentSpanId") or get("parent_span_id"), 8, ".parentSpanId"),
-        _string(get("name"), ".name"),
-        _time(get("startTimeUnixNano") or get("start_time_unix_nano"), ".startTimeUnixNano"),
-        _time(get("endTimeUnixNano") or get("end_time_unix_nano"), ".endTimeUnixNano"),
-        code,
-        message,
-        attributes,
-        _events(events) if events else (),
-        _links(links) if links else (),
-        resource or EMPTY_ATTRIBUTES,
-        scope,
-        None,
-        _span_kind(get("kind")),
     )
 
 

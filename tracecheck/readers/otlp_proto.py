@@ -13,7 +13,7 @@ from typing import IO, Any
 from google.protobuf.message import DecodeError
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
-from tracecheck.readers.common import ReadContext, indexed_place, make_span
+from tracecheck.readers.common import ReadContext, checked, indexed_place
 from tracecheck.readers.proto_attributes import ProtoAttributes, proto_attributes
 from tracecheck.spans import EMPTY_ATTRIBUTES, Event, Link, Scope, Span, SpanStatus
 
@@ -94,40 +94,44 @@ def _span(
     status = span.status
     events, links = span.events, span.links
     # Positional, in the order of `Span`: this runs once per span of every file.
-    return make_span(
+    return checked(
+        Span(
+            _trace_id(span.trace_id, ctx),
+            _hex(span.span_id),
+            _hex(span.parent_span_id),
+            span.name,
+            span.start_time_unix_nano or None,
+            span.end_time_unix_nano or None,
+            _STATUS.get(status.code),
+            status.message or None,
+            ProtoAttributes(span.attributes, base),
+            tuple(
+                Event(
+                    e.name,
+                    e.time_unix_nano or None,
+                    proto_attributes(e.attributes) or EMPTY_ATTRIBUTES,
+                )
+                for e in events
+            )
+            if events
+            else (),
+            tuple(
+                Link(
+                    _hex(x.trace_id),
+                    _hex(x.span_id),
+                    proto_attributes(x.attributes) or EMPTY_ATTRIBUTES,
+                )
+                for x in links
+            )
+            if links
+            else (),
+            resource or EMPTY_ATTRIBUTES,
+            scope,
+            None,
+            span.kind,
+        ),
         ctx,
         where,
-        _trace_id(span.trace_id, ctx),
-        _hex(span.span_id),
-        _hex(span.parent_span_id),
-        span.name,
-        span.start_time_unix_nano or None,
-        span.end_time_unix_nano or None,
-        _STATUS.get(status.code),
-        status.message or None,
-        ProtoAttributes(span.attributes, base),
-        tuple(
-            Event(
-                e.name, e.time_unix_nano or None, proto_attributes(e.attributes) or EMPTY_ATTRIBUTES
-            )
-            for e in events
-        )
-        if events
-        else (),
-        tuple(
-            Link(
-                _hex(x.trace_id),
-                _hex(x.span_id),
-                proto_attributes(x.attributes) or EMPTY_ATTRIBUTES,
-            )
-            for x in links
-        )
-        if links
-        else (),
-        resource or EMPTY_ATTRIBUTES,
-        scope,
-        None,
-        span.kind,
     )
 
 
