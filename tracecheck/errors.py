@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-__all__ = ["AmbiguousFormatError", "TraceReadError", "UnrecognizedFormatError"]
+__all__ = [
+    "AmbiguousFormatError",
+    "ContractError",
+    "ContractProblem",
+    "TraceReadError",
+    "UnrecognizedFormatError",
+]
 
 
 class TraceReadError(Exception):
@@ -38,3 +44,41 @@ class AmbiguousFormatError(TraceReadError):
 
     def __str__(self) -> str:
         return f"{self.source} {self.reason}"
+
+
+class ContractProblem:
+    """One thing wrong in a contract document, at its place (`tools.required[0]`)."""
+
+    __slots__ = ("message", "path")
+
+    def __init__(self, path: str, message: str) -> None:
+        self.path = path
+        self.message = message
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ContractProblem) and (self.path, self.message) == (
+            other.path,
+            other.message,
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.path, self.message))
+
+    def __repr__(self) -> str:
+        return f"ContractProblem({self.path!r}, {self.message!r})"
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.message}" if self.path else self.message
+
+
+class ContractError(Exception):
+    """A contract that cannot be compiled; `problems` lists every problem found, in order."""
+
+    def __init__(self, problems: list[ContractProblem], *, source: str | None = None) -> None:
+        self.problems = tuple(problems)
+        self.source = source
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        prefix = f"{self.source}: " if self.source else ""
+        return "\n".join(f"{prefix}{problem}" for problem in self.problems)

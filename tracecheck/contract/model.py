@@ -1,0 +1,28 @@
+"""A compiled contract: the rules of its base path, its alternatives and its scope (§2, §5)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tracecheck.rules.operators import Rule
+from tracecheck.rules.predicates import Predicate
+
+__all__ = ["Alternative", "Contract"]
+
+
+@dataclass(frozen=True)
+class Alternative:
+    id: str
+    rules: tuple[Rule, ...]
+
+
+@dataclass(frozen=True)
+class Contract:
+    """What `compile_contract` returns; rules are in compile order (§2.1)."""
+
+    name: str
+    rules: tuple[Rule, ...]
+    alternatives: tuple[Alternative, ...] = ()
+    scope: Predicate | None = None
+    description: str | None = None
+    source: str | None = None  # the file it was read from

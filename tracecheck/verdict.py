@@ -1,0 +1,54 @@
+"""What checking a trace against a contract concludes (contracts.md §6)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+__all__ = ["RuleResult", "RuleStatus", "Verdict", "VerdictStatus", "Violation", "worst"]
+
+RuleStatus = Literal["pass", "fail", "error", "skipped"]
+VerdictStatus = Literal["pass", "fail", "error"]
+_SEVERITY = {"pass": 0, "fail": 1, "error": 2}
+
+
+@dataclass(frozen=True, slots=True)
+class Violation:
+    """One way a trace broke a rule, located at a span when there is one."""
+
+    span_id: str | None
+    detail: str
+
+
+@dataclass(frozen=True, slots=True)
+class RuleResult:
+    """One compiled rule's outcome; `alternative` names the alternative it belongs to."""
+
+    label: str
+    alternative: str | None
+    status: RuleStatus
+    violations: tuple[Violation, ...] = ()
+    error: str | None = None
+
+    @property
+    def qualified_label(self) -> str:
+        return f"{self.alternative}/{self.label}" if self.alternative else self.label
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    contract: str
+    trace_id: str | None
+    status: VerdictStatus
+    rules: tuple[RuleResult, ...]
+    score: float
+    notes: str
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "pass"
+
+
+def worst(statuses: list[VerdictStatus]) -> VerdictStatus:
+    """The overall status of several verdicts: error > fail > pass."""
+    return max(statuses, key=_SEVERITY.__getitem__, default="pass")
