@@ -1,0 +1,162 @@
+"""Checking a trace against a contract: subject, run record, rules, alternatives (§4–6)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from tracecheck.contract.model import Alternative, Contract
+from tracecheck.rules.operators import Rule
+from tracecheck.rules.predicates import Predicate, RuleError
+from tracecheck.rules.subject import Subject
+from tracecheck.spans import RunRecord, Span, Trace
+from tracecheck.verdict import RuleResult, Verdict, VerdictStatus
+
+__all__ = ["check", "check_all"]
+
+NO_CAPTURE = (
+    "the trace records no tool calls and no offered tools, so tool capture cannot be confirmed"
+)
+
+
+def check(
+    trace: Trace | Iterable[Span], contract: Contract, *, run: RunRecord | None = None
+) -> Verdict:
+    """The verdict of one contract on one trace (or any spans), deterministic for its input.
+
+    `run` stands in for the trace's run record when the contract is not scoped.
+    """
+    spans = tuple(trace.spans if isinstance(trace, Trace) else trace)
+    trace_id = trace.trace_id if isinstance(trace, Trace) else _trace_id(spans)
+    if contract.scope is not None:
+        roots = _matches(contract.scope, spans)
+        if isinstance(roots, str) or len(roots) != 1:
+            reason = roots if isinstance(roots, str) else _scope_problem(contract.scope, len(roots))
+            return _all_errored(contract, trace_id, reason)
+        subject = Subject(_subtree(roots[0], spans), roots[0].run_record)
+    elif run is not None:
+        subject = Subject(spans, run)
+    else:
+        subject = _whole_trace(spans)
+    base = tuple(_evaluate(rule, subject, None) for rule in contract.rules)
+    alternatives = [
+        tuple(_evaluate(rule, subject, alternative.id) for rule in alternative.rules)
+        for alternative in contract.alternatives
+    ]
+    return _verdict(contract, trace_id, base, alternatives)
+
+
+def check_all(
+    trace: Trace | Iterable[Span], contracts: Sequence[Contract], *, run: RunRecord | None = None
+) -> list[Verdict]:
+    """One verdict per contract, in order; the overall status is the worst of them."""
+    if not contracts:
+        raise ValueError("no contracts to check: an empty list would vacuously pass")
+    target: Trace | tuple[Span, ...] = trace if isinstance(trace, Trace) else tuple(trace)
+    return [check(target, contract, run=run) for contract in contracts]
+
+
+def _evaluate(rule: Rule, subject: Subject, alternative: str | None) -> RuleResult:
+    if rule.needs_tool_capture and not _records_tool_capture(subject):
+        return RuleResult(rule.label, alternative, "error", error=NO_CAPTURE)
+    try:
+        violations = rule.evaluate(subject)
+    except RuleError as exc:
+        return RuleResult(rule.label, alternative, "error", error=str(exc))
+    status = "fail" if violations else "pass"
+    return RuleResult(rule.label, alternative, status, tuple(violations))
+
+
+def _records_tool_capture(subject: Subject) -> bool:
+    return bool(subject.tool_spans) or any(s.offered_tools is not None for s in subject.spans)
+
+
+def _verdict(
+    contract: Contract,
+    trace_id: str | None,
+    base: tuple[RuleResult, ...],
+    alternatives: list[tuple[RuleResult, ...]],
+) -> Verdict:
+    base_status = _path_status(base)
+    statuses = [_path_status(results) for results in alternatives]
+    passed_alternative = "pass" in statuses
+    status: VerdictStatus = base_status
+    if alternatives and base_status == "pass" and not passed_alternative:
+        status = "error" if "error" in statuses else "fail"
+    results = list(base)
+    for results_of_one, alternative_status in zip(alternatives, statuses, strict=True):
+        if passed_alternative and alternative_status != "pass":
+            results.extend(RuleResult(r.label, r.alternative, "skipped") for r in results_of_one)
+        else:
+            results.extend(results_of_one)
+    total = len(base) + (1 if alternatives else 0)
+    passed = sum(r.status == "pass" for r in base) + (1 if passed_alternative else 0)
+    errored = sum(r.status == "error" for r in results)
+    notes = f"{passed}/{total} rules passed"
+    if errored:
+        notes += f"; {errored} could not be evaluated"
+    return Verdict(
+        contract.name, trace_id, status, tuple(results), passed / total if total else 1.0, notes
+    )
+
+
+def _path_status(results: Sequence[RuleResult]) -> VerdictStatus:
+    if any(r.status == "error" for r in results):
+        return "error"
+    return "pass" if all(r.status == "pass" for r in results) else "fail"
+
+
+def _all_errored(contract: Contract, trace_id: str | None, reason: str) -> Verdict:
+    results = [RuleResult(rule.label, None, "error", error=reason) for rule in contract.rules]
+    for alternative in contract.alternatives:
+        results.extend(_errored(alternative, reason))
+    total = len(contract.rules) + (1 if contract.alternatives else 0)
+    notes = f"0/{total} rules passed; {len(results)} could not be evaluated"
+    return Verdict(contract.name, trace_id, "error", tuple(results), 0.0, notes)
+
+
+def _errored(alternative: Alternative, reason: str) -> list[RuleResult]:
+    return [
+        RuleResult(rule.label, alternative.id, "error", error=reason) for rule in alternative.rules
+    ]
+
+
+def _matches(predicate: Predicate, spans: Sequence[Span]) -> list[Span] | str:
+    try:
+        return [span for span in spans if predicate.matches(span)]
+    except RuleError as exc:
+        return str(exc)
+
+
+def _scope_problem(root: Predicate, count: int) -> str:
+    return f"scope root {root.describe()} matched {count} spans; exactly one is required"
+
+
+def _subtree(root: Span, spans: Sequence[Span]) -> list[Span]:
+    """The root and all its descendants, in array order."""
+    children: dict[str, list[Span]] = {}
+    for span in spans:
+        if span.parent_span_id:
+            children.setdefault(span.parent_span_id, []).append(span)
+    inside = {id(root)}
+    stack = [root]
+    while stack:
+        for child in children.get(stack.pop().span_id or "", ()):
+            if id(child) not in inside:
+                inside.add(id(child))
+                stack.append(child)
+    return [span for span in spans if id(span) in inside]
+
+
+def _whole_trace(spans: tuple[Span, ...]) -> Subject:
+    roots = Trace(_trace_id(spans), spans).roots
+    if len(roots) == 1:
+        return Subject(spans, roots[0].run_record)
+    if not roots:
+        reason = "the trace has no root span and no run record was passed"
+    else:
+        reason = f"the trace has {len(roots)} root spans and no run record was passed"
+    return Subject(spans, None, reason)
+
+
+def _trace_id(spans: Sequence[Span]) -> str | None:
+    return next((span.trace_id for span in spans if span.trace_id), None)
