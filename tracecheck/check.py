@@ -62,8 +62,9 @@ def _evaluate(rule: Rule, subject: Subject, alternative: str | None) -> RuleResu
         violations = rule.evaluate(subject)
     except RuleError as exc:
         return RuleResult(rule.label, alternative, "error", error=str(exc))
-    status = "fail" if violations else "pass"
-    return RuleResult(rule.label, alternative, status, tuple(violations))
+    if violations:
+        return RuleResult(rule.label, alternative, "fail", tuple(violations))
+    return RuleResult(rule.label, alternative, "pass")
 
 
 def _records_tool_capture(subject: Subject) -> bool:
