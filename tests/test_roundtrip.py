@@ -5,10 +5,14 @@ from __future__ import annotations
 import gzip
 import struct
 
+import orjson
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tracecheck import Event, Link, Scope, Span, iter_spans, read_traces
+from tracecheck import Event, Link, ReadNote, Scope, Span, iter_spans, read_traces
+from tracecheck.readers.common import ReadContext
+from tracecheck.readers.otlp_json import spans_from_request
+from tracecheck.readers.otlp_json_typed import typed_spans
 from tracecheck.writers import to_otlp_json, to_otlp_jsonl, to_otlp_proto
 
 INT64 = st.integers(min_value=-(2**63), max_value=2**63 - 1)
@@ -130,3 +134,30 @@ def test_traces_group_by_id_in_first_seen_order(spans: list[Span]) -> None:
     assert [t.trace_id for t in traces] == list(dict.fromkeys(s.trace_id for s in spans))
     for trace in traces:
         assert list(trace.spans) == [s for s in spans if s.trace_id == trace.trace_id]
+
+
+@settings(max_examples=150, deadline=None)
+@given(span_sets())
+def test_typed_and_general_json_readers_build_the_same_spans(spans: list[Span]) -> None:
+    data = to_otlp_json(spans)
+    typed_notes: list[ReadNote] = []
+    general_notes: list[ReadNote] = []
+    typed = typed_spans(data, ReadContext("f", typed_notes), "")
+    general = list(spans_from_request(orjson.loads(data), ReadContext("f", general_notes), ""))
+    assert typed is not None, "canonical OTLP/JSON takes the typed path"
+    assert typed == general
+    assert typed_notes == general_notes
+
+
+def test_the_typed_reader_declines_what_only_the_general_reader_reads() -> None:
+    snake = (
+        b'{"resource_spans": [{"scope_spans": [{"spans": [{"trace_id": "' + b"a" * 32 + b'"}]}]}]}'
+    )
+    bad_int = (
+        b'{"resourceSpans": [{"scopeSpans": [{"spans": [{"attributes": '
+        b'[{"key": "k", "value": {"intValue": "twelve"}}]}]}]}]}'
+    )
+    for data in (snake, bad_int, b"[1, 2]", b"{not json"):
+        assert typed_spans(data, ReadContext("f"), "") is None
+    (span,) = iter_spans(snake)
+    assert span.trace_id == "a" * 32

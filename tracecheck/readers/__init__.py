@@ -2,19 +2,17 @@
 
 from __future__ import annotations
 
-import gc
 import gzip
 import io
 import os
 import zlib
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any, cast
 
 from tracecheck.errors import AmbiguousFormatError, TraceReadError, UnrecognizedFormatError
 from tracecheck.readers.claude import read_claude_stream
-from tracecheck.readers.common import ReadContext
+from tracecheck.readers.common import ReadContext, collector_paused
 from tracecheck.readers.flat import read_flat_json, read_flat_jsonl
 from tracecheck.readers.otel_sdk import spans_from_otel
 from tracecheck.readers.otlp_json import read_otlp_json, read_otlp_jsonl
@@ -51,7 +49,7 @@ def read_traces(source: Source, *, format: str | None = None) -> list[Trace]:
     the notes the reader made about them. Raises `TraceReadError` for input it cannot read.
     """
     notes: list[ReadNote] = []
-    with _collector_paused():
+    with collector_paused():
         return group_traces(iter_spans(source, format=format, notes=notes), notes)
 
 
@@ -252,19 +250,3 @@ def _bytes_input(data: bytes) -> tuple[Callable[[], IO[bytes]], int | None]:
 
 def _name(source: Source) -> str:
     return "<bytes>" if isinstance(source, bytes) else str(source)
-
-
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector while millions of acyclic dicts are built.
-
-    With it running, every generation-2 pass walks all live objects, which makes reading a
-    large trace several times slower; nothing a reader builds holds a reference cycle.
-    """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()

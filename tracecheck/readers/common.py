@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import base64
 import binascii
+import gc
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -18,6 +20,7 @@ from tracecheck.spans import ReadNote, Span, SpanStatus
 __all__ = [
     "ReadContext",
     "checked",
+    "collector_paused",
     "indexed_place",
     "normalize_id",
     "parse_epoch",
@@ -206,3 +209,19 @@ def checked(span: Span, ctx: ReadContext, where: str | Callable[[], str]) -> Spa
         ctx.note(place, f"span {ref} ends before it starts; its end time is dropped", trace_id)
         return span.replace(end_ns=None)
     return span
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while millions of acyclic dicts are built.
+
+    With it running, every generation-2 pass walks all live objects, which makes reading a
+    large trace several times slower; nothing a reader builds holds a reference cycle.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()

@@ -21,6 +21,7 @@ from tracecheck.readers.common import (
     parse_status_code,
     parse_unix_nano,
 )
+from tracecheck.readers.otlp_json_typed import typed_spans
 from tracecheck.spans import EMPTY_ATTRIBUTES, Event, Link, Scope, Span
 
 __all__ = ["any_value", "attribute_map", "read_otlp_json", "read_otlp_jsonl", "spans_from_request"]
@@ -45,6 +46,10 @@ class _Invalid(ValueError):
 
 def read_otlp_json(data: bytes, ctx: ReadContext) -> Iterator[Span]:
     """Spans of one OTLP/JSON document."""
+    spans = typed_spans(data, ctx, "")
+    if spans is not None:
+        yield from spans
+        return
     try:
         document = orjson.loads(data)
     except orjson.JSONDecodeError as exc:
@@ -57,8 +62,14 @@ def read_otlp_jsonl(lines: IO[bytes], ctx: ReadContext) -> Iterator[Span]:
     for number, line in enumerate(lines, 1):
         if line.isspace():
             continue
-        try:  # without the newline, so that a cut line reports the column where it ends
-            document = orjson.loads(memoryview(line)[: -1 if line.endswith(b"\n") else None])
+        # Without the newline, so that a cut line reports the column where it ends.
+        text = memoryview(line)[: -1 if line.endswith(b"\n") else None]
+        spans = typed_spans(text, ctx, f"line {number}: ")
+        if spans is not None:
+            yield from spans
+            continue
+        try:
+            document = orjson.loads(text)
         except orjson.JSONDecodeError as exc:
             raise ctx.malformed_json(exc, number) from None
         yield from spans_from_request(document, ctx, f"line {number}: ")
