@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import FrozenInstanceError, dataclass, field
 from enum import StrEnum
 from types import MappingProxyType
@@ -193,6 +193,12 @@ class Span:
     scope: Scope | None
     declared_kind: str | None
     otlp_kind: int
+    _kind: Kind
+    _tool_name: str | None
+    _model: str | None
+    _tokens: TokenUsage
+    _arguments: ToolArguments
+    _offered: OfferedTools | None
 
     def __init__(
         self,
@@ -282,55 +288,63 @@ class Span:
             raise TypeError(f"Span has no field {', '.join(sorted(unknown))}")
         return Span(**{**values, **changes})
 
-    def _derive(self, slot: str, compute: Callable[[], Any]) -> Any:
-        try:
-            return getattr(self, slot)
-        except AttributeError:
-            value = compute()
-            object.__setattr__(self, slot, value)
-            return value
+    # Derived fields: each computed on first use and kept in its own slot. A slot that was
+    # never written raises AttributeError, which is the cheapest "not yet" Python offers.
 
     @property
     def kind(self) -> Kind:
-        kind: Kind = self._derive(
-            "_kind", lambda: Kind(normalize.kind(self.declared_kind, self.attributes, self.name))
-        )
-        return kind
+        try:
+            return self._kind
+        except AttributeError:
+            kind = Kind(normalize.kind(self.declared_kind, self.attributes, self.name))
+            object.__setattr__(self, "_kind", kind)
+            return kind
 
     @property
     def tool_name(self) -> str | None:
-        name: str | None = self._derive(
-            "_tool_name", lambda: normalize.tool_name(self.attributes, self.name, self.kind)
-        )
-        return name
+        try:
+            return self._tool_name
+        except AttributeError:
+            name = normalize.tool_name(self.attributes, self.name, self.kind)
+            object.__setattr__(self, "_tool_name", name)
+            return name
 
     @property
     def model(self) -> str | None:
-        model: str | None = self._derive("_model", lambda: normalize.model(self.attributes))
-        return model
+        try:
+            return self._model
+        except AttributeError:
+            model = normalize.model(self.attributes)
+            object.__setattr__(self, "_model", model)
+            return model
 
     @property
     def tokens(self) -> TokenUsage:
-        tokens: TokenUsage = self._derive(
-            "_tokens", lambda: TokenUsage(*normalize.tokens(self.attributes))
-        )
-        return tokens
+        try:
+            return self._tokens
+        except AttributeError:
+            tokens = TokenUsage(*normalize.tokens(self.attributes))
+            object.__setattr__(self, "_tokens", tokens)
+            return tokens
 
     @property
     def arguments(self) -> ToolArguments:
-        arguments: ToolArguments = self._derive(
-            "_arguments", lambda: ToolArguments(*normalize.tool_arguments(self.attributes))
-        )
-        return arguments
+        try:
+            return self._arguments
+        except AttributeError:
+            arguments = ToolArguments(*normalize.tool_arguments(self.attributes))
+            object.__setattr__(self, "_arguments", arguments)
+            return arguments
 
     @property
     def offered_tools(self) -> OfferedTools | None:
-        def compute() -> OfferedTools | None:
+        try:
+            return self._offered
+        except AttributeError:
             found = normalize.offered_tools(self.attributes)
-            return None if found is None else OfferedTools(*found)
-
-        offered: OfferedTools | None = self._derive("_offered", compute)
-        return offered
+            offered = None if found is None else OfferedTools(*found)
+            object.__setattr__(self, "_offered", offered)
+            return offered
 
     @property
     def is_error(self) -> bool:
