@@ -2,7 +2,21 @@
 
 from __future__ import annotations
 
-from tracecheck.errors import AmbiguousFormatError, TraceReadError, UnrecognizedFormatError
+from tracecheck.check import check, check_all
+from tracecheck.contract import (
+    Contract,
+    LintFinding,
+    compile_contract,
+    explain_contract,
+    lint_contract,
+)
+from tracecheck.errors import (
+    AmbiguousFormatError,
+    ContractError,
+    ContractProblem,
+    TraceReadError,
+    UnrecognizedFormatError,
+)
 from tracecheck.readers import detect_format, iter_spans, read_traces, spans_from_otel
 from tracecheck.spans import (
     Event,
@@ -17,14 +31,20 @@ from tracecheck.spans import (
     ToolArguments,
     Trace,
 )
+from tracecheck.verdict import RuleResult, Verdict, Violation
 
 __all__ = [
     "AmbiguousFormatError",
+    "Contract",
+    "ContractError",
+    "ContractProblem",
     "Event",
     "Kind",
     "Link",
+    "LintFinding",
     "OfferedTools",
     "ReadNote",
+    "RuleResult",
     "RunRecord",
     "Scope",
     "Span",
@@ -33,8 +53,15 @@ __all__ = [
     "Trace",
     "TraceReadError",
     "UnrecognizedFormatError",
+    "Verdict",
+    "Violation",
+    "check",
+    "check_all",
+    "compile_contract",
     "detect_format",
+    "explain_contract",
     "iter_spans",
+    "lint_contract",
     "read_traces",
     "spans_from_otel",
 ]

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from tracecheck.rules.operators import Rule
 from tracecheck.rules.predicates import Predicate
+
+if TYPE_CHECKING:
+    from tracecheck.contract.builder import ContractBuilder
 
 __all__ = ["Alternative", "Contract"]
 
@@ -26,3 +30,10 @@ class Contract:
     scope: Predicate | None = None
     description: str | None = None
     source: str | None = None  # the file it was read from
+
+    @staticmethod
+    def builder(name: str) -> ContractBuilder:
+        """A contract written in Python: `Contract.builder("x").never(tool="Bash").build()`."""
+        from tracecheck.contract.builder import contract_builder
+
+        return contract_builder(name)

@@ -34,6 +34,7 @@ __all__ = [
     "Eventually",
     "Never",
     "NeverUnless",
+    "Occurrence",
     "OrderMode",
     "Precedes",
     "RetrySafe",
@@ -50,8 +51,13 @@ _SHOWN_NAMES = 6  # offered tool names and span refs listed before "and <k> more
 
 
 class Rule(Protocol):
-    label: str
-    needs_tool_capture: bool
+    """What the checker needs of a compiled rule; every operator below is one."""
+
+    @property
+    def label(self) -> str: ...
+
+    @property
+    def needs_tool_capture(self) -> bool: ...
 
     def evaluate(self, subject: Subject) -> list[Violation]: ...
 

@@ -1,0 +1,316 @@
+"""Lint findings (contracts.md §7.2): each code, its level, path and message."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tracecheck.contract import LintFinding, lint_contract
+from tracecheck.contract.lint import CODES
+from tracecheck.errors import ContractError
+
+
+def findings(**keys: Any) -> list[tuple[str, str, str, str]]:
+    return [(f.level, f.code, f.path, f.message) for f in lint_contract({"name": "x", **keys})]
+
+
+CASES: list[tuple[dict[str, Any], list[tuple[str, str, str, str]]]] = [
+    (
+        {"tools": {"required": ["Bash"], "forbidden": ["Bash"]}},
+        [
+            (
+                "error",
+                "tools.required-and-forbidden",
+                "tools.required[0]",
+                '"Bash" is both required and forbidden',
+            )
+        ],
+    ),
+    (
+        {
+            "tools": {
+                "requiredOrder": ["Read", "Bash"],
+                "orderMode": "start-order",
+                "forbidden": ["Bash"],
+            }
+        },
+        [
+            (
+                "error",
+                "tools.required-and-forbidden",
+                "tools.requiredOrder[1]",
+                '"Bash" is both required and forbidden',
+            )
+        ],
+    ),
+    (
+        {"tools": {"required": ["Read", "Grep"], "allowed": ["Read"]}},
+        [
+            (
+                "error",
+                "tools.required-not-allowed",
+                "tools.required[1]",
+                '"Grep" is required but not in tools.allowed',
+            )
+        ],
+    ),
+    (
+        {"tools": {"required": ["Read"], "maxCallsPerTool": {"Read": 0}}},
+        [
+            (
+                "error",
+                "tools.required-capped-at-zero",
+                'tools.maxCallsPerTool["Read"]',
+                '"Read" is required but capped at 0 calls',
+            )
+        ],
+    ),
+    (
+        {"tools": {"required": ["Read"], "maxCalls": 0}},
+        [
+            (
+                "error",
+                "tools.required-but-max-calls-zero",
+                "tools.maxCalls",
+                "tools.maxCalls is 0 but 1 tool(s) are required",
+            )
+        ],
+    ),
+    (
+        {"tools": {"required": ["A", "B", "C"], "maxCalls": 2}},
+        [
+            (
+                "error",
+                "tools.required-exceeds-max-calls",
+                "tools.maxCalls",
+                "3 distinct tools are required but tools.maxCalls is 2",
+            )
+        ],
+    ),
+    (
+        {"tools": {"allowed": ["Read", "Bash"], "forbidden": ["Bash"]}},
+        [
+            (
+                "error",
+                "tools.allowed-and-forbidden",
+                "tools.allowed[1]",
+                '"Bash" is both allowed and forbidden',
+            )
+        ],
+    ),
+    (
+        {
+            "tools": {
+                "forbidden": ["Bash"],
+                "arguments": [{"tool": "Bash", "pointer": "/cmd", "exists": True}],
+            }
+        },
+        [
+            (
+                "error",
+                "tools.argument-on-forbidden",
+                "tools.arguments[0].tool",
+                'checks the arguments of "Bash", which is forbidden',
+            )
+        ],
+    ),
+    (
+        {"run": {"requireCompleted": True, "allowedStatuses": ["failed"]}},
+        [
+            (
+                "error",
+                "run.completed-not-allowed",
+                "run.allowedStatuses",
+                "run.requireCompleted is true but run.allowedStatuses excludes completed",
+            )
+        ],
+    ),
+    (
+        {
+            "alternatives": {
+                "anyOf": [
+                    {"id": "a", "tools": {"required": ["R"]}},
+                    {"id": "a", "tools": {"required": ["S"]}},
+                ]
+            }
+        },
+        [
+            (
+                "error",
+                "alternatives.duplicate-id",
+                "alternatives.anyOf[1].id",
+                'duplicate alternative id "a", already at alternatives.anyOf[0].id',
+            )
+        ],
+    ),
+    (
+        {"tools": {"forbidden": ["Bash"], "maxCallsPerTool": {"Bash": 1}}},
+        [
+            (
+                "warning",
+                "tools.cap-on-forbidden",
+                'tools.maxCallsPerTool["Bash"]',
+                'caps "Bash" at 1 call(s), but it is forbidden',
+            )
+        ],
+    ),
+    (
+        {"tools": {"allowed": ["Read"], "maxCallsPerTool": {"Grep": 2}}},
+        [
+            (
+                "warning",
+                "tools.cap-on-disallowed",
+                'tools.maxCallsPerTool["Grep"]',
+                'caps "Grep" at 2 call(s), but it is not in tools.allowed',
+            )
+        ],
+    ),
+    (
+        {"tools": {"arguments": [{"tool": "Read", "pointer": "/p", "type": "string"}]}},
+        [
+            (
+                "warning",
+                "tools.argument-not-required",
+                "tools.arguments[0].tool",
+                'checks the arguments of "Read", which is not required: a run that never calls it fails for missing evidence',
+            )
+        ],
+    ),
+    (
+        {"tools": {"enforced": True}},
+        [
+            (
+                "warning",
+                "tools.enforced-without-allowed",
+                "tools.enforced",
+                "enforced without tools.allowed checks only that every call was offered, not which tools were offered",
+            )
+        ],
+    ),
+    (
+        {
+            "tools": {"forbidden": ["a", "w"]},
+            "retries": {"reads": ["a"], "writes": [{"tool": "w"}]},
+        },
+        [
+            (
+                "warning",
+                "retries.forbidden-tool",
+                "retries.reads[0]",
+                'declares a retry rule for "a", which is forbidden',
+            ),
+            (
+                "warning",
+                "retries.forbidden-tool",
+                "retries.writes[0].tool",
+                'declares a retry rule for "w", which is forbidden',
+            ),
+        ],
+    ),
+    (
+        {"tools": {"requiredOrder": ["retrieve", "answer"]}},
+        [
+            (
+                "warning",
+                "tools.order-default-mode",
+                "tools.requiredOrder",
+                "orders tools without orderMode: the default start-order passes overlapping calls; set orderMode (finish-before-start to require each call to finish first)",
+            )
+        ],
+    ),
+    (
+        {"run": {"requireCompleted": True, "allowedStatuses": ["completed", "failed"]}},
+        [
+            (
+                "warning",
+                "run.completed-beside-other-statuses",
+                "run.allowedStatuses",
+                "also allows failed, but run.requireCompleted accepts only completed",
+            )
+        ],
+    ),
+    (
+        {"llm": {"maxCalls": 0, "maxTotalTokens": 10, "allowedModels": ["m"]}},
+        [
+            (
+                "warning",
+                "llm.max-calls-zero-with-limits",
+                "llm.maxCalls",
+                "is 0, so no model may be called, yet llm.maxTotalTokens and llm.allowedModels limit model calls",
+            )
+        ],
+    ),
+    (
+        {"alternatives": {"anyOf": [{"id": "a", "tools": {"required": ["R"]}}]}},
+        [
+            (
+                "warning",
+                "alternatives.single",
+                "alternatives.anyOf",
+                "there is a single alternative, so it is simply required: move its rules into the base contract, or add the other path",
+            )
+        ],
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("keys", "expected"), CASES, ids=[c[1][0][1] + f"-{i}" for i, c in enumerate(CASES)]
+)
+def test_finding(keys: dict[str, Any], expected: list[tuple[str, str, str, str]]) -> None:
+    assert findings(**keys) == expected
+
+
+def test_every_code_is_tested() -> None:
+    assert {f[1] for _, expected in CASES for f in expected} == set(CODES)
+
+
+def test_clean_contract_has_no_findings() -> None:
+    assert (
+        findings(
+            tools={
+                "required": ["Read"],
+                "allowed": ["Read", "Grep"],
+                "forbidden": ["Bash"],
+                "enforced": True,
+                "requiredOrder": ["Read", "Grep"],
+                "orderMode": "finish-before-start",
+            },
+            run={"requireCompleted": True},
+        )
+        == []
+    )
+
+
+def test_findings_in_alternatives_carry_their_path_and_errors_come_first() -> None:
+    doc = {
+        "name": "x",
+        "tools": {"requiredOrder": ["a", "b"], "forbidden": ["c"], "required": ["c"]},
+        "alternatives": {
+            "anyOf": [
+                {"id": "p", "tools": {"required": ["Bash"], "forbidden": ["Bash"]}},
+                {"id": "q", "tools": {"enforced": True}},
+            ]
+        },
+    }
+    assert [(f.level, f.code, f.path) for f in lint_contract(doc)] == [
+        ("error", "tools.required-and-forbidden", "tools.required[0]"),
+        ("warning", "tools.order-default-mode", "tools.requiredOrder"),
+        ("error", "tools.required-and-forbidden", "alternatives.anyOf[0].tools.required[0]"),
+        ("warning", "tools.enforced-without-allowed", "alternatives.anyOf[1].tools.enforced"),
+    ]
+
+
+def test_malformed_contract_raises() -> None:
+    with pytest.raises(ContractError):
+        lint_contract({"name": "x", "tools": {"requird": ["a"]}})
+    with pytest.raises(ContractError):
+        lint_contract({"name": "x"})  # compile refuses an empty contract, so lint does too
+
+
+def test_finding_is_a_frozen_value() -> None:
+    finding = LintFinding("warning", "tools.order-default-mode", "tools.requiredOrder", "m")
+    assert str(finding) == "warning: tools.requiredOrder: m [tools.order-default-mode]"
+    with pytest.raises(AttributeError):
+        finding.level = "error"  # type: ignore[misc]

@@ -1,0 +1,257 @@
+"""Contract lint: contradictions (errors) and likely mistakes (warnings), contracts.md §7.2.
+
+`lint_contract` accepts exactly what `compile_contract` accepts and raises `ContractError` for a
+malformed contract. Duplicate alternative ids, which compile also refuses, are reported as a
+lint error rather than raised, so that lint names them with its stable code.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Literal
+
+from tracecheck.contract.compile import compile_spec, duplicate_ids
+from tracecheck.contract.load import ContractSource, load_document
+from tracecheck.contract.spec import ContractSpec, PathSpec
+from tracecheck.errors import ContractError
+
+__all__ = ["CODES", "LintFinding", "lint_contract"]
+
+LintLevel = Literal["error", "warning"]
+
+# Every code lint can report, with its level (stable: tools and CI configurations rely on them).
+CODES: dict[str, LintLevel] = {
+    "tools.required-and-forbidden": "error",
+    "tools.required-not-allowed": "error",
+    "tools.required-capped-at-zero": "error",
+    "tools.required-but-max-calls-zero": "error",
+    "tools.required-exceeds-max-calls": "error",
+    "tools.allowed-and-forbidden": "error",
+    "tools.argument-on-forbidden": "error",
+    "run.completed-not-allowed": "error",
+    "alternatives.duplicate-id": "error",
+    "tools.cap-on-forbidden": "warning",
+    "tools.cap-on-disallowed": "warning",
+    "tools.argument-not-required": "warning",
+    "tools.enforced-without-allowed": "warning",
+    "retries.forbidden-tool": "warning",
+    "tools.order-default-mode": "warning",
+    "run.completed-beside-other-statuses": "warning",
+    "llm.max-calls-zero-with-limits": "warning",
+    "alternatives.single": "warning",
+}
+
+
+@dataclass(frozen=True)
+class LintFinding:
+    level: LintLevel
+    code: str
+    path: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.level}: {self.path}: {self.message} [{self.code}]"
+
+
+def lint_contract(source: ContractSource) -> list[LintFinding]:
+    """Findings in document order: the base path, then each alternative; errors before
+    warnings within a path."""
+    doc, origin = load_document(source)
+    spec, problems = compile_spec(doc)
+    if spec is None:
+        raise ContractError(problems, source=origin)
+    id_problems = set(duplicate_ids(spec))
+    refused = [problem for problem in problems if problem not in id_problems]
+    if refused:
+        raise ContractError(refused, source=origin)
+    findings = list(_lint_path(spec.base))
+    for alternative in spec.alternatives or ():
+        findings += _lint_path(alternative)
+    findings += [
+        _finding("alternatives.duplicate-id", problem.path, problem.message)
+        for problem in duplicate_ids(spec)
+    ]
+    findings += _lint_alternatives(spec)
+    order = {"error": 0, "warning": 1}
+    return sorted(findings, key=lambda f: (_path_rank(spec, f.path), order[f.level]))
+
+
+def _path_rank(spec: ContractSpec, path: str) -> int:
+    for rank, alternative in enumerate(spec.alternatives or (), start=1):
+        if path == alternative.where or path.startswith(
+            (f"{alternative.where}.", f"{alternative.where}[")
+        ):
+            return rank
+    return 0
+
+
+def _finding(code: str, path: str, message: str) -> LintFinding:
+    return LintFinding(CODES[code], code, path, message)
+
+
+def _q(name: str) -> str:
+    return json.dumps(name, ensure_ascii=False)
+
+
+def _lint_alternatives(spec: ContractSpec) -> list[LintFinding]:
+    if spec.alternatives is not None and len(spec.alternatives) == 1:
+        return [
+            _finding(
+                "alternatives.single",
+                "alternatives.anyOf",
+                "there is a single alternative, so it is simply required: move its rules into "
+                "the base contract, or add the other path",
+            )
+        ]
+    return []
+
+
+def _lint_path(path: PathSpec) -> Iterator[LintFinding]:
+    at = path.at
+    tools = path.tools
+    run = path.run
+    if tools is not None:
+        # Every tool the path requires (tools.required, then tools.requiredOrder), first place.
+        required: dict[str, str] = {}
+        for i, name in enumerate(tools.required):
+            required.setdefault(name, at(f"tools.required[{i}]"))
+        for i, name in enumerate(tools.required_order):
+            required.setdefault(name, at(f"tools.requiredOrder[{i}]"))
+        forbidden = set(tools.forbidden)
+        caps = dict(tools.max_calls_per_tool)
+        for name, where in required.items():
+            if name in forbidden:
+                yield _finding(
+                    "tools.required-and-forbidden",
+                    where,
+                    f"{_q(name)} is both required and forbidden",
+                )
+            if tools.allowed is not None and name not in tools.allowed:
+                yield _finding(
+                    "tools.required-not-allowed",
+                    where,
+                    f"{_q(name)} is required but not in tools.allowed",
+                )
+            if caps.get(name) == 0:
+                yield _finding(
+                    "tools.required-capped-at-zero",
+                    at(f"tools.maxCallsPerTool[{_q(name)}]"),
+                    f"{_q(name)} is required but capped at 0 calls",
+                )
+        if tools.max_calls is not None and required:
+            if tools.max_calls == 0:
+                yield _finding(
+                    "tools.required-but-max-calls-zero",
+                    at("tools.maxCalls"),
+                    f"tools.maxCalls is 0 but {len(required)} tool(s) are required",
+                )
+            elif len(required) > tools.max_calls:
+                yield _finding(
+                    "tools.required-exceeds-max-calls",
+                    at("tools.maxCalls"),
+                    f"{len(required)} distinct tools are required but tools.maxCalls is "
+                    f"{tools.max_calls}",
+                )
+        for i, name in enumerate(tools.allowed or ()):
+            if name in forbidden:
+                yield _finding(
+                    "tools.allowed-and-forbidden",
+                    at(f"tools.allowed[{i}]"),
+                    f"{_q(name)} is both allowed and forbidden",
+                )
+        for argument in tools.arguments:
+            if argument.tool in forbidden:
+                yield _finding(
+                    "tools.argument-on-forbidden",
+                    at(f"tools.arguments[{argument.index}].tool"),
+                    f"checks the arguments of {_q(argument.tool)}, which is forbidden",
+                )
+    statuses = run.allowed_statuses if run is not None and run.require_completed else None
+    if statuses is not None and "completed" not in statuses:
+        yield _finding(
+            "run.completed-not-allowed",
+            at("run.allowedStatuses"),
+            "run.requireCompleted is true but run.allowedStatuses excludes completed",
+        )
+    # Warnings.
+    if tools is not None:
+        forbidden = set(tools.forbidden)
+        for name, cap in tools.max_calls_per_tool:
+            where = at(f"tools.maxCallsPerTool[{_q(name)}]")
+            if name in forbidden:
+                yield _finding(
+                    "tools.cap-on-forbidden",
+                    where,
+                    f"caps {_q(name)} at {cap} call(s), but it is forbidden",
+                )
+            elif tools.allowed is not None and name not in tools.allowed:
+                yield _finding(
+                    "tools.cap-on-disallowed",
+                    where,
+                    f"caps {_q(name)} at {cap} call(s), but it is not in tools.allowed",
+                )
+        required_names = set(tools.required) | set(tools.required_order)
+        for argument in tools.arguments:
+            if argument.tool not in required_names and argument.tool not in forbidden:
+                yield _finding(
+                    "tools.argument-not-required",
+                    at(f"tools.arguments[{argument.index}].tool"),
+                    f"checks the arguments of {_q(argument.tool)}, which is not required: a run "
+                    "that never calls it fails for missing evidence",
+                )
+        if tools.enforced and tools.allowed is None:
+            yield _finding(
+                "tools.enforced-without-allowed",
+                at("tools.enforced"),
+                "enforced without tools.allowed checks only that every call was offered, not "
+                "which tools were offered",
+            )
+        if path.retries is not None:
+            for i, name in enumerate(path.retries.reads):
+                if name in forbidden:
+                    yield _finding(
+                        "retries.forbidden-tool",
+                        at(f"retries.reads[{i}]"),
+                        f"declares a retry rule for {_q(name)}, which is forbidden",
+                    )
+            for i, write in enumerate(path.retries.writes):
+                if write.tool in forbidden:
+                    yield _finding(
+                        "retries.forbidden-tool",
+                        at(f"retries.writes[{i}].tool"),
+                        f"declares a retry rule for {_q(write.tool)}, which is forbidden",
+                    )
+        if len(tools.required_order) >= 2 and tools.order_mode is None:
+            yield _finding(
+                "tools.order-default-mode",
+                at("tools.requiredOrder"),
+                "orders tools without orderMode: the default start-order passes overlapping "
+                "calls; set orderMode (finish-before-start to require each call to finish first)",
+            )
+    if run is not None and run.require_completed and run.allowed_statuses is not None:
+        others = [status for status in run.allowed_statuses if status != "completed"]
+        if "completed" in run.allowed_statuses and others:
+            yield _finding(
+                "run.completed-beside-other-statuses",
+                at("run.allowedStatuses"),
+                f"also allows {', '.join(others)}, but run.requireCompleted accepts only completed",
+            )
+    llm = path.llm
+    if llm is not None and llm.max_calls == 0:
+        limits = [
+            key
+            for key, present in (
+                ("maxTotalTokens", llm.max_total_tokens is not None),
+                ("allowedModels", bool(llm.allowed_models)),
+            )
+            if present
+        ]
+        if limits:
+            yield _finding(
+                "llm.max-calls-zero-with-limits",
+                at("llm.maxCalls"),
+                f"is 0, so no model may be called, yet llm.{' and llm.'.join(limits)} limit "
+                "model calls",
+            )
