@@ -107,6 +107,9 @@ _CACHE_SEPARATE = (
     ("llm.token_count.prompt_cache_hit", "read"),
     ("llm.token_count.prompt_cache_write", "write"),
 )
+_TOKEN_ATTRIBUTES = frozenset(
+    (*_INPUT_TOKENS, *_OUTPUT_TOKENS, *(key for key, _ in _CACHE_INCLUDED + _CACHE_SEPARATE))
+)
 _ARGUMENT_ATTRIBUTES = ("gen_ai.tool.call.arguments", "tool.arguments", "input.value", "tool.input")
 RUN_STATUSES = ("running", "completed", "failed", "aborted")
 _OPENINFERENCE_TOOL_SCHEMA = re.compile(r"^llm\.tools\.(\d+)\.tool\.json_schema$")
@@ -126,7 +129,9 @@ def kind(declared: str | None, attributes: Mapping[str, Any], name: str) -> str:
         value = attributes.get(key)
         if isinstance(value, str) and value.upper() in CONTRACT_KINDS:
             return value.upper()
-    if _first_string(attributes, _TOOL_NAME_KIND_ATTRIBUTES) or _TOOLISH_NAME.match(name):
+    if _first_string(attributes, _TOOL_NAME_KIND_ATTRIBUTES):
+        return "TOOL"
+    if name[:1] in ("f", "F", "t", "T") and _TOOLISH_NAME.match(name):
         return "TOOL"
     operation = attributes.get("gen_ai.operation.name")
     if operation is not None:
@@ -164,16 +169,23 @@ def tokens(
     attributes: Mapping[str, Any],
 ) -> tuple[Count | None, Count | None, Count | None, Count | None, Count]:
     """(input, output, cache read, cache write, cache counts outside input) (§1.4)."""
+    present = _TOKEN_ATTRIBUTES.intersection(attributes.keys())
+    if not present:  # most spans record no tokens: one pass over their keys settles it
+        return None, None, None, None, 0
     input_tokens = _first_number(attributes, _INPUT_TOKENS)
     output_tokens = _first_number(attributes, _OUTPUT_TOKENS)
     cache: dict[str, Count | None] = {"read": None, "write": None}
     outside: Count = 0
     for key, which in _CACHE_SEPARATE:
+        if key not in present:
+            continue
         count = _number(attributes.get(key))
         if count is not None and cache[which] is None:
             cache[which] = count
             outside += count
     for key, which in _CACHE_INCLUDED:
+        if key not in present:
+            continue
         count = _number(attributes.get(key))
         if count is not None and cache[which] is None:
             cache[which] = count

@@ -50,6 +50,9 @@ class Kind(StrEnum):
     UNKNOWN = "UNKNOWN"
 
 
+_KINDS = {kind.value: kind for kind in Kind}  # a dict lookup; calling the enum is slow
+
+
 @dataclass(frozen=True, slots=True)
 class Event:
     name: str
@@ -296,7 +299,7 @@ class Span:
         try:
             return self._kind
         except AttributeError:
-            kind = Kind(normalize.kind(self.declared_kind, self.attributes, self.name))
+            kind = _KINDS[normalize.kind(self.declared_kind, self.attributes, self.name)]
             object.__setattr__(self, "_kind", kind)
             return kind
 

@@ -129,8 +129,7 @@ class Never:
     needs_tool_capture: bool = False
 
     def evaluate(self, subject: Subject) -> list[Violation]:
-        matches = self.p.matches
-        found = [span for span in subject.spans if matches(span)]
+        found = subject.matching(self.p)
         if not found:
             return []
         shown = self.p.describe()
@@ -149,10 +148,8 @@ class Eventually:
     needs_tool_capture: bool = False
 
     def evaluate(self, subject: Subject) -> list[Violation]:
-        matches = self.p.matches
-        for span in subject.spans:
-            if matches(span):
-                return []
+        if subject.matching(self.p):
+            return []
         return [
             Violation(
                 None,
@@ -174,16 +171,15 @@ def _unwitnessed(
 ) -> tuple[int, int, list[tuple[Span, str]]]:
     """(guard matches, guarded matches, [(guarded span, reason)] for each one not witnessed)."""
     spans = subject.spans
-    guard_matches = guard.matches
-    guarded_matches = guarded.matches
-    guard_mask = [guard_matches(span) for span in spans]
-    guarded_indices = [index for index, span in enumerate(spans) if guarded_matches(span)]
-    summary = Guard(spans, [index for index, hit in enumerate(guard_mask) if hit])
+    guard_indices = [subject.position(span) for span in subject.matching(guard)]
+    guarded_indices = [subject.position(span) for span in subject.matching(guarded)]
+    is_guard = set(guard_indices)
+    summary = Guard(spans, guard_indices)
     failures: list[tuple[Span, str]] = []
     if summary.count and guarded_indices:
         ref = subject.ref
         for index in guarded_indices:
-            reason = witness(spans, index, summary, guard_mask[index], order, ref)
+            reason = witness(spans, index, summary, index in is_guard, order, ref)
             if reason is not None:
                 failures.append((spans[index], reason))
     elif guarded_indices:
@@ -257,8 +253,7 @@ class AtMost:
     needs_tool_capture: bool = False
 
     def evaluate(self, subject: Subject) -> list[Violation]:
-        matches = self.p.matches
-        found = [span for span in subject.spans if matches(span)]
+        found = subject.matching(self.p)
         if len(found) <= self.max:
             return []
         return [
@@ -281,11 +276,8 @@ class TokensAtMost:
     needs_tool_capture: bool = False
 
     def evaluate(self, subject: Subject) -> list[Violation]:
-        matches = self.p.matches
         totals: list[int | float] = []
-        for span in subject.spans:
-            if not matches(span):
-                continue
+        for span in subject.matching(self.p):
             total = span.tokens.total
             if total is None:
                 return [
@@ -467,8 +459,7 @@ class Argument:
     needs_tool_capture: bool = False
 
     def evaluate(self, subject: Subject) -> list[Violation]:
-        matches = self.p.matches
-        found = [span for span in subject.spans if matches(span)]
+        found = subject.matching(self.p)
         if not found:
             return [
                 Violation(

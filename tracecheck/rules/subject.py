@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from tracecheck.rules.predicates import Exact, Predicate
 from tracecheck.spans import Kind, RunRecord, Span
 
 __all__ = ["Subject"]
@@ -11,9 +12,13 @@ __all__ = ["Subject"]
 
 class Subject:
     """The subject spans of a check (the trace, or a scoped subtree) in array order, and the
-    run record with the reason it is unknown when it is."""
+    run record with the reason it is unknown when it is.
 
-    __slots__ = ("_positions", "_tool_spans", "run", "run_unknown", "spans")
+    Spans are indexed by kind and TOOL spans by tool name on first use, so a rule about one
+    tool looks only at that tool's calls instead of testing every span.
+    """
+
+    __slots__ = ("_by_kind", "_by_tool", "_positions", "run", "run_unknown", "spans")
 
     def __init__(
         self, spans: Sequence[Span], run: RunRecord | None = None, run_unknown: str | None = None
@@ -22,14 +27,24 @@ class Subject:
         self.run = run
         self.run_unknown = run_unknown
         self._positions: dict[int, int] | None = None
-        self._tool_spans: tuple[Span, ...] | None = None
+        self._by_kind: dict[Kind, list[Span]] | None = None
+        self._by_tool: dict[str | None, list[Span]] | None = None
 
     @property
-    def tool_spans(self) -> tuple[Span, ...]:
+    def tool_spans(self) -> Sequence[Span]:
         """TOOL spans in array order."""
-        if self._tool_spans is None:
-            self._tool_spans = tuple(span for span in self.spans if span.kind is Kind.TOOL)
-        return self._tool_spans
+        return self._kinds().get(Kind.TOOL, ())
+
+    def matching(self, predicate: Predicate) -> list[Span]:
+        """The spans matching `predicate`, in array order."""
+        matches = predicate.matches
+        return [span for span in self._candidates(predicate) if matches(span)]
+
+    def position(self, span: Span) -> int:
+        """The span's index in array order."""
+        if self._positions is None:
+            self._positions = {id(s): i for i, s in enumerate(self.spans)}
+        return self._positions[id(span)]
 
     def ref(self, span: Span) -> str:
         """How a message names a span: its id, or `#<index>` in array order when it has none."""
@@ -38,3 +53,21 @@ class Subject:
         if self._positions is None:
             self._positions = {id(s): i for i, s in enumerate(self.spans)}
         return f"#{self._positions.get(id(span), '?')}"
+
+    def _candidates(self, predicate: Predicate) -> Sequence[Span]:
+        if predicate.kind is None:
+            return self.spans
+        if predicate.kind == Kind.TOOL and isinstance(predicate.tool, Exact):
+            if self._by_tool is None:
+                self._by_tool = {}
+                for span in self.tool_spans:
+                    self._by_tool.setdefault(span.tool_name, []).append(span)
+            return self._by_tool.get(predicate.tool.value, ())
+        return self._kinds().get(Kind(predicate.kind), ())
+
+    def _kinds(self) -> dict[Kind, list[Span]]:
+        if self._by_kind is None:
+            self._by_kind = {}
+            for span in self.spans:
+                self._by_kind.setdefault(span.kind, []).append(span)
+        return self._by_kind
