@@ -103,7 +103,7 @@ def test_a_scope_that_matches_two_spans_errors_base_and_alternatives() -> None:
     alternative = Alternative("cache", (FakeRule("x"),))
     verdict = check(twins, contract(FakeRule("r"), alternatives=(alternative,), scope=scope))
     assert verdict.status == "error"
-    assert statuses(verdict) == [(None, "r", "error"), ("cache", "x", "error")]
+    assert statuses(verdict) == [(None, "r", "error"), ("cache", "cache/x", "error")]
     assert (
         verdict.rules[1].error == "scope root kind=UNKNOWN matched 2 spans; exactly one is required"
     )
@@ -158,7 +158,7 @@ def test_alternatives(base: str, alternatives: list[str], expected: str, shown: 
     verdict = check(TRACE_SPANS, contract(FakeRule("base", base), alternatives=paths))
     assert verdict.status == expected
     assert [r.status for r in verdict.rules[1:]] == shown
-    assert all(r.qualified_label == f"alt{i}/r" for i, r in enumerate(verdict.rules[1:]))
+    assert all(r.label == f"alt{i}/r" for i, r in enumerate(verdict.rules[1:]))
     passed = (base == "pass") + ("pass" in alternatives)
     assert verdict.score == passed / 2
     skipped = [r for r in verdict.rules if r.status == "skipped"]

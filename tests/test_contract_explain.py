@@ -47,10 +47,8 @@ def test_full_layout() -> None:
         "  - tools.forbidden[Bash]: no span matches kind=TOOL,tool=Bash\n"
         "  - run: the run completed; it took at most 120000 ms\n"
         "And at least one alternative must pass completely:\n"
-        "  full:\n"
-        "    - tools.required[Read]: some span matches kind=TOOL,tool=Read\n"
-        "  cache-hit:\n"
-        "    - hit: some span matches tool=cache"
+        "  - full/tools.required[Read]: some span matches kind=TOOL,tool=Read\n"
+        "  - cache-hit/hit: some span matches tool=cache"
     )
 
 
@@ -64,7 +62,7 @@ def test_minimal_layout() -> None:
 def test_only_alternatives() -> None:
     contract = Contract(name="c", rules=(), alternatives=(Alternative("x", (FakeRule("a", "d"),)),))
     assert explain_contract(contract) == (
-        'Contract "c"\nAnd at least one alternative must pass completely:\n  x:\n    - a: d'
+        'Contract "c"\nAnd at least one alternative must pass completely:\n  - x/a: d'
     )
 
 

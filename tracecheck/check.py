@@ -56,15 +56,20 @@ def check_all(
 
 
 def _evaluate(rule: Rule, subject: Subject, alternative: str | None) -> RuleResult:
+    label = _reported(rule, alternative)
     if rule.needs_tool_capture and not _records_tool_capture(subject):
-        return RuleResult(rule.label, alternative, "error", error=NO_CAPTURE)
+        return RuleResult(label, alternative, "error", error=NO_CAPTURE)
     try:
         violations = rule.evaluate(subject)
     except RuleError as exc:
-        return RuleResult(rule.label, alternative, "error", error=str(exc))
+        return RuleResult(label, alternative, "error", error=str(exc))
     if violations:
-        return RuleResult(rule.label, alternative, "fail", tuple(violations))
-    return RuleResult(rule.label, alternative, "pass")
+        return RuleResult(label, alternative, "fail", tuple(violations))
+    return RuleResult(label, alternative, "pass")
+
+
+def _reported(rule: Rule, alternative: str | None) -> str:
+    return f"{alternative}/{rule.label}" if alternative else rule.label
 
 
 def _records_tool_capture(subject: Subject) -> bool:
@@ -117,7 +122,8 @@ def _all_errored(contract: Contract, trace_id: str | None, reason: str) -> Verdi
 
 def _errored(alternative: Alternative, reason: str) -> list[RuleResult]:
     return [
-        RuleResult(rule.label, alternative.id, "error", error=reason) for rule in alternative.rules
+        RuleResult(_reported(rule, alternative.id), alternative.id, "error", error=reason)
+        for rule in alternative.rules
     ]
 
 

@@ -22,17 +22,16 @@ class Violation:
 
 @dataclass(frozen=True, slots=True)
 class RuleResult:
-    """One compiled rule's outcome; `alternative` names the alternative it belongs to."""
+    """One compiled rule's outcome.
+
+    An alternative's rule is reported as `<id>/<label>` (§2.1); `alternative` holds the id.
+    """
 
     label: str
     alternative: str | None
     status: RuleStatus
     violations: tuple[Violation, ...] = ()
     error: str | None = None
-
-    @property
-    def qualified_label(self) -> str:
-        return f"{self.alternative}/{self.label}" if self.alternative else self.label
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,9 +6,10 @@ Scope: the span matching kind=AGENT,name=refund and its descendants
 Every rule must pass:
   - tools.required[Read]: some span matches kind=TOOL,tool=Read
 And at least one alternative must pass completely:
-  cache-hit:
-    - tools.required[cache_lookup]: some span matches kind=TOOL,tool=cache_lookup
+  - cache-hit/tools.required[cache_lookup]: some span matches kind=TOOL,tool=cache_lookup
 ```
+
+An alternative's rules are labelled `<id>/<label>`, as they are reported (§2.1).
 """
 
 from __future__ import annotations
@@ -35,14 +36,13 @@ def explain_contract(contract: Contract | ContractSource) -> str:
         lines.append(f"Scope: the span matching {contract.scope.describe()} and its descendants")
     if contract.rules:
         lines.append("Every rule must pass:")
-        lines += _rule_lines(contract.rules, "  ")
+        lines += _rule_lines(contract.rules)
     if contract.alternatives:
         lines.append("And at least one alternative must pass completely:")
         for alternative in contract.alternatives:
-            lines.append(f"  {alternative.id}:")
-            lines += _rule_lines(alternative.rules, "    ")
+            lines += _rule_lines(alternative.rules, f"{alternative.id}/")
     return "\n".join(lines)
 
 
-def _rule_lines(rules: Iterable[Rule], indent: str) -> list[str]:
-    return [f"{indent}- {rule.label}: {rule.describe()}" for rule in rules]
+def _rule_lines(rules: Iterable[Rule], prefix: str = "") -> list[str]:
+    return [f"  - {prefix}{rule.label}: {rule.describe()}" for rule in rules]

@@ -775,13 +775,18 @@ class _Parser:
                     f"unknown flag(s) {''.join(unknown)} (allowed: {', '.join(REGEX_FLAGS)})",
                 )
                 ok = False
-        if not ok:
+        if not isinstance(source, str):
             return None
+        # The source is compiled even beside bad flags, so that both problems are reported.
+        known = (
+            "".join(flag for flag in flags if flag in REGEX_FLAGS) if isinstance(flags, str) else ""
+        )
         try:
-            return Pattern(source, flags)
+            pattern = Pattern(source, known)
         except ValueError as exc:
             self.add(f"{where}.$regex", str(exc))
             return None
+        return pattern if ok else None
 
     def attr(self, value: Any, where: str) -> tuple[tuple[str, Any], ...] | None:
         if not isinstance(value, Mapping):
