@@ -1,0 +1,68 @@
+"""What every rule operator shares: the protocol the checker relies on, and how messages
+name spans, list names and print numbers."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from decimal import Decimal
+from fractions import Fraction
+from typing import Literal, Protocol
+
+from tracecheck.rules.subject import Subject
+from tracecheck.spans import Span
+from tracecheck.verdict import Violation
+
+__all__ = ["SHOWN_NAMES", "Occurrence", "Rule", "at", "listed", "named", "number_text"]
+
+Occurrence = Literal["first", "last", "any", "all"]
+
+SHOWN_NAMES = 6  # offered tool names and span refs listed before "and <k> more"
+
+
+class Rule(Protocol):
+    """What the checker needs of a compiled rule; every operator below is one."""
+
+    @property
+    def label(self) -> str: ...
+
+    @property
+    def needs_tool_capture(self) -> bool: ...
+
+    def evaluate(self, subject: Subject) -> list[Violation]: ...
+
+    def describe(self) -> str: ...
+
+
+def at(subject: Subject, span: Span, detail: str) -> Violation:
+    return Violation(span.span_id or None, detail)
+
+
+def named(subject: Subject, span: Span) -> str:
+    return f'span {subject.ref(span)} ("{span.name}")'
+
+
+def listed(items: Sequence[str]) -> str:
+    """Up to six items joined by `, `, then ` and <k> more`."""
+    shown = ", ".join(items[:SHOWN_NAMES])
+    rest = len(items) - SHOWN_NAMES
+    return f"{shown} and {rest} more" if rest > 0 else shown
+
+
+def number_text(number: int | float | Fraction | Decimal) -> str:
+    """A number as a reader expects it: integral values without a fraction, no exponent."""
+    if isinstance(number, float) and not math.isfinite(number):
+        return repr(number)
+    if isinstance(number, Fraction):
+        exact = _fraction_decimal(number)
+    elif isinstance(number, float):
+        exact = Decimal(repr(number))
+    else:
+        exact = Decimal(number)
+    if exact == exact.to_integral_value():
+        return str(int(exact))
+    return format(exact.normalize(), "f")
+
+
+def _fraction_decimal(number: Fraction) -> Decimal:
+    return Decimal(number.numerator) / Decimal(number.denominator)
