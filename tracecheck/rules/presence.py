@@ -1,4 +1,5 @@
-"""Rules that count matching spans: always, never, eventually (§4.1), atMost and tokensAtMost (§4.5–4.6)."""
+"""Rules that count matching spans: always, never, eventually (§4.1), atMost and
+tokensAtMost (§4.5–4.6)."""
 
 from __future__ import annotations
 
