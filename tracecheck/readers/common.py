@@ -18,6 +18,7 @@ from tracecheck.errors import TraceReadError
 from tracecheck.spans import ReadNote, Span, SpanStatus
 
 __all__ = [
+    "SPAN_KINDS",
     "ReadContext",
     "checked",
     "collector_paused",
@@ -29,6 +30,15 @@ __all__ = [
     "parse_unix_nano",
 ]
 
+# OTLP's own span kinds by enum name (protobuf JSON may write names or numbers).
+SPAN_KINDS = {
+    "SPAN_KIND_UNSPECIFIED": 0,
+    "SPAN_KIND_INTERNAL": 1,
+    "SPAN_KIND_SERVER": 2,
+    "SPAN_KIND_CLIENT": 3,
+    "SPAN_KIND_PRODUCER": 4,
+    "SPAN_KIND_CONSUMER": 5,
+}
 _HEX = re.compile(r"^[0-9a-fA-F]+$")
 _UUID = re.compile(r"^[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}$")
 _STATUS_CODES: dict[Any, SpanStatus | None] = {

@@ -14,6 +14,7 @@ from typing import IO, Any
 import orjson
 
 from tracecheck.readers.common import (
+    SPAN_KINDS,
     ReadContext,
     checked,
     indexed_place,
@@ -25,15 +26,6 @@ from tracecheck.readers.otlp_json_typed import typed_spans
 from tracecheck.spans import EMPTY_ATTRIBUTES, Event, Link, Scope, Span
 
 __all__ = ["any_value", "attribute_map", "read_otlp_json", "read_otlp_jsonl", "spans_from_request"]
-
-_SPAN_KINDS = {
-    "SPAN_KIND_UNSPECIFIED": 0,
-    "SPAN_KIND_INTERNAL": 1,
-    "SPAN_KIND_SERVER": 2,
-    "SPAN_KIND_CLIENT": 3,
-    "SPAN_KIND_PRODUCER": 4,
-    "SPAN_KIND_CONSUMER": 5,
-}
 
 
 class _Invalid(ValueError):
@@ -378,7 +370,7 @@ def _span_kind(raw: Any) -> int:
         return 0
     if isinstance(raw, int) and not isinstance(raw, bool) and 0 <= raw <= 5:
         return raw
-    kind = _SPAN_KINDS.get(raw) if isinstance(raw, str) else None
+    kind = SPAN_KINDS.get(raw) if isinstance(raw, str) else None
     if kind is None:
         raise _Invalid(".kind", f"{raw!r} is not a span kind")
     return kind

@@ -20,6 +20,7 @@ from typing import Any
 import msgspec
 
 from tracecheck.readers.common import (
+    SPAN_KINDS,
     ReadContext,
     checked,
     collector_paused,
@@ -31,15 +32,6 @@ from tracecheck.readers.common import (
 from tracecheck.spans import EMPTY_ATTRIBUTES, Event, Link, Scope, Span
 
 __all__ = ["typed_spans"]
-
-_SPAN_KINDS = {
-    "SPAN_KIND_UNSPECIFIED": 0,
-    "SPAN_KIND_INTERNAL": 1,
-    "SPAN_KIND_SERVER": 2,
-    "SPAN_KIND_CLIENT": 3,
-    "SPAN_KIND_PRODUCER": 4,
-    "SPAN_KIND_CONSUMER": 5,
-}
 
 
 class _Strict(msgspec.Struct, forbid_unknown_fields=True, gc=False):
@@ -283,7 +275,7 @@ def _span_kind(raw: int | str | None) -> int:
         return 0
     if isinstance(raw, int) and 0 <= raw <= 5:
         return raw
-    kind = _SPAN_KINDS.get(raw) if isinstance(raw, str) else None
+    kind = SPAN_KINDS.get(raw) if isinstance(raw, str) else None
     if kind is None:
         raise _Decline
     return kind
