@@ -7,13 +7,25 @@ import os
 import sys
 from collections.abc import Sequence
 from enum import IntEnum
+from pathlib import Path
 from typing import TextIO
 
 import orjson
 
-from tracecheck.errors import AmbiguousFormatError, TraceReadError
+from tracecheck.check import check
+from tracecheck.contract import Contract, compile_contract, explain_contract, lint_contract
+from tracecheck.errors import AmbiguousFormatError, ContractError, TraceReadError
 from tracecheck.readers import FORMATS, read_traces
+from tracecheck.report import (
+    CheckedTrace,
+    render_annotations,
+    render_json,
+    render_junit,
+    render_text,
+)
 from tracecheck.show import render_trace, trace_facts
+from tracecheck.spans import Trace
+from tracecheck.verdict import worst
 
 __all__ = ["ExitCode", "main"]
 
@@ -32,10 +44,17 @@ _EPILOG = """\
 exit codes:
   0  success (every verdict passes; input is safe)
   1  a rule failed (input is not safe to share)
-  2  usage error, malformed contract, or a rule that could not be evaluated
+  2  usage error, malformed or contradictory contract, or a rule that could not be evaluated
   3  a trace could not be read
   4  a trace's format is ambiguous: pass --format
 """
+
+
+class _Stop(Exception):
+    """A command ends early with this exit code; its message is already printed."""
+
+    def __init__(self, code: ExitCode) -> None:
+        self.code = code
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -47,7 +66,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         parser.print_help(sys.stderr)
         return ExitCode.USAGE
-    return int(args.run(args))
+    try:
+        return int(args.run(args))
+    except _Stop as stop:
+        return int(stop.code)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -59,42 +81,141 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.set_defaults(command=None)
     commands = parser.add_subparsers(title="commands", metavar="COMMAND")
-    show = commands.add_parser(
-        "show",
-        help="print each trace as a tree of spans",
-        description="Print each trace as a tree: one line per span with its kind, tool or "
-        "model, tokens, duration and status.",
-        epilog=_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+
+    def command(name: str, summary: str, description: str) -> argparse.ArgumentParser:
+        sub = commands.add_parser(
+            name,
+            help=summary,
+            description=description,
+            epilog=_EPILOG,
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+        sub.set_defaults(command=name)
+        return sub
+
+    check_command = command(
+        "check",
+        "check traces against contracts",
+        "Check every trace against every contract and report each rule's verdict.",
     )
-    show.add_argument("traces", nargs="+", metavar="TRACE", help="trace file or directory")
-    show.add_argument("--format", choices=FORMATS, help="read as this format instead of sniffing")
-    show.add_argument("--trace-id", help="show only this trace")
+    _trace_arguments(check_command)
+    check_command.add_argument(
+        "--contract", action="append", required=True, metavar="FILE", help="contract (repeatable)"
+    )
+    check_command.add_argument("--junit", metavar="PATH", help="write JUnit XML to PATH")
+    check_command.add_argument(
+        "--json", metavar="PATH", help="write the JSON report (version 1) to PATH, or - for stdout"
+    )
+    check_command.add_argument(
+        "--annotations",
+        action="store_true",
+        help="print GitHub workflow annotations (on by default when GITHUB_ACTIONS=true)",
+    )
+    verbosity = check_command.add_mutually_exclusive_group()
+    verbosity.add_argument("-q", "--quiet", action="store_true", help="one line per verdict")
+    verbosity.add_argument("-v", "--verbose", action="store_true", help="list passing rules too")
+    check_command.set_defaults(run=_check)
+
+    show = command(
+        "show",
+        "print each trace as a tree of spans",
+        "Print each trace as a tree: one line per span with its kind, tool or model, tokens, "
+        "duration and status.",
+    )
+    _trace_arguments(show)
     show.add_argument("--json", action="store_true", help="print JSON (version 1) on stdout")
-    show.set_defaults(command="show", run=_show)
+    show.set_defaults(run=_show)
+
+    lint = command("lint", "report contradictions and likely mistakes", "Lint contracts.")
+    lint.add_argument("contracts", nargs="+", metavar="CONTRACT")
+    lint.set_defaults(run=_lint)
+
+    explain = command("explain", "say in words what a contract checks", "Explain a contract.")
+    explain.add_argument("contract", metavar="CONTRACT")
+    explain.set_defaults(run=_explain)
     return parser
 
 
-def _show(args: argparse.Namespace) -> ExitCode:
-    traces = []
-    for source in args.traces:
+def _trace_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("traces", nargs="+", metavar="TRACE", help="trace file or directory")
+    parser.add_argument("--format", choices=FORMATS, help="read as this format instead of sniffing")
+    parser.add_argument("--trace-id", help="only the trace with this id")
+
+
+def _check(args: argparse.Namespace) -> ExitCode:
+    contracts = _load_contracts(args.contract)
+    traces = _read(args.traces, args.format, args.trace_id)
+    checked = [
+        CheckedTrace(source, contract.source, check(trace, contract))
+        for source, trace in traces
+        for contract in contracts
+    ]
+    machine_on_stdout = args.json == "-"
+    human = sys.stderr if machine_on_stdout else sys.stdout
+    verbosity = -1 if args.quiet or machine_on_stdout else (1 if args.verbose else 0)
+    print(render_text(checked, color=_use_color(human), verbosity=verbosity), file=human)
+    if args.json:
+        document = orjson.dumps(render_json(checked), option=orjson.OPT_INDENT_2) + b"\n"
+        _write(args.json, document)
+    if args.junit:
+        _write(args.junit, render_junit(checked))
+    if args.annotations or os.environ.get("GITHUB_ACTIONS") == "true":
+        annotations = render_annotations(checked)
+        if annotations:
+            print(annotations, file=human)
+    status = worst([item.verdict.status for item in checked])
+    return {"pass": ExitCode.OK, "fail": ExitCode.FAILED, "error": ExitCode.USAGE}[status]
+
+
+def _load_contracts(paths: Sequence[str]) -> list[Contract]:
+    """Every contract compiled, or every problem printed: lint errors refuse a contract."""
+    contracts: list[Contract] = []
+    refused = False
+    for path in paths:
         try:
-            traces.extend(read_traces(source, format=args.format))
+            findings = lint_contract(Path(path))
+            contract = compile_contract(Path(path))
+        except ContractError as exc:
+            _error(str(exc))
+            refused = True
+            continue
+        for finding in findings:
+            where = f"{path}: {finding.path}" if finding.path else path
+            print(f"{where}: {finding.level} [{finding.code}] {finding.message}", file=sys.stderr)
+        if any(finding.level == "error" for finding in findings):
+            refused = True
+        contracts.append(contract)
+    if refused:
+        raise _Stop(ExitCode.USAGE)
+    return contracts
+
+
+def _read(
+    sources: Sequence[str], format: str | None, trace_id: str | None
+) -> list[tuple[str, Trace]]:
+    traces: list[tuple[str, Trace]] = []
+    for source in sources:
+        try:
+            traces.extend((source, trace) for trace in read_traces(source, format=format))
         except AmbiguousFormatError as exc:
             _error(str(exc))
-            return ExitCode.AMBIGUOUS
+            raise _Stop(ExitCode.AMBIGUOUS) from None
         except TraceReadError as exc:
             _error(str(exc))
-            return ExitCode.UNREADABLE
-    if args.trace_id:
-        wanted = args.trace_id.lower()
-        traces = [trace for trace in traces if trace.trace_id == wanted]
+            raise _Stop(ExitCode.UNREADABLE) from None
+    if trace_id:
+        traces = [(s, t) for s, t in traces if t.trace_id == trace_id.lower()]
         if not traces:
-            _error(f"no trace has id {args.trace_id}")
-            return ExitCode.USAGE
-    notes = dict.fromkeys(str(note) for trace in traces for note in trace.notes)
+            _error(f"no trace has id {trace_id}")
+            raise _Stop(ExitCode.USAGE)
+    notes = dict.fromkeys(str(note) for _, trace in traces for note in trace.notes)
     for note in notes:
         print(f"note: {note}", file=sys.stderr)
+    return traces
+
+
+def _show(args: argparse.Namespace) -> ExitCode:
+    traces = [trace for _, trace in _read(args.traces, args.format, args.trace_id)]
     if args.json:
         document = {"version": 1, "traces": [trace_facts(trace) for trace in traces]}
         sys.stdout.write(orjson.dumps(document, option=orjson.OPT_INDENT_2).decode() + "\n")
@@ -102,6 +223,46 @@ def _show(args: argparse.Namespace) -> ExitCode:
         color = _use_color(sys.stdout)
         print("\n\n".join(render_trace(trace, color=color) for trace in traces))
     return ExitCode.OK
+
+
+def _lint(args: argparse.Namespace) -> ExitCode:
+    code = ExitCode.OK
+    for path in args.contracts:
+        try:
+            findings = lint_contract(Path(path))
+        except ContractError as exc:
+            _error(str(exc))
+            code = ExitCode.USAGE
+            continue
+        for finding in findings:
+            where = f"{path}: {finding.path}" if finding.path else path
+            print(f"{where}: {finding.level} [{finding.code}] {finding.message}")
+            if finding.level == "error":
+                code = ExitCode.USAGE
+        if not findings:
+            print(f"{path}: no findings")
+    return code
+
+
+def _explain(args: argparse.Namespace) -> ExitCode:
+    try:
+        print(explain_contract(compile_contract(Path(args.contract))))
+    except ContractError as exc:
+        _error(str(exc))
+        return ExitCode.USAGE
+    return ExitCode.OK
+
+
+def _write(target: str, data: bytes) -> None:
+    if target == "-":
+        sys.stdout.buffer.write(data)
+        sys.stdout.flush()
+        return
+    try:
+        Path(target).write_bytes(data)
+    except OSError as exc:
+        _error(f"{target}: cannot write: {exc.strerror}")
+        raise _Stop(ExitCode.USAGE) from None
 
 
 def _use_color(stream: TextIO) -> bool:

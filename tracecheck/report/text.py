@@ -1,0 +1,58 @@
+"""The human report: per trace and contract, a status line, each rule, its violations."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from tracecheck.report.model import CheckedTrace
+from tracecheck.verdict import RuleResult
+
+__all__ = ["MAX_VIOLATIONS", "render_text"]
+
+MAX_VIOLATIONS = 5  # violation lines shown per failed rule
+_MARKS = {"pass": "✓", "fail": "✗", "error": "!", "skipped": "-"}
+_COLORS = {"pass": "\x1b[32m", "fail": "\x1b[31m", "error": "\x1b[33m", "skipped": "\x1b[2m"}
+_RESET = "\x1b[0m"
+
+
+def render_text(checked: Sequence[CheckedTrace], *, color: bool = False, verbosity: int = 0) -> str:
+    """`verbosity` -1 prints one line per verdict, 0 adds every rule that did not pass, 1 adds
+    the rules that passed."""
+    paint = _painter(color)
+    lines: list[str] = []
+    for item in checked:
+        verdict = item.verdict
+        status = paint(verdict.status, verdict.status.upper())
+        lines.append(
+            f"{item.source}: trace {verdict.trace_id or '(no trace id)'}: "
+            f'contract "{verdict.contract}" {status} ({verdict.notes})'
+        )
+        if verbosity < 0:
+            continue
+        for rule in verdict.rules:
+            if rule.status == "pass" and verbosity < 1:
+                continue
+            lines.extend(_rule_lines(rule, paint))
+    return "\n".join(lines)
+
+
+def _rule_lines(rule: RuleResult, paint: Callable[[str, str], str]) -> list[str]:
+    mark = paint(rule.status, _MARKS[rule.status])
+    if rule.status == "error":
+        return [f"  {mark} {rule.label}: could not be evaluated: {rule.error}"]
+    if rule.status == "skipped":
+        return [f"  {mark} {rule.label}: skipped (another alternative passed)"]
+    lines = [f"  {mark} {rule.label}"]
+    shown = rule.violations[:MAX_VIOLATIONS]
+    lines.extend(f"      {violation.detail}" for violation in shown)
+    hidden = len(rule.violations) - len(shown)
+    if hidden > 0:
+        lines.append(f"      … and {hidden} more")
+    return lines
+
+
+def _painter(color: bool) -> Callable[[str, str], str]:
+    def paint(status: str, text: str) -> str:
+        return f"{_COLORS[status]}{text}{_RESET}" if color else text
+
+    return paint
