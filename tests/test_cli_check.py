@@ -171,3 +171,20 @@ def test_lint_and_explain(capsys: pytest.CaptureFixture[str], tmp_path: Path) ->
     assert out.startswith('Contract "refund-desk" — ')
     assert "  - tools.forbidden[run_shell]: no span matches kind=TOOL,tool=run_shell" in out
     assert main(["explain", write(tmp_path, "bad.json", "{")]) == ExitCode.USAGE
+
+
+def test_a_progress_line_for_large_inputs_on_a_terminal(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sys
+
+    from tracecheck import cli
+
+    main(["check", recorded("clean"), "--contract", CONTRACT])
+    assert "reading" not in capsys.readouterr().err  # small input: silent
+    monkeypatch.setattr(cli._Progress, "THRESHOLD_BYTES", 0)
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    main(["check", recorded("clean"), "--contract", CONTRACT])
+    err = capsys.readouterr().err.splitlines()
+    assert err[0].startswith(f"tracecheck: reading {recorded('clean')} (")
+    assert err[1].startswith("tracecheck: read 11 spans in ")

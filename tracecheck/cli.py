@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import time
 from collections.abc import Sequence
 from enum import IntEnum
 from pathlib import Path
@@ -195,8 +196,10 @@ def _read(
 ) -> list[tuple[str, Trace]]:
     traces: list[tuple[str, Trace]] = []
     for source in sources:
+        progress = _Progress(source)
         try:
             traces.extend((source, trace) for trace in read_traces(source, format=format))
+            progress.done(traces)
         except AmbiguousFormatError as exc:
             _error(str(exc))
             raise _Stop(ExitCode.AMBIGUOUS) from None
@@ -212,6 +215,31 @@ def _read(
     for note in notes:
         print(f"note: {note}", file=sys.stderr)
     return traces
+
+
+class _Progress:
+    """A line on a terminal's stderr while a large input is read; silent otherwise."""
+
+    THRESHOLD_BYTES = 50_000_000  # about two seconds of reading on a modest machine
+
+    def __init__(self, source: str) -> None:
+        self.started = time.perf_counter()
+        self.shown = sys.stderr.isatty() and _size(source) > self.THRESHOLD_BYTES
+        if self.shown:
+            print(f"tracecheck: reading {source} ({_size(source) / 1e6:.0f} MB)…", file=sys.stderr)
+
+    def done(self, traces: Sequence[tuple[str, Trace]]) -> None:
+        if self.shown:
+            spans = sum(len(trace.spans) for _, trace in traces)
+            took = time.perf_counter() - self.started
+            print(f"tracecheck: read {spans} spans in {took:.1f} s", file=sys.stderr)
+
+
+def _size(source: str) -> int:
+    path = Path(source)
+    if path.is_dir():
+        return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
+    return path.stat().st_size if path.exists() else 0
 
 
 def _show(args: argparse.Namespace) -> ExitCode:
