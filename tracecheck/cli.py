@@ -147,9 +147,7 @@ def _check(args: argparse.Namespace) -> ExitCode:
     contracts = _load_contracts(args.contract)
     traces = _read(args.traces, args.format, args.trace_id)
     checked = [
-        CheckedTrace(source, contract.source, check(trace, contract))
-        for source, trace in traces
-        for contract in contracts
+        _timed(source, trace, contract) for source, trace in traces for contract in contracts
     ]
     machine_on_stdout = args.json == "-"
     human = sys.stderr if machine_on_stdout else sys.stdout
@@ -166,6 +164,12 @@ def _check(args: argparse.Namespace) -> ExitCode:
             print(annotations, file=human)
     status = worst([item.verdict.status for item in checked])
     return {"pass": ExitCode.OK, "fail": ExitCode.FAILED, "error": ExitCode.USAGE}[status]
+
+
+def _timed(source: str, trace: Trace, contract: Contract) -> CheckedTrace:
+    started = time.perf_counter()
+    verdict = check(trace, contract)
+    return CheckedTrace(source, contract.source, verdict, time.perf_counter() - started)
 
 
 def _load_contracts(paths: Sequence[str]) -> list[Contract]:

@@ -18,6 +18,7 @@ __all__ = ["render_junit"]
 def render_junit(checked: Sequence[CheckedTrace]) -> bytes:
     root = ET.Element("testsuites", name="tracecheck")
     totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
+    root.set("time", f"{sum(item.seconds for item in checked):.3f}")
     for item in checked:
         suite = _suite(item)
         root.append(suite)
@@ -40,6 +41,7 @@ def _suite(item: CheckedTrace) -> ET.Element:
         failures=str(sum(r.status == "fail" for r in rules)),
         errors=str(sum(r.status == "error" for r in rules)),
         skipped=str(sum(r.status == "skipped" for r in rules)),
+        time=f"{item.seconds:.3f}",
     )
     properties = ET.SubElement(suite, "properties")
     for name, value in (

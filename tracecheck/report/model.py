@@ -14,3 +14,4 @@ class CheckedTrace:
     source: str  # the trace file
     contract_source: str | None  # the contract file, when the contract came from one
     verdict: Verdict
+    seconds: float = 0.0  # how long the check took, for reports that show it
