@@ -589,7 +589,7 @@ def test_line_that_is_not_an_object_is_located() -> None:
         (
             {**user(tool_result("t", "x")), "timestamp": "yesterday"},
             "line 1: timestamp",
-            "'yesterday' is not an ISO-8601 time",
+            "a string of 9 character(s) is not an ISO-8601 time",
         ),
         (
             user({**tool_result("t", "x"), "is_error": "yes"}),

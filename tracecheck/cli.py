@@ -228,9 +228,12 @@ class _Progress:
 
     def __init__(self, source: str) -> None:
         self.started = time.perf_counter()
-        self.shown = sys.stderr.isatty() and _size(source) > self.THRESHOLD_BYTES
-        if self.shown:
-            print(f"tracecheck: reading {source} ({_size(source) / 1e6:.0f} MB)…", file=sys.stderr)
+        self.shown = False
+        if sys.stderr.isatty():
+            size = _size(source)
+            self.shown = size > self.THRESHOLD_BYTES
+            if self.shown:
+                print(f"tracecheck: reading {source} ({size / 1e6:.0f} MB)…", file=sys.stderr)
 
     def done(self, traces: Sequence[tuple[str, Trace]]) -> None:
         if self.shown:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 __all__ = [
     "AmbiguousFormatError",
     "ContractError",
@@ -46,26 +48,12 @@ class AmbiguousFormatError(TraceReadError):
         return f"{self.source} {self.reason}"
 
 
+@dataclass(frozen=True, slots=True)
 class ContractProblem:
     """One thing wrong in a contract document, at its place (`tools.required[0]`)."""
 
-    __slots__ = ("message", "path")
-
-    def __init__(self, path: str, message: str) -> None:
-        self.path = path
-        self.message = message
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, ContractProblem) and (self.path, self.message) == (
-            other.path,
-            other.message,
-        )
-
-    def __hash__(self) -> int:
-        return hash((self.path, self.message))
-
-    def __repr__(self) -> str:
-        return f"ContractProblem({self.path!r}, {self.message!r})"
+    path: str
+    message: str
 
     def __str__(self) -> str:
         return f"{self.path}: {self.message}" if self.path else self.message

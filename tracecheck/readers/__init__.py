@@ -125,14 +125,15 @@ def _read_directory(root: Path, format: str | None, notes: list[ReadNote]) -> It
         if any(part.startswith(".") for part in path.relative_to(root).parts):
             continue
         try:  # a directory holds other files too (READMEs, logs): read only trace files
-            detect_format(path)
+            detected = detect_format(path)
         except UnrecognizedFormatError:
             continue
         except AmbiguousFormatError:
             if format is None:
                 raise
+            detected = format
         found = True
-        yield from _read_file(path, format, notes)
+        yield from _read_file(path, format or detected, notes)
     if not found:
         raise UnrecognizedFormatError(str(root), "holds no trace file this command reads")
 

@@ -157,10 +157,8 @@ class _Reader:
                 _system(session, record)
             elif kind == "result":
                 _result(session, record)
-            elif kind == "assistant":
-                self._assistant(session, record, where, time_ns)
             else:
-                self._user(session, record, where, time_ns)
+                self._message(kind, session, record, where, time_ns)
         except _Invalid as exc:
             raise self.ctx.error(f"{where}: {exc.field}", str(exc)) from None
 
@@ -176,14 +174,21 @@ class _Reader:
             session = self.sessions[key] = _Session(key, _trace_id(key) if key else None, root)
         return session
 
-    def _assistant(
-        self, session: _Session, record: dict[str, Any], where: str, time_ns: int | None
+    def _message(
+        self, kind: str, session: _Session, record: dict[str, Any], where: str, time_ns: int | None
     ) -> None:
+        """An assistant message (an LLM call and its tool uses) or a user message (results)."""
         message = _object(record, "message")
         if message is None:
             return
         content = _content(message)
+        # Every record places its thread, even when it makes no span (sidechain tracking).
         parent_id = self._parent_of(session, record, content, where, time_ns)
+        if kind == "user":
+            for block_field, block in _blocks(content):
+                if block.get("type") == "tool_result":
+                    self._tool_result(session, block, block_field, where, time_ns)
+            return
         model = _text(message, "model", "message.model")
         if model == _SYNTHETIC_MODEL:
             return
@@ -193,18 +198,6 @@ class _Reader:
         for block_field, block in _blocks(content):
             if block.get("type") == "tool_use":
                 _tool_use(session, call, block, block_field, where, time_ns)
-
-    def _user(
-        self, session: _Session, record: dict[str, Any], where: str, time_ns: int | None
-    ) -> None:
-        message = _object(record, "message")
-        if message is None:
-            return
-        content = _content(message)
-        self._parent_of(session, record, content, where, time_ns)
-        for block_field, block in _blocks(content):
-            if block.get("type") == "tool_result":
-                self._tool_result(session, block, block_field, where, time_ns)
 
     def _parent_of(
         self,

@@ -22,12 +22,16 @@ __all__ = [
     "ReadContext",
     "checked",
     "collector_paused",
+    "decode_base64",
+    "described",
     "indexed_place",
     "normalize_id",
+    "otlp_span_kind",
     "parse_epoch",
     "parse_iso8601",
     "parse_status_code",
     "parse_unix_nano",
+    "special_double",
 ]
 
 # OTLP's own span kinds by enum name (protobuf JSON may write names or numbers).
@@ -41,6 +45,7 @@ SPAN_KINDS = {
 }
 _HEX = re.compile(r"^[0-9a-fA-F]+$")
 _UUID = re.compile(r"^[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}$")
+_SPECIAL_DOUBLES = frozenset({"NaN", "Infinity", "-Infinity"})
 _STATUS_CODES: dict[Any, SpanStatus | None] = {
     0: None,
     1: "ok",
@@ -66,6 +71,16 @@ class ReadContext:
     # Raw trace id → normalised one: a file holds few traces and many spans of each, and
     # sharing one string per trace also saves memory.
     trace_ids: dict[Any, str | None] = field(default_factory=dict)
+
+    def trace_id(self, raw: Any, convert: Callable[[Any], str | None]) -> str | None:
+        """`convert(raw)`, remembered for the rest of the file when `raw` is a str or bytes."""
+        if raw.__class__ is not str and raw.__class__ is not bytes:
+            return convert(raw)
+        known = self.trace_ids
+        if raw in known:
+            return known[raw]
+        trace_id = known[raw] = convert(raw)
+        return trace_id
 
     def note(self, where: str, message: str, trace_id: str | None = None) -> None:
         self.notes.append(ReadNote(self.source, where, message, trace_id))
@@ -109,17 +124,49 @@ def normalize_id(raw: Any, size: int) -> str | None:
     elif len(raw) == 36 and _UUID.match(raw):
         hex_id = raw.replace("-", "").lower()  # eval stores and session logs use UUIDs
     else:
-        raise ValueError(f"{raw!r} is neither {2 * size} hex digits nor base64")
+        raise ValueError(f"{described(raw)} is neither {2 * size} hex digits nor base64")
     return None if not hex_id.strip("0") else hex_id
 
 
 def _base64_id(raw: str, size: int) -> str | None:
     """Hex of a base64 id that decodes to exactly `size` bytes, else None."""
+    data = decode_base64(raw)
+    return data.hex() if data is not None and len(data) == size else None
+
+
+def decode_base64(text: str) -> bytes | None:
+    """Bytes of standard or URL-safe base64, padded or not (protobuf JSON allows both)."""
     try:
-        data = base64.b64decode(raw.replace("-", "+").replace("_", "/"), validate=True)
+        padded = text + "=" * (-len(text) % 4)
+        return base64.b64decode(padded.replace("-", "+").replace("_", "/"), validate=True)
     except (binascii.Error, ValueError):
         return None
-    return data.hex() if len(data) == size else None
+
+
+def special_double(text: str) -> float | None:
+    """The float protobuf JSON writes as a string (`NaN`, `Infinity`, `-Infinity`), else None."""
+    return float(text.replace("Infinity", "inf")) if text in _SPECIAL_DOUBLES else None
+
+
+def otlp_span_kind(raw: Any) -> int | None:
+    """OTLP's span kind from its number or enum name (absent is 0), None when it is neither."""
+    if raw is None:
+        return 0
+    if raw.__class__ is int and 0 <= raw <= 5:
+        return int(raw)
+    return SPAN_KINDS.get(raw) if isinstance(raw, str) else None
+
+
+def described(raw: Any) -> str:
+    """How an error names an input value: a string (which may be a secret) by its length,
+    a number as itself."""
+    if isinstance(raw, str):
+        return f"a string of {len(raw)} character(s)"
+    if isinstance(raw, bool):
+        return "a boolean"
+    if isinstance(raw, (int, float)):
+        return repr(raw)
+    return "null" if raw is None else f"a {type(raw).__name__}"
 
 
 def _base64_length(size: int) -> int:
@@ -128,22 +175,20 @@ def _base64_length(size: int) -> int:
 
 def parse_unix_nano(raw: Any) -> int | None:
     """Unix nanoseconds from a string or a number; 0 or absent means not recorded."""
-    if raw.__class__ is str and raw.isdigit():
+    if raw.__class__ is str and raw.isascii() and raw.isdigit():
         return int(raw) or None
     if raw is None:
         return None
     if isinstance(raw, bool):
         raise ValueError("is a boolean, not a time")
     if isinstance(raw, str):
-        if not raw.isdigit():
-            raise ValueError(f"{raw!r} is not an unsigned integer")
-        value = int(raw)
-    elif isinstance(raw, int):
+        raise ValueError(f"{described(raw)} is not an unsigned integer")
+    if isinstance(raw, int):
         value = raw
     elif isinstance(raw, float) and raw.is_integer():
         value = int(raw)
     else:
-        raise ValueError(f"{raw!r} is not an unsigned integer")
+        raise ValueError(f"{described(raw)} is not an unsigned integer")
     if value < 0:
         raise ValueError(f"{value} is negative")
     return value or None
@@ -175,12 +220,12 @@ def parse_iso8601(text: str) -> int:
     """Unix nanoseconds of an ISO-8601 time, keeping every fractional digit (UTC if naive)."""
     match = _ISO_FRACTION.match(text.strip().replace(" ", "T", 1))
     if not match:
-        raise ValueError(f"{text!r} is not an ISO-8601 time")
+        raise ValueError(f"{described(text)} is not an ISO-8601 time")
     head, fraction, zone = match.groups()
     try:
         moment = datetime.fromisoformat(head + zone.replace("z", "Z"))
     except ValueError:
-        raise ValueError(f"{text!r} is not an ISO-8601 time") from None
+        raise ValueError(f"{described(text)} is not an ISO-8601 time") from None
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
     nanos = int((fraction or "0")[:9].ljust(9, "0"))
@@ -191,7 +236,7 @@ def parse_status_code(raw: Any) -> SpanStatus | None:
     try:
         return _STATUS_CODES[raw]
     except (KeyError, TypeError):
-        raise ValueError(f"{raw!r} is not a status code") from None
+        raise ValueError(f"{described(raw)} is not a status code") from None
 
 
 def indexed_place(prefix: str, index: int) -> Callable[[], str]:

@@ -6,21 +6,22 @@ integers as strings or numbers; real exporters use all of them, so every one is 
 
 from __future__ import annotations
 
-import base64
-import binascii
 from collections.abc import Callable, Iterator
 from typing import IO, Any
 
 import orjson
 
 from tracecheck.readers.common import (
-    SPAN_KINDS,
     ReadContext,
     checked,
+    decode_base64,
+    described,
     indexed_place,
     normalize_id,
+    otlp_span_kind,
     parse_status_code,
     parse_unix_nano,
+    special_double,
 )
 from tracecheck.readers.otlp_json_typed import typed_spans
 from tracecheck.spans import EMPTY_ATTRIBUTES, Event, Link, Scope, Span
@@ -131,7 +132,7 @@ def _span(
     # Positional, in the order of `Span`: this runs once per span of every file.
     return checked(
         Span(
-            _trace_id(get("traceId") or get("trace_id"), ctx),
+            ctx.trace_id(get("traceId") or get("trace_id"), _as_trace_id),
             _id(get("spanId") or get("span_id"), 8, ".spanId"),
             _id(get("parentSpanId") or get("parent_span_id"), 8, ".parentSpanId"),
             _string(get("name"), ".name"),
@@ -224,8 +225,9 @@ def _int_value(raw: Any) -> int:
 def _double_value(raw: Any) -> float:
     if isinstance(raw, (int, float)) and not isinstance(raw, bool):
         return float(raw)
-    if raw in ("NaN", "Infinity", "-Infinity"):
-        return float(raw.replace("Infinity", "inf"))
+    special = special_double(raw) if isinstance(raw, str) else None
+    if special is not None:
+        return special
     raise _Invalid(".doubleValue", f"is not a number (a {type(raw).__name__})")
 
 
@@ -242,13 +244,10 @@ def _string_value(raw: Any) -> str:
 
 
 def _bytes_value(raw: Any) -> bytes:
-    if isinstance(raw, str):
-        try:
-            padded = raw + "=" * (-len(raw) % 4)
-            return base64.b64decode(padded.replace("-", "+").replace("_", "/"), validate=True)
-        except (binascii.Error, ValueError):
-            pass
-    raise _Invalid(".bytesValue", "is not base64")
+    data = decode_base64(raw) if isinstance(raw, str) else None
+    if data is None:
+        raise _Invalid(".bytesValue", "is not base64")
+    return data
 
 
 def _array_value(raw: Any) -> list[Any]:
@@ -323,12 +322,8 @@ def _scope(raw: Any, ctx: ReadContext, where: str) -> Scope:
     return Scope(name, version, attributes or EMPTY_ATTRIBUTES)
 
 
-def _trace_id(raw: Any, ctx: ReadContext) -> str | None:
-    known = ctx.trace_ids
-    if raw.__class__ is str and raw in known:
-        return known[raw]
-    trace_id = known[raw] = _id(raw, 16, ".traceId")
-    return trace_id
+def _as_trace_id(raw: Any) -> str | None:
+    return _id(raw, 16, ".traceId")
 
 
 def _id(raw: Any, size: int, where: str) -> str | None:
@@ -366,13 +361,9 @@ def _status(raw: Any) -> tuple[Any, str | None]:
 
 
 def _span_kind(raw: Any) -> int:
-    if raw is None:
-        return 0
-    if isinstance(raw, int) and not isinstance(raw, bool) and 0 <= raw <= 5:
-        return raw
-    kind = SPAN_KINDS.get(raw) if isinstance(raw, str) else None
+    kind = otlp_span_kind(raw)
     if kind is None:
-        raise _Invalid(".kind", f"{raw!r} is not a span kind")
+        raise _Invalid(".kind", f"{described(raw)} is not a span kind")
     return kind
 
 

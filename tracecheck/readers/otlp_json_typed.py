@@ -12,22 +12,22 @@ build the same spans (tested).
 
 from __future__ import annotations
 
-import base64
-import binascii
 from collections.abc import Iterator
 from typing import Any
 
 import msgspec
 
 from tracecheck.readers.common import (
-    SPAN_KINDS,
     ReadContext,
     checked,
     collector_paused,
+    decode_base64,
     indexed_place,
     normalize_id,
+    otlp_span_kind,
     parse_status_code,
     parse_unix_nano,
+    special_double,
 )
 from tracecheck.spans import EMPTY_ATTRIBUTES, Event, Link, Scope, Span
 
@@ -192,7 +192,7 @@ def _span(
     status = span.status
     return checked(
         Span(
-            _trace_id(span.traceId, ctx),
+            ctx.trace_id(span.traceId, _as_trace_id),
             normalize_id(span.spanId, 8),
             normalize_id(span.parentSpanId, 8),
             span.name,
@@ -213,12 +213,8 @@ def _span(
     )
 
 
-def _trace_id(raw: str, ctx: ReadContext) -> str | None:
-    known = ctx.trace_ids
-    if raw in known:
-        return known[raw]
-    trace_id = known[raw] = normalize_id(raw, 16)
-    return trace_id
+def _as_trace_id(raw: str) -> str | None:
+    return normalize_id(raw, 16)
 
 
 def _attributes(pairs: list[KeyValue]) -> dict[str, Any]:
@@ -240,15 +236,15 @@ def _value(value: AnyValue | None) -> Any:
         double = value.doubleValue
         if isinstance(double, float):
             return double
-        if double in ("NaN", "Infinity", "-Infinity"):
-            return float(double.replace("Infinity", "inf"))
-        raise _Decline
+        special = special_double(double)
+        if special is None:
+            raise _Decline
+        return special
     if value.bytesValue is not None:
-        try:
-            padded = value.bytesValue + "=" * (-len(value.bytesValue) % 4)
-            return base64.b64decode(padded.replace("-", "+").replace("_", "/"), validate=True)
-        except (binascii.Error, ValueError):
-            raise _Decline from None
+        data = decode_base64(value.bytesValue)
+        if data is None:
+            raise _Decline
+        return data
     if value.arrayValue is not None:
         return [_value(item) for item in value.arrayValue.values]
     if value.kvlistValue is not None:
@@ -271,11 +267,7 @@ def _link(link: _Link) -> Link:
 
 
 def _span_kind(raw: int | str | None) -> int:
-    if raw is None:
-        return 0
-    if isinstance(raw, int) and 0 <= raw <= 5:
-        return raw
-    kind = SPAN_KINDS.get(raw) if isinstance(raw, str) else None
+    kind = otlp_span_kind(raw)
     if kind is None:
         raise _Decline
     return kind

@@ -96,7 +96,7 @@ def _span(
     # Positional, in the order of `Span`: this runs once per span of every file.
     return checked(
         Span(
-            _trace_id(span.trace_id, ctx),
+            ctx.trace_id(span.trace_id, _hex),
             _hex(span.span_id),
             _hex(span.parent_span_id),
             span.name,
@@ -138,14 +138,6 @@ def _span(
 def _hex(raw: bytes) -> str | None:
     text = raw.hex()
     return text if text.strip("0") else None  # all zeros, like empty, means no id
-
-
-def _trace_id(raw: bytes, ctx: ReadContext) -> str | None:
-    known = ctx.trace_ids
-    if raw in known:
-        return known[raw]
-    trace_id = known[raw] = _hex(raw)
-    return trace_id
 
 
 def looks_like_proto_message(head: bytes, size: int | None) -> bool:

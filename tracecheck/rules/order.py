@@ -26,16 +26,10 @@ def _unwitnessed(
     is_guard = set(guard_indices)
     summary = Guard(spans, guard_indices)
     failures: list[tuple[Span, str]] = []
-    if summary.count and guarded_indices:
-        ref = subject.ref
-        for index in guarded_indices:
-            reason = witness(spans, index, summary, index in is_guard, order, ref)
-            if reason is not None:
-                failures.append((spans[index], reason))
-    elif guarded_indices:
-        for index in guarded_indices:
-            reason = witness(spans, index, summary, False, order, subject.ref)
-            failures.append((spans[index], reason or ""))
+    for index in guarded_indices:
+        reason = witness(spans, index, summary, index in is_guard, order, subject.ref)
+        if reason is not None:
+            failures.append((spans[index], reason))
     return summary.count, len(guarded_indices), failures
 
 

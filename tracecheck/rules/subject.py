@@ -48,11 +48,7 @@ class Subject:
 
     def ref(self, span: Span) -> str:
         """How a message names a span: its id, or `#<index>` in array order when it has none."""
-        if span.span_id:
-            return span.span_id
-        if self._positions is None:
-            self._positions = {id(s): i for i, s in enumerate(self.spans)}
-        return f"#{self._positions.get(id(span), '?')}"
+        return span.span_id or f"#{self.position(span)}"
 
     def _candidates(self, predicate: Predicate) -> Sequence[Span]:
         if predicate.kind is None:
