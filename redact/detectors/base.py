@@ -1,0 +1,62 @@
+"""What a detector is: a stable id, one line of description, a precise pattern and a prefilter.
+
+A detector only finds; what happens to a match (a whole-string marker for a credential, an
+in-place marker for personal data, a finding in a verdict) is decided by the redactor. Two
+engines work together so that hostile span text can never hang an exporter:
+
+- `prefilter` is an RE2 pattern (linear time, matched on UTF-8 bytes) that matches whenever the
+  precise pattern could. The redactor joins every detector's prefilter (and the known-secret
+  forms) into one scan over many strings at once and runs precise patterns only on the strings
+  that scan flags. It may over-approximate; it must never miss.
+- `pattern` is the precise `regex` pattern with ASCII `\\b`/`\\w`/`\\d`, written without nested
+  quantifiers, and run with a timeout as a last line of defence. `accept` is an optional
+  validator (Luhn, issuer prefixes, guards) that rejects a match after it is found; scanning
+  then resumes after the rejected match, as the reference does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Literal
+
+import regex
+
+__all__ = ["PATTERN_TIMEOUT", "Category", "Detector", "DetectorTimeout"]
+
+Category = Literal["credential", "personal-data"]
+
+# Seconds one precise pattern may spend on one string. Patterns are linear; this only bounds a
+# mistake, and the redactor fails closed when it fires.
+PATTERN_TIMEOUT = 0.5
+
+
+class DetectorTimeout(Exception):
+    """A detector's pattern ran out of time on a string; the redactor treats the string as unsafe."""
+
+    def __init__(self, detector_id: str) -> None:
+        super().__init__(f"detector {detector_id} timed out")
+        self.detector_id = detector_id
+
+
+@dataclass(frozen=True, slots=True)
+class Detector:
+    id: str
+    description: str
+    category: Category
+    pattern: regex.Pattern[str]
+    prefilter: str
+    accept: Callable[[regex.Match[str]], bool] | None = None
+
+    def find(self, text: str) -> Iterator[tuple[int, int]]:
+        """The (start, end) of every accepted match, left to right, non-overlapping."""
+        try:
+            for match in self.pattern.finditer(text, timeout=PATTERN_TIMEOUT):
+                if self.accept is None or self.accept(match):
+                    yield match.span()
+        except TimeoutError as exc:
+            raise DetectorTimeout(self.id) from exc
+
+    def search(self, text: str) -> bool:
+        """Whether the text holds at least one accepted match."""
+        return next(self.find(text), None) is not None
