@@ -1,0 +1,238 @@
+"""The four personal-data shapes of the reference core (spec §B5.2), with the Part A4 e-mail fix.
+
+Personal data is replaced in place, so spans matter here: every pattern starts exactly where the
+reference's would, and only at the first possible place of a run (see `reference.py` on why).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import regex
+
+from redact.detectors.base import Detector
+from redact.detectors.reference import WHITESPACE, WHITESPACE_RE2
+
+__all__ = ["PERSONAL_DETECTORS"]
+
+_FLAGS = regex.ASCII | regex.VERSION0
+
+# --- e-mail -------------------------------------------------------------------------------------
+#
+# The reference rejected every address whose TLD is also a file extension, so it missed real
+# addresses in Moldova (.md), Paraguay (.py), Serbia (.rs) and Saint Helena (.sh). The rule here:
+#
+# 1. `git@…` is an SSH remote, never an address.
+# 2. A TLD that is a file extension or systemd unit type and *not* a real TLD (png, json, ts,
+#    service…) is a file name: `icon@2x.png`, `worker@3.service`, `foo@bar.json`, `a@b.ts`.
+# 3. A TLD that is both a real ccTLD and a file extension (md, py, rs, sh) is an address unless
+#    the text reads as a file name: the host starts with a digit (`icon@2x.md`, `job@3.sh`, a
+#    density or instance suffix, not a host), the name before the TLD is written in capitals the
+#    way doc files are (`notes@RTK.md`, `see@README.md`), or it is a path segment (`/x/a@b.py`).
+#    Digit-led hosts under other TLDs stay addresses (`163.com`, `126.com` are mail providers).
+
+# The reference's list without md, py, rs, sh …
+_REFERENCE_EXTENSIONS = (
+    "mdx",
+    "txt",
+    "json",
+    "jsonl",
+    "yaml",
+    "yml",
+    "toml",
+    "lock",
+    "ts",
+    "tsx",
+    "js",
+    "jsx",
+    "mjs",
+    "cjs",
+    "go",
+    "css",
+    "html",
+    "svg",
+    "png",
+    "jpg",
+    "jpeg",
+    "gif",
+    "webp",
+    "service",
+    "socket",
+    "timer",
+    "mount",
+    "target",
+)
+# … and other file extensions and systemd unit types that are no TLD.
+_MORE_EXTENSIONS = (
+    "ini",
+    "cfg",
+    "conf",
+    "log",
+    "csv",
+    "tsv",
+    "xml",
+    "pdf",
+    "ico",
+    "bmp",
+    "avif",
+    "heic",
+    "tiff",
+    "wasm",
+    "vue",
+    "scss",
+    "sass",
+    "less",
+    "rb",
+    "php",
+    "java",
+    "kt",
+    "kts",
+    "cpp",
+    "hpp",
+    "cxx",
+    "sql",
+    "ipynb",
+    "env",
+    "bak",
+    "tmp",
+    "whl",
+    "jar",
+    "exe",
+    "dll",
+    "dylib",
+    "woff",
+    "ttf",
+    "otf",
+    "pyc",
+    "pyi",
+    "htm",
+    "scope",
+    "slice",
+    "path",
+    "swap",
+    "automount",
+    "device",
+)
+_NOT_TLD_EXTENSIONS = frozenset(_REFERENCE_EXTENSIONS + _MORE_EXTENSIONS)
+_AMBIGUOUS_TLDS = frozenset({"md", "py", "rs", "sh"})
+
+
+def _is_email(match: regex.Match[str]) -> bool:
+    text = match.group()
+    if text[:4].lower() == "git@":
+        return False
+    host, _, tld = text[text.index("@") + 1 :].rpartition(".")
+    tld = tld.lower()
+    if tld in _NOT_TLD_EXTENSIONS:
+        return False
+    if tld in _AMBIGUOUS_TLDS:
+        name = host.rpartition(".")[2]
+        before = match.string[match.start() - 1 : match.start()]
+        if host[:1].isdigit() or name.isupper() or before in ("/", "\\"):
+            return False
+    return True
+
+
+_EMAIL_LOCAL = r"[A-Za-z0-9._%+-]"
+# The reference is `\b local+ @ domain+ \. tld{2,} \b`. A start may sit only on the first word
+# character of a local-part run (or on a `\b` right where the previous match ended, as the
+# reference resumes there); any later start reaches the same `@` and domain.
+_EMAIL = (
+    rf"(?:\G\b(?=[._%+-])|(?<!{_EMAIL_LOCAL})[.%+-]*+\K(?=[A-Za-z0-9_]))"
+    rf"{_EMAIL_LOCAL}+@[A-Za-z0-9.-]+\.[A-Za-z]{{2,}}\b"
+)
+
+# --- card numbers -------------------------------------------------------------------------------
+
+_CARD = (
+    r"(?<![A-Za-z0-9_-])"
+    r"(?:[0-9]{13,19}"
+    r"|[0-9]{4}(?P<sep>[ -])[0-9]{4}(?P=sep)[0-9]{4}(?P=sep)[0-9]{4}(?:(?P=sep)[0-9]{3})?"
+    r"|[0-9]{4}(?P<amex>[ -])[0-9]{6}(?P=amex)[0-9]{5})"
+    r"(?![A-Za-z0-9_-])"
+)
+
+
+def _has_issuer_prefix(digits: str) -> bool:
+    two, three = int(digits[:2]), int(digits[:3])
+    return (
+        digits[0] == "4"
+        or 51 <= two <= 55
+        or 22 <= two <= 27
+        or two == 30
+        or 34 <= two <= 39
+        or digits.startswith("6011")
+        or 644 <= three <= 649
+        or two in (62, 65)
+    )
+
+
+def _passes_luhn(digits: str) -> bool:
+    total = 0
+    for position, char in enumerate(reversed(digits)):
+        value = int(char)
+        if position % 2:
+            value = value * 2 - 9 if value > 4 else value * 2
+        total += value
+    return total % 10 == 0
+
+
+def _is_card_number(match: regex.Match[str]) -> bool:
+    digits = "".join(c for c in match.group() if c.isdigit())
+    return _has_issuer_prefix(digits) and _passes_luhn(digits) and digits != digits[0] * len(digits)
+
+
+# --- phone --------------------------------------------------------------------------------------
+
+_WS = f"[{WHITESPACE}]"
+_SEP = f"[-.{WHITESPACE}]"
+_PHONE = rf"(?:\+1{_SEP}?)?(?:\([0-9]{{3}}\){_WS}?|\b[0-9]{{3}}{_SEP})[0-9]{{3}}{_SEP}[0-9]{{4}}\b"
+_SEP_RE2 = f"[-.{WHITESPACE_RE2}]"
+
+
+def _personal(
+    id: str,
+    description: str,
+    pattern: str,
+    prefilter: str,
+    accept: Callable[[regex.Match[str]], bool] | None = None,
+) -> Detector:
+    return Detector(
+        id=id,
+        description=description,
+        category="personal-data",
+        pattern=regex.compile(pattern, _FLAGS),
+        prefilter=prefilter,
+        accept=accept,
+    )
+
+
+PERSONAL_DETECTORS: tuple[Detector, ...] = (
+    _personal(
+        "email",
+        "An e-mail address (not an SSH remote, a file name such as icon@2x.png, or a package scope).",
+        _EMAIL,
+        r"[A-Za-z0-9._%+-]@[A-Za-z0-9.-]+\.[A-Za-z]{2}",
+        _is_email,
+    ),
+    _personal(
+        "card-number",
+        "A payment card number: issuer prefix, Luhn check, one consistent separator.",
+        _CARD,
+        # 13 unbroken digits, 4-4-4 and 4-6-5 all hold 4 digits, 4 to 6 digits, 4 digits.
+        r"[0-9]{4}[ -]?[0-9]{4,6}[ -]?[0-9]{4}",
+        _is_card_number,
+    ),
+    _personal(
+        "ssn",
+        "A US Social Security number written 123-45-6789.",
+        r"\b[0-9]{3}-[0-9]{2}-[0-9]{4}\b",
+        r"[0-9]{3}-[0-9]{2}-[0-9]{4}",
+    ),
+    _personal(
+        "phone",
+        "A US/NANP phone number with separators, optionally +1 and a parenthesised area code.",
+        _PHONE,
+        rf"[0-9]{{3}}(?:\)[{WHITESPACE_RE2}]?|{_SEP_RE2})[0-9]{{3}}{_SEP_RE2}[0-9]{{4}}",
+    ),
+)

@@ -1,0 +1,274 @@
+"""The 24 credential shapes of the reference core (spec §B5.1), in its order, with the Part A4 fixes.
+
+Every precise pattern runs in linear time on hostile text. Three habits make that so:
+
+- no nested quantifiers, and adjacent repeats never share characters (`[ws]*(?:["'][ws]*)?`,
+  never `[ws]*["']?[ws]*`);
+- a pattern whose start sits inside a run of its own characters (`eyJ…` inside base64, a URL
+  scheme, an e-mail local part) may start only at the first possible place in that run: `regex`
+  would otherwise retry every later place and rescan the same run each time (quadratic). The first
+  place is found with a run-start lookbehind and an atomic scan, then `\\K` starts the match there,
+  so spans stay exact. Later places in the run could only produce the same failure;
+- validators that reject a whole run (digit-and-letter rules) live in `accept`, so a rejected
+  match is skipped whole instead of being retried from each of its characters.
+
+Deliberate departures from the reference, each a Part A decision:
+
+- A4: a bare `PASSWORD=`, `TOKEN=`, `API_KEY=` is an env-secret-assignment; `redis://:pw@host`
+  (empty user) is url-credentials; `Authorization: Basic|Digest|ApiKey …` inside a longer line is
+  an authorization-header.
+- A5 (false positives cost trust): `sk-`, `sk_live_`, `ghp_`… glued to the end of a word
+  (`task-specific-…`, `mask_test_cases…`, `highs_and_lows…`) are not keys. The guard lets an
+  escape sequence (`%3D`, `\\n`, `\\u003d`) stand before the key, since serialized text does that.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import regex
+
+from redact.detectors.base import Detector
+
+__all__ = ["REFERENCE_DETECTORS", "WHITESPACE", "WHITESPACE_RE2"]
+
+# The JavaScript `\s` set, as the body of a character class: the reference is TypeScript, and
+# Python's `\s` differs (it includes \x1c-\x1f and \x85, lacks \ufeff).
+WHITESPACE = r"\t\n\x0b\x0c\r \xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+# The same set in RE2 syntax (a bytes prefilter is read as UTF-8, so these are characters).
+WHITESPACE_RE2 = r"\t\n\x0b\x0c\r \x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}\x{feff}"
+
+_WS = f"[{WHITESPACE}]"
+_WS2 = f"[{WHITESPACE_RE2}]"
+_FLAGS = regex.ASCII | regex.VERSION0
+_I = _FLAGS | regex.IGNORECASE
+
+# What may stand right before a key that has no boundary of its own: not a letter or digit (the
+# key would be the tail of a word), unless that letter ends an escape of serialized text.
+_ESCAPED = r"(?<=%[0-9A-Fa-f]{2})|(?<=\\[nrtbfv])|(?<=\\u[0-9A-Fa-f]{4})"
+_NOT_IN_WORD = rf"(?:(?<![A-Za-z0-9])|{_ESCAPED})"
+_NOT_IN_KEBAB_WORD = rf"(?:(?<![A-Za-z0-9-])|{_ESCAPED})"
+
+# Keywords of secret-assignment (§B5.1 15).
+_ASSIGNMENT_KEYWORDS = (
+    r"api[_-]?key|access[_-]?key|secret[_-]?key|private[_-]?key"
+    r"|secret|token|password|passwd|passphrase|credentials?"
+)
+# Keywords of json-secret (§B5.1 16): bare `token` is out (logprob output is full of it).
+_JSON_KEYWORDS = (
+    r"api[_-]?key|access[_-]?key|secret[_-]?key|private[_-]?key|client[_-]?secret"
+    r"|secret|password|passwd|passphrase|credentials?"
+    r"|(?:access|refresh|id|auth|session|bearer|api|github|gh|slack|npm)[_-]?token"
+)
+_ENV_KEYWORDS = r"PASSWORD|PASSWD|SECRET|PASSPHRASE|APIKEY|API_KEY|TOKEN|CREDENTIALS?"
+# The value of an assignment: a maximal run of these (§B5.1 15, 17).
+_VALUE_CHAR = rf"[^{WHITESPACE}\"'`,;&|]"
+
+
+def _has_digit_and_letter(match: regex.Match[str]) -> bool:
+    value = match.group("value")
+    return any(c in "0123456789" for c in value) and any(
+        ("a" <= c <= "z") or ("A" <= c <= "Z") for c in value
+    )
+
+
+def _looks_like_a_credential(match: regex.Match[str]) -> bool:
+    # The whole-string form is the reference's and is kept as is. Inside a line the keyword
+    # `authorization` is required, and a token that reads as a word ("Basic authentication") is
+    # prose: real Basic/Digest/ApiKey values carry digits, symbols or inner capitals.
+    token = match.group("inline")
+    if token is None:
+        return True
+    return not (token[:1].isalpha() and token[1:].isalpha() and token[1:].islower())
+
+
+def _credential(
+    id: str,
+    description: str,
+    pattern: str,
+    prefilter: str,
+    *,
+    ignore_case: bool = False,
+    accept: Callable[[regex.Match[str]], bool] | None = None,
+) -> Detector:
+    return Detector(
+        id=id,
+        description=description,
+        category="credential",
+        pattern=regex.compile(pattern, _I if ignore_case else _FLAGS),
+        prefilter=prefilter,
+        accept=accept,
+    )
+
+
+REFERENCE_DETECTORS: tuple[Detector, ...] = (
+    _credential(
+        "private-key",
+        "The BEGIN line of a PEM private key (RSA, EC, DSA, OPENSSH, ENCRYPTED; not PGP).",
+        r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----",
+        r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----",
+    ),
+    _credential(
+        "jwt",
+        "A signed JSON Web Token: three base64url segments, the first starting eyJ.",
+        # Only the first `eyJ` of a base64url run may start: a later one has a shorter first
+        # segment and the same rest, so it fails whenever the first does.
+        r"(?<![A-Za-z0-9_-])(?>[A-Za-z0-9_-]*?(?=eyJ))\K"
+        r"eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
+        r"eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8}",
+    ),
+    _credential(
+        "bearer",
+        "A bearer token after the word Bearer (not a ${TOKEN} template or prose).",
+        rf"\bbearer{_WS}+[A-Za-z0-9._~+/=-]{{12,}}",
+        rf"(?i)\bbearer{_WS2}+[A-Za-z0-9._~+/=-]{{12}}",
+        ignore_case=True,
+    ),
+    _credential(
+        "authorization-header",
+        "Basic, Digest or ApiKey credentials: a whole header value, or after Authorization in a line.",
+        rf"\A{_WS}*(?:basic|digest|apikey){_WS}+[A-Za-z0-9._~+/=:-]{{8,}}{_WS}*\Z"
+        rf"|\bauthorization{_WS}*(?:[\"']{_WS}*)?[:=]{_WS}*(?:[\"']{_WS}*)?"
+        rf"(?:basic|digest|apikey){_WS}+(?P<inline>[A-Za-z0-9._~+/=:-]{{8,}})",
+        rf"(?i)(?:basic|digest|apikey){_WS2}+[A-Za-z0-9._~+/=:-]{{8}}",
+        ignore_case=True,
+        accept=_looks_like_a_credential,
+    ),
+    _credential(
+        "anthropic-key",
+        "An Anthropic API key (sk-ant-…).",
+        rf"{_NOT_IN_KEBAB_WORD}sk-ant-[A-Za-z0-9_-]{{16,}}",
+        r"sk-ant-[A-Za-z0-9_-]{16}",
+    ),
+    _credential(
+        "provider-key",
+        "An OpenAI-style provider key: sk-, optionally proj- or tan-, then 16+ key characters.",
+        # `sk-(?:proj-|tan-)?[…]{16,}` in the reference; the optional part is inside the class.
+        rf"{_NOT_IN_KEBAB_WORD}sk-[A-Za-z0-9_-]{{16,}}",
+        r"sk-[A-Za-z0-9_-]{16}",
+    ),
+    _credential(
+        "stripe-key",
+        "A Stripe secret or restricted key (sk_/rk_ live or test; publishable pk_ keys are not secret).",
+        rf"{_NOT_IN_WORD}[sr]k_(?:live|test)_[A-Za-z0-9_]{{10,}}",
+        r"[sr]k_(?:live|test)_[A-Za-z0-9_]{10}",
+    ),
+    _credential(
+        "google-api-key",
+        "A Google API key (AIza…).",
+        r"AIza[0-9A-Za-z_-]{20,}",
+        r"AIza[0-9A-Za-z_-]{20}",
+    ),
+    _credential(
+        "github-token",
+        "A GitHub token (ghp_, gho_, ghu_, ghs_, ghr_) or fine-grained PAT (github_pat_).",
+        rf"{_NOT_IN_WORD}(?:gh[pousr]_|github_pat_)[A-Za-z0-9_]{{20,}}",
+        r"(?:gh[pousr]|github_pat)_[A-Za-z0-9_]{20}",
+    ),
+    _credential(
+        "slack-token",
+        "A Slack token (xoxa-, xoxb-, xoxe-, xoxo-, xoxp-, xoxr-, xoxs-).",
+        r"xox[abeoprs]-[A-Za-z0-9-]{10,}",
+        r"xox[abeoprs]-[A-Za-z0-9-]{10}",
+    ),
+    _credential(
+        "aws-access-key",
+        "An AWS access key id (AKIA/ASIA and exactly 16 more characters).",
+        r"(?:AKIA|ASIA)[A-Z0-9]{16}\b",
+        r"A[KS]IA[A-Z0-9]{16}",
+    ),
+    _credential(
+        "tangle-capability",
+        "A Tangle capability token (hubcap_ or hct_).",
+        r"(?:hubcap_|hct_)[A-Za-z0-9_=-]{8,}",
+        r"(?:hubcap|hct)_[A-Za-z0-9_=-]{8}",
+    ),
+    _credential(
+        "url-credentials",
+        "A password inside a URL (scheme://user:password@, the user may be empty).",
+        # The scheme starts at the first letter of its run that follows a non-word character.
+        r"(?<![a-z0-9+.-])(?>[a-z0-9+.-]*?(?<![a-z0-9_])(?=[a-z]))\K"
+        rf"[a-z][a-z0-9+.-]*://[^{WHITESPACE}/:@]*:[^{WHITESPACE}/@]+@",
+        r"://[^\t\n\x0b\x0c\r /:@]*:[^\t\n\x0b\x0c\r /@]+@",
+        ignore_case=True,
+    ),
+    _credential(
+        "url-secret-param",
+        "A secret in a URL query parameter (access_token=, api_key=, sig=, X-Amz-Signature=…).",
+        r"[?&](?:access_token|api_key|apikey|auth|token|secret|password|sig|signature"
+        rf"|x-amz-signature|x-goog-signature)=[^&{WHITESPACE}\"'#)]{{8,}}",
+        r"(?i)[?&](?:access_token|api_key|apikey|auth|token|secret|password|sig|signature"
+        r"|x-amz-signature|x-goog-signature)=[^&\t\n\x0b\x0c\r \"'#)]{8}",
+        ignore_case=True,
+    ),
+    _credential(
+        "secret-assignment",
+        "A secret-named key assigned a 12+ character value with digits and letters (GH_TOKEN=…).",
+        rf"(?:{_ASSIGNMENT_KEYWORDS})[\"']?[ \t]*[:=][ \t]*[\"']?"
+        rf"(?!encrypted:)(?![$`<\[{{(%])(?P<value>{_VALUE_CHAR}{{12,}})",
+        rf"(?i)(?:{_ASSIGNMENT_KEYWORDS})[\"']?[ \t]*[:=]",
+        ignore_case=True,
+        accept=_has_digit_and_letter,
+    ),
+    _credential(
+        "json-secret",
+        "A quoted secret-named field with a quoted value in JSON, YAML or a log line.",
+        # The value's run (up to the next quote or line end) holding two spaces reads as prose.
+        rf"[\"'][A-Za-z0-9_.-]{{0,40}}?(?:{_JSON_KEYWORDS})[\"'][ \t]*:[ \t]*[\"']"
+        r"(?!\[REDACTED)(?![$*{<])(?![^\"'\r\n ]* [^\"'\r\n ]* )[^\"'\r\n]{3,}[\"']",
+        rf"(?i)(?:{_JSON_KEYWORDS})[\"'][ \t]*:[ \t]*[\"']",
+        ignore_case=True,
+    ),
+    _credential(
+        "env-secret-assignment",
+        "An upper-case environment variable named like a secret, assigned an unquoted value.",
+        # A4: the name may be the keyword alone (`PASSWORD=`); the reference needed one more
+        # character in front. The keyword must touch `=`, so MAX_TOKENS=16 stays.
+        rf"\b(?=[A-Z])[A-Z0-9_]*?(?:{_ENV_KEYWORDS})[ \t]*=[ \t]*"
+        rf"(?!encrypted:)(?![$<*{{%]){_VALUE_CHAR}{{4,}}",
+        rf"(?:{_ENV_KEYWORDS})[ \t]*=",
+    ),
+    _credential(
+        "huggingface-token",
+        "A Hugging Face access token (hf_…).",
+        r"\bhf_[A-Za-z0-9]{20,}",
+        r"hf_[A-Za-z0-9]{20}",
+    ),
+    _credential(
+        "npm-token",
+        "An npm access token (npm_…).",
+        r"\bnpm_[A-Za-z0-9]{20,}",
+        r"npm_[A-Za-z0-9]{20}",
+    ),
+    _credential(
+        "gitlab-token",
+        "A GitLab personal access token (glpat-…).",
+        r"\bglpat-[A-Za-z0-9_-]{16,}",
+        r"glpat-[A-Za-z0-9_-]{16}",
+    ),
+    _credential(
+        "groq-key",
+        "A Groq API key (gsk_…).",
+        r"\bgsk_[A-Za-z0-9]{20,}",
+        r"gsk_[A-Za-z0-9]{20}",
+    ),
+    _credential(
+        "xai-key",
+        "An xAI API key (xai-…).",
+        r"\bxai-[A-Za-z0-9]{16,}",
+        r"xai-[A-Za-z0-9]{16}",
+    ),
+    _credential(
+        "bare-sk-key",
+        "A bare sk_ key of 32+ letters and digits ending at a word boundary.",
+        r"\bsk_[A-Za-z0-9]{32,}\b",
+        r"sk_[A-Za-z0-9]{32}",
+    ),
+    _credential(
+        "cookie-header",
+        "A Cookie or Set-Cookie header carrying a name=value of 3+ characters.",
+        rf"\bcookie{_WS}*:{_WS}*[A-Za-z0-9_-]+=[^;\r\n]{{3,}}",
+        rf"(?i)cookie{_WS2}*:",
+        ignore_case=True,
+    ),
+)
