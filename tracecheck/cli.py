@@ -43,10 +43,10 @@ class ExitCode(IntEnum):
 
 _EPILOG = """\
 exit codes:
-  0  success (every verdict passes; input is safe)
-  1  a rule failed (input is not safe to share)
+  0  success (every verdict passes; the input is safe to share)
+  1  a rule failed; the input is UNSAFE or UNKNOWN (redact writes nothing)
   2  usage error, malformed or contradictory contract, or a rule that could not be evaluated
-  3  a trace could not be read
+  3  a trace or input file could not be read
   4  a trace's format is ambiguous: pass --format
 """
 
@@ -134,7 +134,69 @@ def _parser() -> argparse.ArgumentParser:
     explain = command("explain", "say in words what a contract checks", "Explain a contract.")
     explain.add_argument("contract", metavar="CONTRACT")
     explain.set_defaults(run=_explain)
+
+    redact = command(
+        "redact",
+        "remove credentials and personal data from a trace",
+        "Write a redacted copy of a trace in the format it was read. If the redacted trace does "
+        "not pass the share-safety gate of the profile, nothing is written and the exit code is 1.",
+    )
+    redact.add_argument("trace", metavar="TRACE")
+    redact.add_argument(
+        "-o", "--output", required=True, metavar="OUT", help="file, or - for stdout"
+    )
+    redact.add_argument("--format", choices=FORMATS, help="read TRACE as this format")
+    _secret_arguments(redact)
+    redact.add_argument(
+        "--pseudonym-key-file",
+        metavar="FILE",
+        help="key for pseudonyms that agree across runs (default: $TRACECHECK_PSEUDONYM_KEY, "
+        "else a random key per run)",
+    )
+    redact.set_defaults(run=_redact)
+
+    verify = command(
+        "verify-safe",
+        "say whether files are safe to share",
+        "Assess traces (or any JSON, JSON Lines or text file) under a profile. Findings are "
+        "listed by path and detector, never by value.",
+    )
+    verify.add_argument("paths", nargs="+", metavar="PATH")
+    verify.add_argument("--format", choices=FORMATS, help="read traces as this format")
+    _secret_arguments(verify)
+    verify.set_defaults(run=_verify_safe)
     return parser
+
+
+def _secret_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--profile",
+        default="share",
+        metavar="NAME|FILE",
+        help="default, share (the default) or strict, or a profile file extending one",
+    )
+    parser.add_argument(
+        "--known-secret-env",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="an environment variable holding a secret to cut in every encoding (repeatable)",
+    )
+    parser.add_argument(
+        "--known-secrets-file", metavar="FILE", help="a file of secrets to cut, one per line"
+    )
+
+
+def _redact(args: argparse.Namespace) -> int:
+    from tracecheck.cli_redact import run_redact
+
+    return run_redact(args)
+
+
+def _verify_safe(args: argparse.Namespace) -> int:
+    from tracecheck.cli_redact import run_verify_safe
+
+    return run_verify_safe(args)
 
 
 def _trace_arguments(parser: argparse.ArgumentParser) -> None:

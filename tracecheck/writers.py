@@ -16,7 +16,13 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 
 from tracecheck.spans import Scope, Span
 
-__all__ = ["to_otlp_json", "to_otlp_jsonl", "to_otlp_proto", "to_otlp_request"]
+__all__ = [
+    "to_otlp_json",
+    "to_otlp_jsonl",
+    "to_otlp_proto",
+    "to_otlp_request",
+    "to_trace_span_events",
+]
 
 _STATUS_CODES = {None: 0, "ok": 1, "error": 2}
 
@@ -73,6 +79,56 @@ def to_otlp_proto(spans: Iterable[Span]) -> bytes:
             for span_json in group["spans"]:
                 _fill_span(scope_spans.spans.add(), span_json)
     return request.SerializeToString()
+
+
+_EVENT_STATUS = {None: "UNSET", "ok": "OK", "error": "ERROR"}
+
+
+def to_trace_span_events(spans: Iterable[Span]) -> list[dict[str, Any]]:
+    """Flat `TraceSpanEvent` rows of the hosted-ingest wire: times as unsigned 64-bit decimal
+    strings, flat attributes (nested values and bytes written as JSON strings)."""
+    return [_span_event(span) for span in spans]
+
+
+def _span_event(span: Span) -> dict[str, Any]:
+    row: dict[str, Any] = {
+        "traceId": span.trace_id or "",
+        "spanId": span.span_id or "",
+        "name": span.name,
+        "startTimeUnixNano": str(span.start_ns or 0),
+        "endTimeUnixNano": str(span.end_ns or 0),
+        "attributes": _flat_attributes(span.attributes),
+    }
+    if span.parent_span_id:
+        row["parentSpanId"] = span.parent_span_id
+    if span.events:
+        row["events"] = [
+            {
+                "timeUnixNano": str(event.time_ns or 0),
+                "name": event.name,
+                "attributes": _flat_attributes(event.attributes),
+            }
+            for event in span.events
+        ]
+    if span.status is not None or span.status_message:
+        row["status"] = {"code": _EVENT_STATUS[span.status]}
+        if span.status_message:
+            row["status"]["message"] = span.status_message
+    return row
+
+
+def _flat_attributes(attributes: Mapping[str, Any]) -> dict[str, Any]:
+    flat: dict[str, Any] = {}
+    for key, value in attributes.items():
+        if value is None:
+            continue
+        if isinstance(value, str | bool | int):
+            flat[key] = value
+        elif isinstance(value, float):
+            flat[key] = value if math.isfinite(value) else str(value)
+        else:
+            flat[key] = orjson.dumps(_jsonable(value)).decode()
+    return flat
 
 
 def _span(span: Span, inherited: Mapping[str, Any]) -> dict[str, Any]:

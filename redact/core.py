@@ -1,0 +1,94 @@
+"""The public entry points over any JSON-like value: redact, assess, and both together."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from redact.inspector import Inspector, known_secrets_of
+from redact.known import KnownSecrets
+from redact.model import Redaction, ShareRedaction, ShareVerdict
+from redact.profiles import Profile, resolve_profile
+from redact.strings import effective_cap
+from redact.walk import Assessor, Redactor
+
+__all__ = ["assess", "pseudonym_key_of", "redact", "redact_for_share", "redact_text"]
+
+KnownSecretsArg = Iterable[str] | KnownSecrets
+
+
+def pseudonym_key_of(key: bytes | str | None) -> bytes | None:
+    return key.encode("utf-8") if isinstance(key, str) else key
+
+
+def redactor_for(
+    profile: str | Profile,
+    known_secrets: KnownSecretsArg,
+    pseudonym_key: bytes | str | None,
+    max_string_bytes: float | None,
+) -> Redactor:
+    resolved = resolve_profile(profile)
+    inspector = Inspector(resolved, known_secrets_of(known_secrets))
+    cap = effective_cap(resolved.max_string_bytes, max_string_bytes)
+    return Redactor(inspector, cap, pseudonym_key_of(pseudonym_key))
+
+
+def redact(
+    value: Any,
+    *,
+    profile: str | Profile = "default",
+    known_secrets: KnownSecretsArg = (),
+    pseudonym_key: bytes | str | None = None,
+    max_string_bytes: float | None = None,
+) -> Redaction:
+    """A redacted copy of `value` and the report of every change; the input is never mutated.
+
+    `pseudonym_key` makes pseudonyms agree across calls and processes; without it each call
+    draws a random key, so pseudonyms cannot be linked between calls.
+    """
+    redactor = redactor_for(profile, known_secrets, pseudonym_key, max_string_bytes)
+    out = redactor.value(value, "", 0)
+    return Redaction(out, redactor.report())
+
+
+def redact_text(
+    text: str,
+    *,
+    profile: str | Profile = "default",
+    known_secrets: KnownSecretsArg = (),
+    pseudonym_key: bytes | str | None = None,
+    max_string_bytes: float | None = None,
+) -> str:
+    """The string pipeline alone: known secrets, data URI, credentials, personal data, cap."""
+    redactor = redactor_for(profile, known_secrets, pseudonym_key, max_string_bytes)
+    return redactor.string(text, "")
+
+
+def assess(
+    value: Any, *, profile: str | Profile = "default", known_secrets: KnownSecretsArg = ()
+) -> ShareVerdict:
+    """Whether `value` is safe to share under `profile`, without changing it."""
+    assessor = Assessor(Inspector(resolve_profile(profile), known_secrets_of(known_secrets)))
+    assessor.value(value, "", 0)
+    return assessor.verdict()
+
+
+def redact_for_share(
+    value: Any,
+    *,
+    profile: str | Profile = "default",
+    known_secrets: KnownSecretsArg = (),
+    pseudonym_key: bytes | str | None = None,
+    max_string_bytes: float | None = None,
+) -> ShareRedaction:
+    """Redact, then assess the redacted output with the same profile and known secrets."""
+    known = known_secrets_of(known_secrets)
+    redaction = redact(
+        value,
+        profile=profile,
+        known_secrets=known,
+        pseudonym_key=pseudonym_key,
+        max_string_bytes=max_string_bytes,
+    )
+    verdict = assess(redaction.value, profile=profile, known_secrets=known)
+    return ShareRedaction(redaction.value, redaction.report, verdict)

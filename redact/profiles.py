@@ -1,0 +1,254 @@
+"""Profiles: what each of `default`, `share` and `strict` removes and how much a finding weighs.
+
+Profiles are data (Part A8). The three built-in ones follow the table of §B2; a team extends one
+from a YAML or JSON file (extra key names per class, detectors disabled or enabled, a lower
+cap), validated as strictly as contracts are.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import yaml
+
+from redact.keys import KeyClass, KeyRules
+from redact.model import Category, Severity
+
+if TYPE_CHECKING:
+    from redact.detectors import Detector
+
+__all__ = [
+    "PROFILES",
+    "REDACTION_PROFILES",
+    "Profile",
+    "ProfileError",
+    "load_profile",
+    "resolve_profile",
+]
+
+
+@dataclass(frozen=True)
+class Profile:
+    name: str
+    max_string_bytes: int
+    # Key-based removal beyond credential and e-mail keys (which every profile removes).
+    remove_share_personal_keys: bool
+    pseudonymize_identifiers: bool
+    remove_raw_content_keys: bool
+    replace_media: bool
+    severity: Mapping[Category, Severity | None]
+    keys: KeyRules = field(default_factory=KeyRules)
+    disabled_detectors: frozenset[str] = frozenset()
+
+    def severity_of(self, category: Category) -> Severity | None:
+        return self.severity.get(category)
+
+    @cached_property
+    def credential_detectors(self) -> tuple[Detector, ...]:
+        from redact.detectors import CREDENTIAL_DETECTORS
+
+        return tuple(d for d in CREDENTIAL_DETECTORS if d.id not in self.disabled_detectors)
+
+    @cached_property
+    def personal_detectors(self) -> tuple[Detector, ...]:
+        from redact.detectors import PERSONAL_DETECTORS
+
+        return tuple(d for d in PERSONAL_DETECTORS if d.id not in self.disabled_detectors)
+
+    def __hash__(self) -> int:
+        return hash((self.name, self.max_string_bytes, self.disabled_detectors))
+
+
+_DEFAULT = Profile(
+    name="default",
+    max_string_bytes=1_048_576,
+    remove_share_personal_keys=False,
+    pseudonymize_identifiers=False,
+    remove_raw_content_keys=False,
+    replace_media=False,
+    severity={
+        "credential": "error",
+        "personal-data": "warning",
+        "identifier": None,
+        "raw-content": "warning",
+        "media": "warning",
+    },
+)
+_SHARE = replace(
+    _DEFAULT,
+    name="share",
+    max_string_bytes=65_536,
+    remove_share_personal_keys=True,
+    pseudonymize_identifiers=True,
+    severity={**_DEFAULT.severity, "personal-data": "error", "identifier": "warning"},
+)
+_STRICT = replace(
+    _SHARE,
+    name="strict",
+    max_string_bytes=4_096,
+    remove_raw_content_keys=True,
+    replace_media=True,
+    severity={**_SHARE.severity, "raw-content": "error", "media": "error"},
+)
+
+PROFILES: Mapping[str, Profile] = {p.name: p for p in (_DEFAULT, _SHARE, _STRICT)}
+REDACTION_PROFILES = tuple(PROFILES)
+
+
+class ProfileError(ValueError):
+    """A profile name or profile document is wrong; each problem names its place."""
+
+    def __init__(self, problems: list[str], source: str | None = None) -> None:
+        self.problems = problems
+        self.source = source
+        where = f"{source}: " if source else ""
+        super().__init__(where + "; ".join(problems))
+
+
+def resolve_profile(profile: str | Profile) -> Profile:
+    if isinstance(profile, Profile):
+        return profile
+    found = PROFILES.get(profile) if isinstance(profile, str) else None
+    if found is None:
+        raise ProfileError([f"unknown redaction profile: {profile}"])
+    return found
+
+
+_KEY_CLASSES = {
+    "credential": KeyClass.CREDENTIAL,
+    "email": KeyClass.EMAIL,
+    "personal-data": KeyClass.SHARE_PERSONAL,
+    "identifier": KeyClass.IDENTIFIER,
+    "raw-content": KeyClass.RAW_CONTENT,
+}
+_TOP_KEYS = ("name", "extends", "maxStringBytes", "keys", "detectors")
+_DETECTOR_KEYS = ("disable",)
+
+
+def load_profile(source: str | Path | Mapping[str, Any]) -> Profile:
+    """A profile extended from a built-in one, from a YAML/JSON file, YAML/JSON text, or a dict.
+
+    ```yaml
+    name: acme-share
+    extends: share
+    maxStringBytes: 32768          # may only lower the cap of the profile it extends
+    keys: {credential: [x_acme_signature], identifier: [ticket_id]}
+    detectors: {disable: [phone]}
+    ```
+    """
+    document, where = _document(source)
+    problems: list[str] = []
+    profile = _build(document, problems)
+    if problems or profile is None:
+        raise ProfileError(problems, where)
+    return profile
+
+
+def _document(source: str | Path | Mapping[str, Any]) -> tuple[Any, str | None]:
+    if isinstance(source, Mapping):
+        return source, None
+    path = Path(source) if isinstance(source, Path) or "\n" not in source else None
+    if path is not None and path.is_file():
+        text, where = path.read_text(encoding="utf-8"), str(path)
+    elif isinstance(source, Path):
+        raise ProfileError(["file does not exist"], str(source))
+    else:
+        text, where = str(source), None
+    try:
+        return yaml.safe_load(text), where
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        place = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
+        raise ProfileError([f"{place}not valid YAML or JSON"], where) from None
+
+
+def _build(document: Any, problems: list[str]) -> Profile | None:
+    from tracecheck.contract.suggest import unknown_message
+
+    if not isinstance(document, Mapping):
+        problems.append("a profile is an object with keys: " + ", ".join(_TOP_KEYS))
+        return None
+    for key in document:
+        if key not in _TOP_KEYS:
+            problems.append(unknown_message("key", key, _TOP_KEYS))
+    base_name = document.get("extends")
+    if not isinstance(base_name, str) or base_name not in PROFILES:
+        problems.append("/extends: " + unknown_message("profile", base_name, REDACTION_PROFILES))
+        return None
+    base = PROFILES[base_name]
+    name = document.get("name", base_name)
+    if not isinstance(name, str) or not name:
+        problems.append("/name: must be a non-empty string")
+    cap = _cap(document.get("maxStringBytes"), base, problems)
+    extra = _keys(document.get("keys", {}), problems)
+    disabled = _disabled(document.get("detectors", {}), problems)
+    if problems:
+        return None
+    return replace(
+        base,
+        name=str(name),
+        max_string_bytes=cap,
+        keys=KeyRules(extra) if extra else base.keys,
+        disabled_detectors=base.disabled_detectors | disabled,
+    )
+
+
+def _cap(value: Any, base: Profile, problems: list[str]) -> int:
+    if value is None:
+        return base.max_string_bytes
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        problems.append("/maxStringBytes: must be a whole number of bytes, 0 or more")
+        return base.max_string_bytes
+    if value > base.max_string_bytes:
+        problems.append(
+            f"/maxStringBytes: {value} is over the {base.max_string_bytes} of "
+            f'"{base.name}"; a profile may only lower the cap'
+        )
+    return min(value, base.max_string_bytes)
+
+
+def _keys(value: Any, problems: list[str]) -> dict[KeyClass, frozenset[str]]:
+    from tracecheck.contract.suggest import unknown_message
+
+    if not isinstance(value, Mapping):
+        problems.append("/keys: must be an object of key class → list of key names")
+        return {}
+    extra: dict[KeyClass, frozenset[str]] = {}
+    for class_name, names in value.items():
+        if class_name not in _KEY_CLASSES:
+            problems.append(
+                "/keys: " + unknown_message("key class", class_name, tuple(_KEY_CLASSES))
+            )
+            continue
+        if not isinstance(names, list) or not all(isinstance(n, str) and n for n in names):
+            problems.append(f"/keys/{class_name}: must be a list of non-empty key names")
+            continue
+        extra[_KEY_CLASSES[class_name]] = frozenset(names)
+    return extra
+
+
+def _disabled(value: Any, problems: list[str]) -> frozenset[str]:
+    from redact.detectors import DETECTORS
+    from tracecheck.contract.suggest import unknown_message
+
+    if not isinstance(value, Mapping):
+        problems.append("/detectors: must be an object with the key: disable")
+        return frozenset()
+    for key in value:
+        if key not in _DETECTOR_KEYS:
+            problems.append("/detectors: " + unknown_message("key", key, _DETECTOR_KEYS))
+    names = value.get("disable", [])
+    if not isinstance(names, list):
+        problems.append("/detectors/disable: must be a list of detector ids")
+        return frozenset()
+    known = tuple(DETECTORS)
+    for index, name in enumerate(names):
+        if name not in DETECTORS:
+            problems.append(
+                f"/detectors/disable/{index}: " + unknown_message("detector", name, known)
+            )
+    return frozenset(n for n in names if isinstance(n, str))

@@ -1,0 +1,316 @@
+"""The two walks over a value: one that redacts (§B3, §B4) and one that only looks (§B12).
+
+Both follow the same order of checks so that what `assess` reports is exactly what `redact`
+would remove. Paths are JSON Pointers; a caller may root them elsewhere (spans use
+`span:<span_id>`).
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import secrets
+from collections.abc import Mapping
+from typing import Any
+
+from redact.detectors import DetectorTimeout, replace_personal_data
+from redact.inspector import MAX_DEPTH, Inspector, pointer_segment
+from redact.keys import KeyClass
+from redact.model import (
+    Action,
+    Category,
+    FindingTally,
+    RedactionFinding,
+    RedactionReport,
+    ShareVerdict,
+    verdict_of,
+)
+from redact.strings import (
+    DataUri,
+    cap_string,
+    decode_data_uri_payload,
+    is_placeholder,
+    parse_data_uri,
+    pseudonym,
+    utf8_length,
+)
+
+__all__ = ["Assessor", "Redactor"]
+
+_BINARY = bytes | bytearray | memoryview
+_PASSED_THROUGH = datetime.date | datetime.time
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+class Redactor:
+    """The state of one redaction call: its findings, its ancestors, its pseudonym key."""
+
+    def __init__(self, inspector: Inspector, cap: int, pseudonym_key: bytes | None = None) -> None:
+        self.inspector = inspector
+        self.profile = inspector.profile
+        self.cap = cap
+        self.findings: list[RedactionFinding] = []
+        self._pseudonym_key = pseudonym_key
+        self._ancestors: set[int] = set()
+
+    def report(self) -> RedactionReport:
+        return RedactionReport(self.profile.name, tuple(self.findings))
+
+    def _record(self, path: str, category: Category, detector: str, action: Action) -> None:
+        self.findings.append(RedactionFinding(path, category, detector, action))
+
+    def _marker(self, path: str, category: Category, detector: str) -> str:
+        self._record(path, category, detector, "redacted")
+        return f"[REDACTED:{detector}]"
+
+    # Values ---------------------------------------------------------------------------------
+
+    def value(self, value: Any, path: str, depth: int) -> Any:
+        if isinstance(value, str):
+            return self.string(value, path)
+        if value is None or isinstance(value, bool | int | float | _PASSED_THROUGH):
+            return value
+        if isinstance(value, _BINARY):
+            return self._marker(path, "media", "binary")
+        if not isinstance(value, Mapping | list | tuple):
+            return self._marker(path, "raw-content", "unsupported-type")
+        if depth > MAX_DEPTH:
+            self._record(path, "raw-content", "depth-limit", "truncated")
+            return "[REDACTED:depth-limit]"
+        identity = id(value)
+        if identity in self._ancestors:
+            return self._marker(path, "raw-content", "circular")
+        self._ancestors.add(identity)
+        try:
+            if isinstance(value, Mapping):
+                return self.mapping(value, path, depth)
+            return [self.value(item, f"{path}/{i}", depth + 1) for i, item in enumerate(value)]
+        finally:
+            self._ancestors.discard(identity)
+
+    def mapping(self, value: Mapping[Any, Any], path: str, depth: int) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        renamed = 0
+        for key, item in value.items():
+            name = key if isinstance(key, str) else str(key)
+            detector = self.inspector.key_credential(name)
+            if detector is None:
+                out_key = name
+                item_path = f"{path}/{pointer_segment(name)}"
+            else:
+                renamed += 1
+                out_key = f"[REDACTED:{detector}]#{renamed}"
+                item_path = f"{path}/{out_key}"
+                self._record(item_path, "credential", detector, "redacted")
+            out[out_key] = self.keyed(name, item, item_path, depth)
+        return out
+
+    def keyed(self, key: str, value: Any, path: str, depth: int) -> Any:
+        """A value under a key: the key's class may decide before the value is looked at."""
+        if value is None or isinstance(value, bool):
+            return value
+        if isinstance(value, str) and is_placeholder(value) and not self.inspector.may_hold(value):
+            return value
+        key_class = self.profile.keys.classify(key)
+        if key_class is not None:
+            number = _is_number(value)
+            scalar = number or isinstance(value, str)
+            profile = self.profile
+            if key_class is KeyClass.CREDENTIAL and not number:
+                return self._marker(path, "credential", "credential-key")
+            if scalar and (
+                key_class is KeyClass.EMAIL
+                or (key_class is KeyClass.SHARE_PERSONAL and profile.remove_share_personal_keys)
+            ):
+                return self._marker(path, "personal-data", "personal-data-key")
+            if scalar and key_class is KeyClass.IDENTIFIER and profile.pseudonymize_identifiers:
+                self._record(path, "identifier", "identifier-key", "pseudonymized")
+                return pseudonym(self._key(), value)
+            if key_class is KeyClass.RAW_CONTENT and profile.remove_raw_content_keys and not number:
+                return self._marker(path, "raw-content", "raw-content-key")
+        return self.value(value, path, depth + 1)
+
+    def _key(self) -> bytes:
+        if self._pseudonym_key is None:
+            self._pseudonym_key = secrets.token_bytes(32)
+        return self._pseudonym_key
+
+    # Strings --------------------------------------------------------------------------------
+
+    def string(self, text: str, path: str) -> str:
+        if not text:
+            return text
+        inspector = self.inspector
+        # Nothing a detector or known secret could match: only the cap and data URIs remain.
+        if not inspector.may_hold(text) and (is_placeholder(text) or text[:5].lower() != "data:"):
+            return self._capped(text, path)
+        try:
+            return self._inspect(text, path)
+        except DetectorTimeout as exc:
+            # Fail closed: a string no detector could finish on is not sent.
+            return self._marker(path, "credential", exc.detector_id)
+
+    def _inspect(self, text: str, path: str) -> str:
+        inspector = self.inspector
+        if inspector.known:
+            text, forms = inspector.known.cut(text)
+            for _ in range(forms):
+                self._record(path, "credential", "known-secret", "redacted")
+        uri = parse_data_uri(text)
+        if uri is not None:
+            return self._data_uri(uri, text, path)
+        detector = inspector.credential_in(text)
+        if detector is not None:
+            return self._marker(path, "credential", detector)
+        text, replaced = replace_personal_data(text, inspector.personal_detectors)
+        for detector in replaced:
+            self._record(path, "personal-data", detector, "redacted")
+        return self._capped(text, path)
+
+    def _data_uri(self, uri: DataUri, text: str, path: str) -> str:
+        if uri.is_text:
+            decoded = decode_data_uri_payload(uri.payload)
+            if decoded is None or self.inspector.unsafe_text(decoded, uri.mime):
+                return self._marker(path, "credential", "data-uri-payload")
+        # Data URIs skip truncation (a cut payload is useless), so one over the cap goes whole.
+        if self.profile.replace_media or utf8_length(text) > self.cap:
+            return self._marker(path, "media", "media")
+        return text
+
+    def _capped(self, text: str, path: str) -> str:
+        truncated = cap_string(text, self.cap)
+        if truncated is None:
+            return text
+        self._record(path, "raw-content", "size-cap", "truncated")
+        return truncated
+
+
+class Assessor:
+    """The share-safety scan: the same walk as `Redactor`, recording instead of changing."""
+
+    def __init__(self, inspector: Inspector) -> None:
+        self.inspector = inspector
+        self.profile = inspector.profile
+        self.tally = FindingTally()
+        self.unreadable: list[str] = []
+        self._ancestors: set[int] = set()
+
+    def verdict(self) -> ShareVerdict:
+        return verdict_of(self.profile.name, self.tally, self.unreadable)
+
+    def _flag(self, path: str, category: Category, detector: str) -> None:
+        severity = self.profile.severity_of(category)
+        if severity is not None:
+            self.tally.add(category, detector, severity, path)
+
+    def _unreadable(self, path: str, reason: str) -> None:
+        self.unreadable.append(f"{path or '/'}: {reason}")
+
+    def value(self, value: Any, path: str, depth: int) -> None:
+        if isinstance(value, str):
+            self.string(value, path)
+        elif value is None or isinstance(value, bool | int | float | _PASSED_THROUGH):
+            return
+        elif isinstance(value, _BINARY):
+            self._unreadable(path, "binary data")
+        elif not isinstance(value, Mapping | list | tuple):
+            self._unreadable(path, f"a value of type {type(value).__name__} cannot be read")
+        elif depth > MAX_DEPTH:
+            self._unreadable(path, f"nested deeper than {MAX_DEPTH} levels")
+        elif id(value) in self._ancestors:
+            self._unreadable(path, "circular reference")
+        else:
+            self._ancestors.add(id(value))
+            try:
+                if isinstance(value, Mapping):
+                    self.mapping(value, path, depth)
+                else:
+                    for i, item in enumerate(value):
+                        self.value(item, f"{path}/{i}", depth + 1)
+            finally:
+                self._ancestors.discard(id(value))
+
+    def mapping(self, value: Mapping[Any, Any], path: str, depth: int) -> None:
+        for key, item in value.items():
+            name = key if isinstance(key, str) else str(key)
+            detector = self.inspector.key_credential(name)
+            if detector is None:
+                item_path = f"{path}/{pointer_segment(name)}"
+            else:
+                # The path names the detector, never the key that holds the secret.
+                item_path = f"{path}/[REDACTED:{detector}]"
+                self._flag(item_path, "credential", detector)
+            self.keyed(name, item, item_path, depth)
+
+    def keyed(self, key: str, value: Any, path: str, depth: int) -> None:
+        if value is None or isinstance(value, bool):
+            return
+        if isinstance(value, str) and is_placeholder(value) and not self.inspector.may_hold(value):
+            return
+        key_class = self.profile.keys.classify(key)
+        if key_class is not None:
+            number = _is_number(value)
+            scalar = number or isinstance(value, str)
+            if key_class is KeyClass.CREDENTIAL and not number:
+                self._flag(path, "credential", "credential-key")
+                return
+            if scalar and (
+                key_class is KeyClass.EMAIL
+                or (
+                    key_class is KeyClass.SHARE_PERSONAL and self.profile.remove_share_personal_keys
+                )
+            ):
+                self._flag(path, "personal-data", "personal-data-key")
+                return
+            if scalar and key_class is KeyClass.IDENTIFIER:
+                self._flag(path, "identifier", "identifier-key")
+            if key_class is KeyClass.RAW_CONTENT and not number:
+                self._flag(path, "raw-content", "raw-content-key")
+        self.value(value, path, depth + 1)
+
+    def string(self, text: str, path: str) -> None:
+        if not text:
+            return
+        inspector = self.inspector
+        if not inspector.may_hold(text) and (is_placeholder(text) or text[:5].lower() != "data:"):
+            return
+        try:
+            uri = parse_data_uri(text)
+            if uri is not None:
+                self._data_uri(uri, path)
+                return
+            detector = inspector.credential_in(text)
+            if detector is not None:
+                self._flag(path, "credential", detector)
+                return
+            for detector in inspector.personal_in(text):
+                self._flag(path, "personal-data", detector)
+        except DetectorTimeout as exc:
+            self._unreadable(path, f"detector {exc.detector_id} ran out of time")
+
+    def _data_uri(self, uri: DataUri, path: str) -> None:
+        if uri.mime.startswith("image/"):
+            self._flag(path, "media", "media")
+            return
+        if uri.is_text:
+            decoded = decode_data_uri_payload(uri.payload)
+            if decoded is None:
+                self._unreadable(path, "data URI payload is not valid base64")
+                return
+            if uri.mime == "application/json":
+                try:
+                    document = json.loads(decoded)
+                except ValueError:
+                    pass
+                else:
+                    self.value(document, path, 0)
+                    return
+            self.string(decoded, path)
+            return
+        if self.profile.name == "default":
+            self._flag(path, "media", "media")
+        else:
+            self._unreadable(path, f"{uri.mime} data URI cannot be read")

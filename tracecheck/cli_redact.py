@@ -1,0 +1,264 @@
+"""`tracecheck redact` and `tracecheck verify-safe`: the share-safety gate on recorded files.
+
+Kept apart from the contract commands so that checking contracts never imports the redactor.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import os
+import sys
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from redact import (
+    KnownSecretError,
+    KnownSecrets,
+    ProfileError,
+    ShareVerdict,
+    assess,
+    assess_spans,
+    load_profile,
+    redact_spans,
+    share_allowed,
+)
+from redact.profiles import Profile, resolve_profile
+from tracecheck.errors import AmbiguousFormatError, TraceReadError, UnrecognizedFormatError
+from tracecheck.readers import detect_format, read_traces
+from tracecheck.readers.otlp_proto import looks_like_proto_stream
+from tracecheck.spans import Span
+from tracecheck.writers import (
+    to_otlp_json,
+    to_otlp_jsonl,
+    to_otlp_proto,
+    to_trace_span_events,
+)
+
+__all__ = ["run_redact", "run_verify_safe", "summary"]
+
+_BATCH = 512  # spans per JSONL line: what a BatchSpanProcessor sends at most
+
+
+class Stop(Exception):
+    def __init__(self, code: int) -> None:
+        self.code = code
+
+
+def run_redact(args: argparse.Namespace) -> int:
+    try:
+        profile = _profile(args.profile)
+        known = _known_secrets(args)
+        key = _pseudonym_key(args.pseudonym_key_file)
+        spans, layout, gzipped = _read_spans(args.trace, args.format)
+    except Stop as stop:
+        return stop.code
+    redaction = redact_spans(spans, profile=profile, known_secrets=known, pseudonym_key=key)
+    verdict = assess_spans(redaction.spans, profile=profile, known_secrets=known)
+    if not share_allowed(verdict):
+        _error(f"{args.trace}: the redacted trace is {verdict.status.value}; nothing written")
+        _print_findings(verdict, sys.stderr)
+        return 1
+    data = _encode(redaction.spans, layout)
+    if gzipped:
+        data = gzip.compress(data, mtime=0)
+    try:
+        _write(args.output, data)
+    except OSError as exc:
+        _error(f"{args.output}: cannot write: {exc.strerror}")
+        return 2
+    print(summary(redaction.report.findings), file=sys.stderr)
+    return 0
+
+
+def summary(findings: Sequence[Any]) -> str:
+    """`redacted 14 values in 9 spans (email ×3, provider-key ×1)`."""
+    spans = {f.path.split("/", 1)[0] for f in findings if f.path.startswith("span:")}
+    counts = Counter(f.detector for f in findings)
+    detail = ", ".join(f"{d} ×{n}" for d, n in sorted(counts.items(), key=lambda i: (-i[1], i[0])))
+    noun = "value" if len(findings) == 1 else "values"
+    where = f" in {len(spans)} span{'' if len(spans) == 1 else 's'}" if spans else ""
+    return f"redacted {len(findings)} {noun}{where}" + (f" ({detail})" if detail else "")
+
+
+def run_verify_safe(args: argparse.Namespace) -> int:
+    try:
+        profile = _profile(args.profile)
+        known = _known_secrets(args)
+    except Stop as stop:
+        return stop.code
+    code = 0
+    for path in args.paths:
+        try:
+            verdict = _verdict_of(path, args.format, profile, known)
+        except Stop as stop:
+            code = max(code, stop.code)
+            continue
+        print(f"{path}: {verdict.status.value}")
+        _print_findings(verdict, sys.stdout)
+        if not share_allowed(verdict):
+            code = max(code, 1)
+    return code
+
+
+def _verdict_of(
+    path: str, format: str | None, profile: Profile, known: KnownSecrets
+) -> ShareVerdict:
+    if not Path(path).is_file() and not Path(path).is_dir():
+        _error(f"{path}: no such file or directory")
+        raise Stop(3)
+    try:
+        traces = read_traces(path, format=format)
+    except (UnrecognizedFormatError, AmbiguousFormatError):
+        if Path(path).is_dir():
+            _error(f"{path}: holds no trace files")
+            raise Stop(3) from None
+        return assess(_document(path), profile=profile, known_secrets=known)
+    except TraceReadError as exc:
+        _error(str(exc))
+        raise Stop(3) from None
+    spans = [span for trace in traces for span in trace.spans]
+    return assess_spans(spans, profile=profile, known_secrets=known)
+
+
+def _document(path: str) -> Any:
+    """A file that holds no trace: JSON, JSON Lines (one value per line), or text lines."""
+    try:
+        data = Path(path).read_bytes()
+        if data[:2] == b"\x1f\x8b":
+            data = gzip.decompress(data)
+    except (OSError, EOFError, gzip.BadGzipFile) as exc:
+        _error(f"{path}: could not be read: {exc}")
+        raise Stop(3) from None
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError:
+        pass
+    text = data.decode("utf-8", "replace")
+    lines = text.splitlines()
+    try:
+        return [orjson.loads(line) if line.strip() else "" for line in lines]
+    except orjson.JSONDecodeError:
+        # Plain text: each line is one string, so findings point at a line.
+        return lines
+
+
+def _print_findings(verdict: ShareVerdict, stream: Any) -> None:
+    for finding in verdict.findings:
+        paths = ", ".join(finding.paths) + (", …" if finding.count > len(finding.paths) else "")
+        print(
+            f"  {finding.severity}: {finding.category} ({finding.detector}) ×{finding.count} "
+            f"at {paths}",
+            file=stream,
+        )
+    for entry in verdict.unreadable:
+        print(f"  unreadable: {entry}", file=stream)
+
+
+def _profile(name: str) -> Profile:
+    try:
+        if Path(name).suffix in (".yaml", ".yml", ".json"):
+            return load_profile(Path(name))
+        return resolve_profile(name)
+    except ProfileError as exc:
+        _error(str(exc))
+        raise Stop(2) from None
+
+
+def _known_secrets(args: argparse.Namespace) -> KnownSecrets:
+    secrets: list[str] = []
+    for name in args.known_secret_env:
+        value = os.environ.get(name)
+        if not value:
+            _error(f"--known-secret-env {name}: the environment variable is not set or empty")
+            raise Stop(2)
+        secrets.append(value)
+    if args.known_secrets_file:
+        try:
+            text = Path(args.known_secrets_file).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            _error(f"{args.known_secrets_file}: could not be read: {exc}")
+            raise Stop(2) from None
+        secrets.extend(line.rstrip("\r") for line in text.split("\n") if line.strip())
+    try:
+        return KnownSecrets.build(secrets)
+    except KnownSecretError as exc:
+        _error(str(exc))
+        raise Stop(2) from None
+
+
+def _pseudonym_key(path: str | None) -> bytes | None:
+    if path is None:
+        return os.environ.get("TRACECHECK_PSEUDONYM_KEY", "").encode() or None
+    try:
+        key = Path(path).read_bytes().strip()
+    except OSError as exc:
+        _error(f"{path}: could not be read: {exc.strerror}")
+        raise Stop(2) from None
+    if len(key) < 16:
+        _error(f"{path}: a pseudonym key needs at least 16 bytes")
+        raise Stop(2)
+    return key
+
+
+def _read_spans(source: str, format: str | None) -> tuple[list[Span], str, bool]:
+    path = Path(source)
+    try:
+        layout = format or detect_format(path)
+        traces = read_traces(path, format=format)
+        raw = path.read_bytes()
+    except AmbiguousFormatError as exc:
+        _error(str(exc))
+        raise Stop(4) from None
+    except (TraceReadError, OSError) as exc:
+        _error(str(exc))
+        raise Stop(3) from None
+    gzipped = raw[:2] == b"\x1f\x8b"
+    if gzipped:
+        raw = gzip.decompress(raw)
+    if layout == "otlp-proto" and looks_like_proto_stream(raw[:64], len(raw)):
+        layout = "otlp-pbstream"
+    if layout == "spans" and path.name.endswith((".jsonl", ".jsonl.gz", ".ndjson")):
+        layout = "spans-jsonl"
+    if layout == "claude-stream":
+        print(f"{source}: a Claude Code record is written back as OTLP/JSON", file=sys.stderr)
+        layout = "otlp-json"
+    return [span for trace in traces for span in trace.spans], layout, gzipped
+
+
+def _encode(spans: Sequence[Span], layout: str) -> bytes:
+    if layout == "otlp-jsonl":
+        return to_otlp_jsonl(_batches(spans))
+    if layout == "otlp-proto":
+        return to_otlp_proto(spans)
+    if layout == "otlp-pbstream":
+        return b"".join(
+            len(body).to_bytes(4, "big") + body
+            for body in (to_otlp_proto(batch) for batch in _batches(spans))
+        )
+    if layout == "spans":
+        return orjson.dumps(to_trace_span_events(spans))
+    if layout == "spans-jsonl":
+        return b"".join(orjson.dumps(row) + b"\n" for row in to_trace_span_events(spans))
+    return to_otlp_json(spans)
+
+
+def _batches(spans: Sequence[Span]) -> Iterator[Sequence[Span]]:
+    for start in range(0, len(spans), _BATCH):
+        yield spans[start : start + _BATCH]
+
+
+def _write(target: str, data: bytes) -> None:
+    if target == "-":
+        sys.stdout.buffer.write(data)
+        sys.stdout.flush()
+    else:
+        Path(target).write_bytes(data)
+
+
+def _error(message: str) -> None:
+    print(f"tracecheck: error: {message}", file=sys.stderr)
