@@ -247,8 +247,9 @@ def _d(
     )
 
 
-# Start of a key name: after a non-alphanumeric, or at a camelCase hump (`dbPassword`).
-_KEY_START = r"(?:(?<![A-Za-z0-9])|(?<=[a-z0-9])(?=[A-Z]))"
+# Start of a key name: after a non-alphanumeric, or at a camelCase hump (`dbPassword`). The
+# leading lookahead (first letters of the key words) keeps runs of punctuation cheap.
+_KEY_START = r"(?=[AaCcDdEeFfHhIiJjLlMmPpRrSsWw])(?:(?<![A-Za-z0-9])|(?<=[a-z0-9])(?=[A-Z]))"
 # Key names the reference's assignment detectors do not know, or know only for long values.
 _QUALIFIED_KEY = (
     r"(?i:application|app|api|access|secret|private|signing|encryption|decryption|master|auth|"
@@ -420,14 +421,14 @@ VENDOR_DETECTORS: tuple[Detector, ...] = (
         "square-token",
         "Square access token or application secret",
         r"\bsq0(?:atp|csp)-[0-9A-Za-z_-]{22,}"
-        r"|(?<![A-Za-z0-9+/=_-])EAAA(?P<v>[A-Za-z0-9_-]{60})(?![A-Za-z0-9+/=_-])",
+        r"|(?<![A-Za-z0-9+/_-])EAAA(?P<v>[A-Za-z0-9_-]{60})(?![A-Za-z0-9+/=_-])",
         r"sq0(?:atp|csp)-|EAAA",
         lambda m: m.group("v") is None or _classes(m.group("v")) == 3,
     ),
     _d(
         "meta-access-token",
         "Facebook / Meta Graph API access token (EAA…)",
-        r"(?<![A-Za-z0-9+/=_-])EAA(?P<v>[A-Za-z0-9]{90,})(?![A-Za-z0-9+/=_-])",
+        r"(?<![A-Za-z0-9+/_-])EAA(?P<v>[A-Za-z0-9]{90,})(?![A-Za-z0-9+/=_-])",
         r"EAA",
         _mixed(3),
     ),
@@ -567,7 +568,7 @@ VENDOR_DETECTORS: tuple[Detector, ...] = (
         "sentry-dsn",
         "Sentry DSN carrying its project key",
         r"\bhttps?://(?P<v>[0-9a-f]{32})(?::[0-9a-f]{32})?@[A-Za-z0-9.-]{1,253}(?::\d{1,5})?"
-        r"/\d{1,12}\b",
+        r"/\d{1,20}\b",
         r"://[0-9a-f]{32}[:@]",
     ),
     _d(
@@ -809,7 +810,7 @@ VENDOR_DETECTORS: tuple[Detector, ...] = (
         "asana-token",
         "Asana personal access token",
         r"\b[012]/\d{10,20}(?:/\d{10,20})?:[a-f0-9]{32}\b",
-        r"\d:[a-f0-9]{32}",
+        r"\d{10}:[a-f0-9]{32}",
     ),
     _d(
         "intercom-token",
@@ -885,7 +886,7 @@ VENDOR_DETECTORS: tuple[Detector, ...] = (
     _d(
         "connection-string-password",
         "Password inside a JDBC, ADO.NET, ODBC or libpq connection string",
-        r"(?<![A-Za-z0-9])(?i:password|pwd)[ \t]*=[ \t]*(?P<v>[^;&\s\"'{}]{3,200})",
+        r"(?=[Pp])(?<![A-Za-z0-9])(?i:password|pwd)[ \t]*=[ \t]*(?P<v>[^;&\s\"'{}]{3,200})",
         r"(?i:password|pwd)[ \t]*=",
         _connection_string,
     ),
