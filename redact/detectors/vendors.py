@@ -599,10 +599,11 @@ VENDOR_DETECTORS: tuple[Detector, ...] = (
     ),
     _d(
         "honeycomb-key",
-        "Honeycomb ingest key (hc?ik_)",
-        r"\bhc[a-z]ik_(?P<v>[0-9a-z]{50,})\b",
-        r"hc[a-z]ik_",
-        _mixed(2),
+        "Honeycomb ingest key (hc?ik_) or a key in the X-Honeycomb-Team header",
+        r"\bhc[a-z]ik_(?P<v>[0-9a-z]{50,})\b"
+        r"|(?i:x-honeycomb-team)[\"']?[ \t]*[:=][ \t]*[\"']?(?P<w>[A-Za-z0-9]{22,64})\b",
+        r"hc[a-z]ik_|(?i:x-honeycomb-team)",
+        lambda m: _classes(m.group("v") or m.group("w")) >= 2,
     ),
     _d(
         "langsmith-key",
@@ -853,6 +854,136 @@ VENDOR_DETECTORS: tuple[Detector, ...] = (
         "Okta API token in its SSWS Authorization form",
         r"(?i:\bSSWS)[ \t]+00[A-Za-z0-9_-]{40}\b",
         r"(?i:ssws)",
+    ),
+    # ---------------------------------------------------------------- more platforms
+    _d(
+        "azure-identifiable-key",
+        "Microsoft identifiable secret (84/88-character key with the JQQJ9 marker)",
+        r"(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{52}JQQJ9[A-Za-z0-9+/]{27,31}={0,2}(?![A-Za-z0-9+/])",
+        r"JQQJ9",
+    ),
+    _d(
+        "onepassword-token",
+        "1Password service account token or account secret key",
+        r"\bops_eyJ[A-Za-z0-9+/]{200,}={0,3}"
+        r"|\bA3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}"
+        r"-[A-Z0-9]{5}\b",
+        r"ops_eyJ|A3-[A-Z0-9]{6}-",
+    ),
+    _d(
+        "openshift-token",
+        "OpenShift user or service token (sha256~)",
+        r"\bsha256~[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])",
+        r"sha256~",
+    ),
+    _d(
+        "vercel-token",
+        "Vercel access, integration, app or refresh token (vcp_, vci_, vca_, vcr_, vck_)",
+        r"\bvc[piark]_(?P<v>[A-Za-z0-9]{24,})\b",
+        r"vc[piark]_",
+        _mixed(3),
+    ),
+    _d(
+        "netlify-token",
+        "Netlify access token (nfp_, nfc_, nfo_, nfu_)",
+        r"\bnf[pcou]_(?P<v>[A-Za-z0-9]{36,})\b",
+        r"nf[pcou]_",
+        _mixed(3),
+    ),
+    _d(
+        "circleci-token",
+        "CircleCI personal or project API token (CCIPAT_, CCIPRJ_)",
+        r"\bCCI(?:PAT|PRJ)_[A-Za-z0-9_]{30,}",
+        r"CCI(?:PAT|PRJ)_",
+    ),
+    _d(
+        "buildkite-token",
+        "Buildkite API access token (bkua_)",
+        r"\bbkua_[a-f0-9]{40}\b",
+        r"bkua_",
+    ),
+    _d(
+        "sonar-token",
+        "SonarQube / SonarCloud user, project or global token",
+        r"\bsq[upa]_[a-f0-9]{40}\b",
+        r"sq[upa]_",
+    ),
+    _d(
+        "harness-token",
+        "Harness personal or service account token",
+        r"\b(?:pat|sat)\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{20}\b",
+        r"(?:pat|sat)\.[A-Za-z0-9_-]{22}\.",
+    ),
+    _d(
+        "scalingo-token",
+        "Scalingo API token (tk-us-)",
+        r"\btk-us-[A-Za-z0-9_-]{48}(?![A-Za-z0-9_-])",
+        r"tk-us-",
+    ),
+    _d(
+        "readme-key",
+        "ReadMe API key (rdme_)",
+        r"\brdme_[a-z0-9]{70}\b",
+        r"rdme_",
+    ),
+    _d(
+        "infracost-key",
+        "Infracost API key (ico-)",
+        r"\bico-(?P<v>[A-Za-z0-9]{32})\b",
+        r"ico-",
+        _mixed(2),
+    ),
+    _d(
+        "frameio-token",
+        "Frame.io developer token (fio-u-)",
+        r"\bfio-u-[A-Za-z0-9_=-]{64}",
+        r"fio-u-",
+    ),
+    _d(
+        "duffel-token",
+        "Duffel API token",
+        r"\bduffel_(?:test|live)_[A-Za-z0-9_=-]{43}",
+        r"duffel_(?:test|live)_",
+    ),
+    _d(
+        "maxmind-license-key",
+        "MaxMind license key (_mmk)",
+        r"\b[A-Za-z0-9]{6}_[A-Za-z0-9]{29}_mmk\b",
+        r"_mmk",
+    ),
+    _d(
+        "clickhouse-cloud-key",
+        "ClickHouse Cloud API secret (4b1d)",
+        r"\b4b1d(?P<v>[A-Za-z0-9]{38})\b",
+        r"4b1d",
+        _mixed(3),
+    ),
+    _d(
+        "launchdarkly-sdk-key",
+        "LaunchDarkly server-side SDK key (sdk- and a UUID)",
+        r"\bsdk-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b",
+        r"sdk-[0-9a-f]{8}-",
+    ),
+    _d(
+        "instagram-token",
+        "Instagram / Threads access token (IGQV, IGAA, THQV, THAA)",
+        r"\b(?:IG|TH)(?:QV|AA)(?P<v>[A-Za-z0-9_-]{100,})",
+        r"(?:IG|TH)(?:QV|AA)",
+        _mixed(3),
+    ),
+    _d(
+        "salesforce-session",
+        "Salesforce session id or access token (00D…!)",
+        r"\b00D[A-Za-z0-9]{12,15}![A-Za-z0-9._]{60,}",
+        r"00D[A-Za-z0-9]{12,15}!",
+    ),
+    _d(
+        "automation-webhook-url",
+        "Zapier, Make or IFTTT webhook URL (the URL is the credential)",
+        r"hooks\.zapier\.com/hooks/catch/\d{3,}/[A-Za-z0-9]{5,}"
+        r"|\bhook\.[a-z0-9.]{0,20}make\.com/[a-z0-9]{24,}"
+        r"|maker\.ifttt\.com/trigger/[^/\s]{1,100}/(?:json/)?with/key/[A-Za-z0-9_-]{20,}",
+        r"hooks\.zapier\.com/hooks/catch/|make\.com/|maker\.ifttt\.com/",
     ),
     # ---------------------------------------------------------------- keys and key files
     _d(
