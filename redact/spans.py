@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -64,12 +64,12 @@ def assess_spans(
     inspector = Inspector(resolve_profile(profile), known_secrets_of(known_secrets))
     inspector.prescan(_strings_of(batch))
     assessor = Assessor(inspector)
-    seen: set[int] = set()
+    seen: set[Hashable] = set()
     for span in batch:
         root = _root(span)
         for mapping, where in ((span.resource, "resource"), (_scope_attributes(span), "scope")):
-            if mapping and id(mapping) not in seen:
-                seen.add(id(mapping))
+            if mapping and (where, _identity(mapping)) not in seen:
+                seen.add((where, _identity(mapping)))
                 assessor.mapping(mapping, f"{root}/{where}/attributes", 0)
         assessor.keyed("name", span.name, f"{root}/name", 0)
         assessor.mapping(_own_attributes(span), f"{root}/attributes", 0)
@@ -85,6 +85,17 @@ def assess_spans(
 
 def _root(span: Span) -> str:
     return f"span:{span.span_id or 'unknown'}"
+
+
+def _identity(attributes: Mapping[str, Any]) -> Hashable:
+    """What makes two resources (or scopes) one: spans wrap a shared dict in their own read-only
+    view, so the content decides, falling back to the object when a value is unhashable."""
+    items = tuple(attributes.items())
+    try:
+        hash(items)
+    except TypeError:
+        return id(attributes)
+    return items
 
 
 def _scope_attributes(span: Span) -> Mapping[str, Any]:
@@ -110,11 +121,15 @@ class _Shared:
 
     def __init__(self, redactor: Redactor) -> None:
         self.redactor = redactor
-        self._done: dict[tuple[int, int], tuple[dict[str, Any], Any, Scope | None]] = {}
+        self._done: dict[tuple[Hashable, ...], tuple[dict[str, Any], Any, Scope | None]] = {}
 
     def of(self, span: Span, root: str) -> tuple[dict[str, Any], Any, Scope | None]:
         scope = span.scope
-        key = (id(span.resource), id(scope))
+        key = (
+            _identity(span.resource),
+            None if scope is None else (scope.name, scope.version),
+            _identity(_scope_attributes(span)),
+        )
         done = self._done.get(key)
         if done is None:
             resource = self.redactor.mapping(span.resource, f"{root}/resource/attributes", 0)
@@ -194,7 +209,7 @@ def _strings_of(spans: list[Span]) -> list[str]:
     """Every string a batch redaction will look at, keys included, for the one-pass prescan."""
     out: list[str] = []
     add = out.append
-    resources: set[int] = set()
+    resources: set[Hashable] = set()
     for span in spans:
         add(span.name)
         _collect(span.attributes, out)
@@ -205,8 +220,8 @@ def _strings_of(spans: list[Span]) -> list[str]:
             _collect(event.attributes, out)
         for link in span.links:
             _collect(link.attributes, out)
-        if span.resource and id(span.resource) not in resources:
-            resources.add(id(span.resource))
+        if span.resource and _identity(span.resource) not in resources:
+            resources.add(_identity(span.resource))
             _collect(span.resource, out)
         if span.scope is not None:
             _collect(span.scope.attributes, out)
