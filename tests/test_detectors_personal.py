@@ -1,0 +1,249 @@
+"""The four personal-data shapes (spec §B5.2), replaced in place, with the Part A4 e-mail fix."""
+
+from __future__ import annotations
+
+import re
+import time
+
+import pytest
+import re2
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from redact.detectors import PERSONAL_DETECTORS, Detector, detector, replace_personal_data
+
+# (detector id, text, the text after replacement, why)
+POSITIVES: list[tuple[str, str, str, str]] = [
+    (
+        "email",
+        "Contact jane.doe@example.test about the refund",
+        "Contact [REDACTED:email] about the refund",
+        "plain",
+    ),
+    ("email", "mailto:ops@tangle.tools", "mailto:[REDACTED:email]", "mailto"),
+    ("email", "write to jane@clinic.md today", "write to [REDACTED:email] today", "a4-md"),
+    ("email", "ops@app.rs", "[REDACTED:email]", "a4-rs"),
+    ("email", "admin@host.sh.", "[REDACTED:email].", "a4-sh"),
+    ("email", "info@empresa.com.py", "[REDACTED:email]", "a4-py"),
+    ("email", "Jane@Clinic.md", "[REDACTED:email]", "a4-capitalised-host"),
+    ("email", "user@163.com", "[REDACTED:email]", "digit-led-host-real-tld"),
+    ("email", "..al@b.io", "..[REDACTED:email]", "starts-at-first-word-char"),
+    (
+        "email",
+        "jane@x.com+bob@y.com",
+        "[REDACTED:email][REDACTED:email]",
+        "resumes-at-boundary",
+    ),
+    (
+        "card-number",
+        "card 4111 1111 1111 1111 exp 12/29",
+        "card [REDACTED:card-number] exp 12/29",
+        "spaces",
+    ),
+    ("card-number", "4111-1111-1111-1111", "[REDACTED:card-number]", "hyphens"),
+    (
+        "card-number",
+        "paid with 4111111111111111 today",
+        "paid with [REDACTED:card-number] today",
+        "unbroken",
+    ),
+    (
+        "card-number",
+        "amex 3782 822463 10005 on file",
+        "amex [REDACTED:card-number] on file",
+        "amex",
+    ),
+    ("card-number", "mc 5555555555554444.", "mc [REDACTED:card-number].", "mastercard"),
+    ("card-number", "6011111111111117", "[REDACTED:card-number]", "discover"),
+    ("card-number", "4111 1111 1111 1111 003", "[REDACTED:card-number]", "fifth-group"),
+    ("ssn", "SSN 123-45-6789 on file", "SSN [REDACTED:ssn] on file", "plain"),
+    ("ssn", "(123-45-6789)", "([REDACTED:ssn])", "in-brackets"),
+    ("phone", "call (415) 555-2671 after 5pm", "call [REDACTED:phone] after 5pm", "parens"),
+    ("phone", "415 555 2671", "[REDACTED:phone]", "spaces"),
+    ("phone", "(415)555-2671", "[REDACTED:phone]", "parens-no-space"),
+    ("phone", "tel +1-415-555-2671.", "tel [REDACTED:phone].", "plus-one"),
+    ("phone", "+1 415.555.2671", "[REDACTED:phone]", "dots"),
+    ("phone", "415\u00a0555\u00a02671", "[REDACTED:phone]", "nbsp"),
+]
+
+# (detector id, text, why): that detector leaves the text alone.
+NEAR_MISSES: list[tuple[str, str, str]] = [
+    ("email", "retina asset icon@2x.png", "density-suffix"),
+    ("email", "assets/icon@2x.png", "path"),
+    ("email", "logo@2x.webp", "webp"),
+    ("email", "systemctl restart tangle-worker@3.service", "systemd-unit"),
+    ("email", "git clone git@github.com:org/repo", "ssh-remote"),
+    ("email", "@tangle-network/agent-eval", "scope"),
+    ("email", "webpack:///@scope/pkg/src/index.ts:10:5", "scope-in-path"),
+    ("email", "foo@bar.json", "json"),
+    ("email", "a@b.ts", "ts"),
+    ("email", "include @AGENTS.md and notes@RTK.md", "doc-file-in-capitals"),
+    ("email", "icon@2x.md", "a4-digit-led-host"),
+    ("email", "src/lib/a@b.py", "a4-path-segment"),
+    ("email", "jane@example", "no-tld"),
+    ("card-number", "4111 1111-1111 1111", "mixed-separators"),
+    ("card-number", "4111111111111112", "luhn"),
+    ("card-number", '"id": 653109876543210,', "luhn-65"),
+    ("card-number", "order 1700000000420 shipped", "epoch-ms"),
+    ("card-number", "22222222222222222", "one-repeated-digit"),
+    ("card-number", "card4111111111111111", "glued-to-letters"),
+    ("card-number", "run-4111111111111111", "after-hyphen"),
+    ("card-number", "4111111111111111-2", "before-hyphen"),
+    ("card-number", "9111111111111111", "no-issuer"),
+    ("ssn", "123-45-6789x", "glued-after"),
+    ("ssn", "a_123-45-6789", "glued-before"),
+    ("ssn", "123 45 6789", "spaces"),
+    ("phone", "4155552671", "no-separators"),
+    ("phone", "+14155552671", "e164"),
+    ("phone", "415-555-26710", "too-long"),
+    ("phone", "loop over 3600 1800 900 seconds", "numbers"),
+]
+
+
+def test_ids_and_order() -> None:
+    assert [d.id for d in PERSONAL_DETECTORS] == ["email", "card-number", "ssn", "phone"]
+
+
+@pytest.mark.parametrize("d", PERSONAL_DETECTORS, ids=lambda d: d.id)
+def test_every_detector_is_documented_and_covered(d: Detector) -> None:
+    assert re.fullmatch(r"[a-z0-9]+(?:-[a-z0-9]+)*", d.id)
+    assert d.description and "\n" not in d.description and len(d.description) <= 100
+    assert d.category == "personal-data"
+    assert any(case[0] == d.id for case in POSITIVES)
+    assert any(case[0] == d.id for case in NEAR_MISSES)
+
+
+@pytest.mark.parametrize(
+    ("detector_id", "text", "expected", "why"),
+    POSITIVES,
+    ids=[f"{d}-{why}" for d, _, _, why in POSITIVES],
+)
+def test_positive_is_replaced_in_place(
+    detector_id: str, text: str, expected: str, why: str
+) -> None:
+    d = detector(detector_id)
+    out, ids = replace_personal_data(text, (d,))
+    assert out == expected
+    assert ids == [detector_id] * expected.count(f"[REDACTED:{detector_id}]")
+
+
+@pytest.mark.parametrize(
+    ("detector_id", "text", "why"), NEAR_MISSES, ids=[f"{d}-{why}" for d, _, why in NEAR_MISSES]
+)
+def test_near_miss_is_left_alone(detector_id: str, text: str, why: str) -> None:
+    assert not detector(detector_id).search(text)
+
+
+def test_a_rejected_email_is_skipped_whole() -> None:
+    # The reference resumes after a rejected match and does not retry a shorter span in it.
+    text = "git@github.com and ann@example.test"
+    out, ids = replace_personal_data(text)
+    assert out == "git@github.com and [REDACTED:email]"
+    assert ids == ["email"]
+
+
+# --- prefilters --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("detector_id", "text", "expected", "why"),
+    POSITIVES,
+    ids=[f"{d}-{why}" for d, _, _, why in POSITIVES],
+)
+def test_prefilter_flags_every_positive(
+    detector_id: str, text: str, expected: str, why: str
+) -> None:
+    prefilter = re2.compile(detector(detector_id).prefilter.encode())
+    assert prefilter.search(text.encode())
+    assert prefilter.search("\n".join(["ü", text, "last"]).encode())
+
+
+_FRAGMENTS = [
+    "@",
+    ".md",
+    ".png",
+    "git@",
+    "(415) ",
+    "555-",
+    "+1 ",
+    "4111 ",
+    "1111-",
+    "123-45-",
+    "2x",
+]
+_CHARS = [*"aZ09_-.+%@() /\t\n:", "\u00a0", "\u3000", "é"]
+
+
+def _texts_around(examples: list[str]) -> st.SearchStrategy[str]:
+    example = st.sampled_from(examples)
+    piece = st.one_of(
+        example,
+        st.tuples(example, st.integers(0, 30), st.integers(1, 40)).map(
+            lambda t: t[0][t[1] : t[1] + t[2]]
+        ),
+        st.sampled_from(_FRAGMENTS),
+        st.text(st.sampled_from(_CHARS), max_size=12),
+        st.text(st.sampled_from([*"0123456789", " ", "-"]), min_size=10, max_size=24),
+    )
+    return st.lists(piece, max_size=8).map("".join)
+
+
+@pytest.mark.parametrize("d", PERSONAL_DETECTORS, ids=lambda d: d.id)
+def test_prefilter_never_misses_a_match(d: Detector) -> None:
+    examples = [c[1] for c in POSITIVES + NEAR_MISSES if c[0] == d.id]
+    prefilter = re2.compile(d.prefilter.encode())
+
+    @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(_texts_around(examples))
+    def holds(text: str) -> None:
+        if d.search(text):
+            assert prefilter.search(text.encode()), text
+
+    holds()
+
+
+# --- linear time ---------------------------------------------------------------------------------
+
+_SIZE = 100_000
+
+
+def _fill(unit: str) -> str:
+    return (unit * (_SIZE // len(unit) + 1))[:_SIZE]
+
+
+_HOSTILE_UNITS = [
+    "a",
+    "a.",
+    "a@",
+    "@a.",
+    "a@a.",
+    ".a@b",
+    "1",
+    "1 ",
+    "1-",
+    "1234 ",
+    "4111-",
+    "(415) ",
+    "415-",
+    "+1 ",
+    "123-45-",
+    " ",
+    "\u3000",
+]
+
+
+@pytest.mark.parametrize("d", PERSONAL_DETECTORS, ids=lambda d: d.id)
+def test_hostile_input_runs_in_linear_time(d: Detector) -> None:
+    near = [c[1] for c in POSITIVES + NEAR_MISSES if c[0] == d.id]
+    # Almost-matches: a few examples cut short, repeated to 100 KB. CPU time, not wall time, so
+    # other processes on the machine do not make this flaky; a quadratic pattern takes minutes.
+    units = _HOSTILE_UNITS + [t[:-1] for t in near[:6] if len(t) > 1]
+    total = 0.0
+    for unit in units:
+        text = _fill(unit)
+        started = time.process_time()
+        list(d.find(text))
+        spent = time.process_time() - started
+        assert spent < 0.25, repr(unit)
+        total += spent
+    assert total < 1.0
