@@ -32,8 +32,8 @@ from redact.detectors.base import Detector
 
 __all__ = ["REFERENCE_DETECTORS", "WHITESPACE", "WHITESPACE_RE2"]
 
-# The JavaScript `\s` set, as the body of a character class: the reference is TypeScript, and
-# Python's `\s` differs (it includes \x1c-\x1f and \x85, lacks \ufeff).
+# The JavaScript `\s` set, as the body of a character class: the reference is TypeScript, and with
+# ASCII semantics `\s` would miss the Unicode spaces JavaScript counts (and add none it lacks).
 WHITESPACE = r"\t\n\x0b\x0c\r \xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
 # The same set in RE2 syntax (a bytes prefilter is read as UTF-8, so these are characters).
 WHITESPACE_RE2 = r"\t\n\x0b\x0c\r \x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}\x{feff}"

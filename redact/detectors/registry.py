@@ -10,7 +10,6 @@ from redact.detectors.base import Detector
 from redact.detectors.personal import PERSONAL_DETECTORS
 from redact.detectors.reference import REFERENCE_DETECTORS
 from redact.detectors.vendors import VENDOR_DETECTORS
-from tracecheck.contract.suggest import unknown_message
 
 __all__ = [
     "CREDENTIAL_DETECTORS",
@@ -44,7 +43,14 @@ def detector(id: str) -> Detector:
     try:
         return DETECTORS[id]
     except KeyError:
-        raise KeyError(unknown_message("detector", id, tuple(DETECTORS))) from None
+        # Imported here: the did-you-mean helper pulls in the contract package, which the export
+        # path of a live agent should not pay for.
+        from tracecheck.contract.suggest import did_you_mean
+
+        # Not the whole list of ids: there are more than a hundred.
+        suggestion = did_you_mean(id, tuple(DETECTORS))
+        hint = f' — did you mean "{suggestion}"?' if suggestion else ""
+        raise KeyError(f"unknown detector {id!r}{hint}") from None
 
 
 def detect_credential(
