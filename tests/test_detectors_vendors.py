@@ -7,10 +7,12 @@ no contiguous credential appears in this file for a secret scanner to trip on.
 from __future__ import annotations
 
 import base64
+import json
 import random
 import string
 import time
 import uuid
+from pathlib import Path
 
 import pytest
 import re2
@@ -501,6 +503,10 @@ NEAR_MISSES: list[tuple[str, str]] = [
     ("square-doc", "sq0idp-application-id"),
     ("discord-dotted", "MTIz.abc.def and NDU2Nzg5MDEyMzQ1Njc4OTAx.short.x"),
     ("jwt-like-dots", "version 1.2.3-beta.4+build.5"),
+    (
+        "encrypted-value",
+        "OPENAI_API_KEY=encrypted:BHd8wXcNq2pLk1ZrYy0uTg== app_key=vault:kv/app#key2",
+    ),
     ("ssh-public-key", j("ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQ", b64(300), " user@host")),
     ("stripe-publishable", j("pk_", "live_", b62(24))),
     ("openai-org-and-project", j("org-", b62(24), " proj_", b62(24))),
@@ -598,6 +604,24 @@ def test_near_miss_is_not_flagged(name: str, text: str) -> None:
 def test_false_positive_trap_survives(name: str, text: str) -> None:
     flagged = [d.id for d in VENDOR_DETECTORS if d.search(text)]
     assert flagged == [], f"trap {name} flagged by {flagged}"
+
+
+_REFERENCE_CORPUS = (
+    Path(__file__).resolve().parent.parent
+    / "fixtures"
+    / "redaction"
+    / "agent-eval-redaction-corpus.json"
+)
+
+
+def test_reference_must_not_flag_strings_survive_vendor_detectors() -> None:
+    if not _REFERENCE_CORPUS.exists():
+        pytest.skip("the reference corpus fixture is not in this checkout")
+    corpus = json.loads(_REFERENCE_CORPUS.read_text(encoding="utf-8"))
+    texts = [t for t in corpus["values"]["mustNotFlag"] if isinstance(t, str)]
+    assert texts
+    flagged = {t[:24]: [d.id for d in VENDOR_DETECTORS if d.search(t)] for t in texts}
+    assert {k: v for k, v in flagged.items() if v} == {}
 
 
 def test_labelled_corpus_recall_and_near_miss_rate() -> None:

@@ -91,6 +91,8 @@ _FILE_SUFFIXES = regex.compile(
     regex.IGNORECASE | regex.ASCII,
 )
 _FIRST_CHARS_REFUSED = frozenset("$%{[<(*=@~/.-`")
+# A value that names where the secret lives (or holds it encrypted) is not the secret itself.
+_REFERENCE_PREFIXES = ("encrypted:", "enc:", "vault:", "sops:", "kms:", "secretref:", "op:")
 
 
 def _secret_like(value: str, minimum: int = 8) -> bool:
@@ -100,7 +102,7 @@ def _secret_like(value: str, minimum: int = 8) -> bool:
     lowered = value.lower()
     if any(mark in lowered for mark in _PLACEHOLDER_MARKS):
         return False
-    if "://" in value or _FILE_SUFFIXES.search(value):
+    if "://" in value or _FILE_SUFFIXES.search(value) or lowered.startswith(_REFERENCE_PREFIXES):
         return False
     # `id=foo,src=bar` style option lists, not one value; base64 padding may end a value.
     if "=" in value.rstrip("="):
