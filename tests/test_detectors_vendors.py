@@ -537,6 +537,10 @@ FP_TRAPS: list[tuple[str, str]] = [
         + "==",
     ),
     ("base64-raw", "iVBORw0KGgoAAAANSUhEUgAAA" + "A" * 60 + b64(400)),
+    (
+        "otlp-attribute",
+        '{"key": "gen_ai.request.model", "value": {"stringValue": "claude-sonnet-4-5"}}',
+    ),
     ("token-counts", '{"input_tokens": 1234, "output_tokens": 567, "total_tokens": 1801}'),
     ("max-tokens", "max_tokens=4096 MAX_TOKENS=16"),
     ("next-page-token", '{"next_page_token": "CiAKGjBpNDd2Nmp2Zml2cXRwYjBpOXA0eTM5ZGNzZxAB"}'),
@@ -650,7 +654,8 @@ def test_combined_prefilter_is_quiet_on_traps() -> None:
     combined = re2.compile("|".join(f"(?:{d.prefilter})" for d in VENDOR_DETECTORS).encode())
     quiet = [text for name, text in FP_TRAPS if name not in {"base64-raw", "snake"}]
     hits = [text[:20] for text in quiet if combined.search(text.encode())]
-    assert len(hits) <= 2, hits
+    # Only the PNG header trips a prefilter (its AAAAEAAA run looks like a Meta token start).
+    assert len(hits) <= 1, hits
 
 
 # ----------------------------------------------------------------------------- properties

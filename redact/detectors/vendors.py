@@ -1061,7 +1061,8 @@ VENDOR_DETECTORS: tuple[Detector, ...] = (
         "keyed-secret",
         "Random-looking value under a secret-like key the reference rules miss (app_key, pwd, auth)",
         _KEY_START + r"(?:" + _QUALIFIED_KEY + r"|" + _SHORT_KEY + r")" + _ASSIGN + _KEYED_VALUE,
-        r"(?i:(?:pass(?:wd|word|phrase)?|pwd|auth|pat|key)[\"']?[ \t]*[:=])",
+        # Not a bare `key`: OTLP JSON says `"key":` once per attribute.
+        r"(?i:(?:pass(?:wd|word|phrase)?|pwd|auth|pat|[a-z][_.-]?key)[\"']?[ \t]*[:=])",
         _keyed(8),
     ),
 )
