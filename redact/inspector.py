@@ -4,7 +4,7 @@ personal data it does hold. Shared by redaction and assessment so both see the s
 from __future__ import annotations
 
 import json
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from redact.detectors import (
@@ -12,6 +12,7 @@ from redact.detectors import (
     DetectorTimeout,
     detect_credential,
     detect_personal_data,
+    replace_personal_data,
 )
 from redact.keys import KeyClass
 from redact.known import EMPTY_KNOWN_SECRETS, KnownSecrets
@@ -46,35 +47,68 @@ class Inspector:
         self.prefilter: Prefilter = prefilter_for(
             self.credential_detectors + self.personal_detectors, known
         )
-        # Strings a batch scan looked at, and those it flagged; None: scan each string alone.
-        self._scanned: Collection[str] | None = None
-        self._flagged: Collection[str] = ()
+        # What a batch prescan learnt: strings a detector may match, and strings that need no
+        # look at all. Strings outside both are judged one at a time.
+        self._flagged: set[str] = set()
+        self.clean: set[str] = set()
         self._key_credentials: dict[str, str | None] = {}
+        self._candidate_cache: dict[str, tuple[tuple[Detector, ...], tuple[Detector, ...]]] = {}
 
     def prescan(self, strings: list[str]) -> None:
-        """Scan many strings in one pass; later `may_hold` answers from the result."""
+        """Scan many strings in one pass, so that later questions about them are set lookups."""
         self._flagged = self.prefilter.flag(strings)
-        self._scanned = set(strings)
+        self.clean = {s for s in set(strings) - self._flagged if not self._needs_look_unflagged(s)}
 
     def may_hold(self, text: str) -> bool:
+        """Whether a detector or a known-secret form could match somewhere in this string."""
         if text in self._flagged:
             return True
-        if self._scanned is not None and text in self._scanned:
+        if text in self.clean:
             return False
         return self.prefilter.may_hold(text)
+
+    def needs_look(self, text: str) -> bool:
+        """Whether a string needs the full pipeline: something may match in it, it is a data
+        URI, or it is base64 that may hide a known secret. Most span text needs none of it."""
+        if text in self.clean:
+            return False
+        return self.may_hold(text) or self._needs_look_unflagged(text)
+
+    def _needs_look_unflagged(self, text: str) -> bool:
+        if text[:1] in ("d", "D") and text[:5].lower() == "data:":
+            return True
+        return bool(self.known) and self.known.hides_in_base64(text)
+
+    def _candidates(self, text: str) -> tuple[tuple[Detector, ...], tuple[Detector, ...]]:
+        """The credential and personal-data detectors whose prefilter matches this string."""
+        cached = self._candidate_cache.get(text)
+        if cached is None:
+            found = self.prefilter.detectors_for(text)
+            cached = (
+                tuple(d for d in found if d.category == "credential"),
+                tuple(d for d in found if d.category == "personal-data"),
+            )
+            if len(self._candidate_cache) >= 256:
+                self._candidate_cache.clear()
+            self._candidate_cache[text] = cached
+        return cached
 
     def credential_in(self, text: str) -> str | None:
         """The detector that names a credential in this string (known secrets first), or None."""
         if self.known and (self.known.contains(text) or self.known.hides_in_base64(text)):
             return "known-secret"
-        return detect_credential(text, self.credential_detectors)
+        return detect_credential(text, self._candidates(text)[0])
+
+    def replace_personal(self, text: str) -> tuple[str, list[str]]:
+        """The text with personal data replaced in place, and the detector of each replacement."""
+        return replace_personal_data(text, self._candidates(text)[1])
 
     def key_credential(self, key: str) -> str | None:
         """A key that itself holds a credential gets renamed; keys repeat, so answers are kept."""
         if key in self._key_credentials:
             return self._key_credentials[key]
         try:
-            found = self.credential_in(key) if key and self.may_hold(key) else None
+            found = self.credential_in(key) if key and self.needs_look(key) else None
         except DetectorTimeout as exc:
             found = exc.detector_id  # fail closed: a key no detector could finish on is renamed
         if len(self._key_credentials) >= 10_000:
@@ -83,7 +117,7 @@ class Inspector:
         return found
 
     def personal_in(self, text: str) -> list[str]:
-        return detect_personal_data(text, self.personal_detectors)
+        return detect_personal_data(text, self._candidates(text)[1])
 
     def unsafe_text(self, text: str, mime: str) -> bool:
         """Whether decoded data-URI content holds a secret or personal data (§B10)."""

@@ -222,9 +222,12 @@ class KnownSecrets:
     compare and hash by identity, so they can key a cache.
     """
 
-    __slots__ = ("_automaton", "_count", "needles")
+    __slots__ = ("_automaton", "_count", "min_base64_payload", "needles")
 
     needles: tuple[str, ...]
+    # The fewest base64 characters (padding aside) that can carry the shortest secret whole:
+    # a whole-string payload shorter than this cannot hide one.
+    min_base64_payload: int
 
     def __init__(self, secrets: tuple[str, ...] = ()) -> None:
         """Compile already validated secrets; callers use `build`."""
@@ -238,6 +241,8 @@ class KnownSecrets:
         needles = literal | cores.keys()
         self.needles = tuple(sorted(needles, key=lambda n: (-len(n), n)))
         self._count = len(secrets)
+        shortest = min((len(secret.encode("utf-8")) for secret in secrets), default=0)
+        self.min_base64_payload = (8 * shortest + 5) // 6
         self._automaton: Any = None
         if secrets:
             automaton = ahocorasick.Automaton()
@@ -328,7 +333,8 @@ class KnownSecrets:
         """
         if (
             not self._count
-            or len(text) < _MIN_WHOLE_BASE64
+            or len(text) < max(_MIN_WHOLE_BASE64, self.min_base64_payload)
+            or " " in text  # prose, the common case, fails here before the pattern runs
             or _WHOLE_BASE64.fullmatch(text) is None
         ):
             return False

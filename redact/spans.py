@@ -229,9 +229,9 @@ def _strings_of(spans: list[Span]) -> list[str]:
 
 
 def _collect(attributes: Mapping[str, Any], out: list[str]) -> None:
+    # Keys are left out: they repeat, and the inspector judges each distinct key once.
     add = out.append
-    for key, value in attributes.items():
-        add(key)
+    for value in attributes.values():
         if value.__class__ is str:
             add(value)
         elif isinstance(value, Mapping | list | tuple):

@@ -13,7 +13,7 @@ import secrets
 from collections.abc import Mapping
 from typing import Any
 
-from redact.detectors import DetectorTimeout, replace_personal_data
+from redact.detectors import DetectorTimeout
 from redact.inspector import MAX_DEPTH, Inspector, pointer_segment
 from redact.keys import KeyClass
 from redact.model import (
@@ -55,6 +55,20 @@ class Redactor:
         self.findings: list[RedactionFinding] = []
         self._pseudonym_key = pseudonym_key
         self._ancestors: set[int] = set()
+        self._plain_keys: dict[str, bool] = {}
+        profile = self.profile
+        # The key classes whose values this profile removes or replaces, whatever they hold.
+        self._acting = frozenset(
+            key_class
+            for key_class, acts in (
+                (KeyClass.CREDENTIAL, True),
+                (KeyClass.EMAIL, True),
+                (KeyClass.SHARE_PERSONAL, profile.remove_share_personal_keys),
+                (KeyClass.IDENTIFIER, profile.pseudonymize_identifiers),
+                (KeyClass.RAW_CONTENT, profile.remove_raw_content_keys),
+            )
+            if acts
+        )
 
     def report(self) -> RedactionReport:
         return RedactionReport(self.profile.name, tuple(self.findings))
@@ -94,9 +108,21 @@ class Redactor:
     def mapping(self, value: Mapping[Any, Any], path: str, depth: int) -> dict[str, Any]:
         out: dict[str, Any] = {}
         renamed = 0
+        inspector = self.inspector
+        clean = inspector.clean
+        plain = self._plain_keys
+        short = self.cap // 4
         for key, item in value.items():
-            name = key if isinstance(key, str) else str(key)
-            detector = self.inspector.key_credential(name)
+            name = key if key.__class__ is str else str(key)
+            # The common case, decided without walking: a short clean string under a plain key.
+            if item.__class__ is str and len(item) <= short:
+                is_plain = plain.get(name)
+                if is_plain is None:
+                    is_plain = plain[name] = self._is_plain(name)
+                if is_plain and (item in clean or not inspector.needs_look(item)):
+                    out[name] = item
+                    continue
+            detector = inspector.key_credential(name)
             if detector is None:
                 out_key = name
                 item_path = f"{path}/{pointer_segment(name)}"
@@ -107,6 +133,13 @@ class Redactor:
                 self._record(item_path, "credential", detector, "redacted")
             out[out_key] = self.keyed(name, item, item_path, depth)
         return out
+
+    def _is_plain(self, name: str) -> bool:
+        """A key whose class takes no action here and that holds no credential itself."""
+        return (
+            self.profile.keys.classify(name) not in self._acting
+            and self.inspector.key_credential(name) is None
+        )
 
     def keyed(self, key: str, value: Any, path: str, depth: int) -> Any:
         """A value under a key: the key's class may decide before the value is looked at."""
@@ -143,9 +176,8 @@ class Redactor:
     def string(self, text: str, path: str) -> str:
         if not text:
             return text
-        inspector = self.inspector
-        # Nothing a detector or known secret could match: only the cap and data URIs remain.
-        if not inspector.may_hold(text) and (is_placeholder(text) or text[:5].lower() != "data:"):
+        # Nothing a detector or known secret could match: only the cap remains.
+        if not self.inspector.needs_look(text):
             return self._capped(text, path)
         try:
             return self._inspect(text, path)
@@ -165,9 +197,15 @@ class Redactor:
         detector = inspector.credential_in(text)
         if detector is not None:
             return self._marker(path, "credential", detector)
-        text, replaced = replace_personal_data(text, inspector.personal_detectors)
+        text, replaced = inspector.replace_personal(text)
         for detector in replaced:
             self._record(path, "personal-data", detector, "redacted")
+        if replaced:
+            # A marker can complete a credential shape around it (`password==[REDACTED:…]=0`
+            # reads as an assignment); what assess would flag must not leave.
+            detector = inspector.credential_in(text)
+            if detector is not None:
+                return self._marker(path, "credential", detector)
         return self._capped(text, path)
 
     def _data_uri(self, uri: DataUri, text: str, path: str) -> str:
@@ -197,6 +235,7 @@ class Assessor:
         self.tally = FindingTally()
         self.unreadable: list[str] = []
         self._ancestors: set[int] = set()
+        self._plain_keys: dict[str, bool] = {}
 
     def verdict(self) -> ShareVerdict:
         return verdict_of(self.profile.name, self.tally, self.unreadable)
@@ -234,9 +273,22 @@ class Assessor:
                 self._ancestors.discard(id(value))
 
     def mapping(self, value: Mapping[Any, Any], path: str, depth: int) -> None:
+        inspector = self.inspector
+        clean = inspector.clean
+        plain = self._plain_keys
         for key, item in value.items():
-            name = key if isinstance(key, str) else str(key)
-            detector = self.inspector.key_credential(name)
+            name = key if key.__class__ is str else str(key)
+            # The common case: a clean string under a plain key holds nothing to report.
+            if item.__class__ is str:
+                is_plain = plain.get(name)
+                if is_plain is None:
+                    is_plain = plain[name] = (
+                        self.profile.keys.classify(name) is None
+                        and inspector.key_credential(name) is None
+                    )
+                if is_plain and (item in clean or not inspector.needs_look(item)):
+                    continue
+            detector = inspector.key_credential(name)
             if detector is None:
                 item_path = f"{path}/{pointer_segment(name)}"
             else:
@@ -275,7 +327,7 @@ class Assessor:
         if not text:
             return
         inspector = self.inspector
-        if not inspector.may_hold(text) and (is_placeholder(text) or text[:5].lower() != "data:"):
+        if not inspector.needs_look(text):
             return
         try:
             uri = parse_data_uri(text)
