@@ -57,7 +57,9 @@ class Inspector:
     def prescan(self, strings: list[str]) -> None:
         """Scan many strings in one pass, so that later questions about them are set lookups."""
         self._flagged = self.prefilter.flag(strings)
-        self.clean = {s for s in set(strings) - self._flagged if not self._needs_look_unflagged(s)}
+        rest = set(strings) - self._flagged
+        data_uris = {s for s in rest if s[:1] in ("d", "D") and s[:5].lower() == "data:"}
+        self.clean = rest - data_uris - self.known.hiding_in_base64(rest)
 
     def may_hold(self, text: str) -> bool:
         """Whether a detector or a known-secret form could match somewhere in this string."""

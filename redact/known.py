@@ -341,6 +341,24 @@ class KnownSecrets:
         decoded = _lenient_base64_decode(text).decode("utf-8", "replace")
         return self.contains(decoded)
 
+    def hiding_in_base64(self, texts: Iterable[str]) -> set[str]:
+        """Those of many strings that `hides_in_base64`. Ids and hashes look like base64, so a
+        batch has many payloads to decode; one automaton pass over all their decodes settles
+        the usual case, where none holds a secret."""
+        if not self._count:
+            return set()
+        shortest = max(_MIN_WHOLE_BASE64, self.min_base64_payload)
+        payloads = [
+            text
+            for text in texts
+            if len(text) >= shortest and " " not in text and _WHOLE_BASE64.fullmatch(text)
+        ]
+        decoded = [_lenient_base64_decode(text).decode("utf-8", "replace") for text in payloads]
+        # A form can only appear across a join as a false alarm, which the exact test settles.
+        if not decoded or not self.contains("\n".join(decoded)):
+            return set()
+        return {text for text, plain in zip(payloads, decoded, strict=True) if self.contains(plain)}
+
     def cut(self, text: str) -> tuple[str, int]:
         """Replace every occurrence of every form with the marker.
 

@@ -27,6 +27,10 @@ __all__ = ["SpanRedaction", "assess_spans", "redact_spans"]
 # Attributes the hosted-ingest format keeps about the record a span was built from: not shared.
 _SOURCE_RECORD = "traces.source_record."
 _IO_CAP = 16 * 1024
+_IO_META = tuple(
+    (side, tuple(f"traces.{side}.{name}" for name in ("bytes", "sha256", "truncated")))
+    for side in ("input", "output")
+)
 _LEGACY_TRUNCATION = re.compile(r"\n\[truncated \d+ bytes(?:; sha256=[0-9a-f]*)?\]\Z")
 
 
@@ -48,8 +52,9 @@ def redact_spans(
     batch = list(spans)
     redactor = redactor_for(profile, known_secrets, pseudonym_key, max_string_bytes)
     redactor.inspector.prescan(_strings_of(batch))
-    shared = _Shared(redactor)
-    out = tuple(_redact_span(span, redactor, shared) for span in batch)
+    redactor.dropped_prefixes = (_SOURCE_RECORD,)
+    groups = _Groups()
+    out = tuple(_redact_span(span, redactor, groups) for span in batch)
     return SpanRedaction(out, redactor.report())
 
 
@@ -64,15 +69,15 @@ def assess_spans(
     inspector = Inspector(resolve_profile(profile), known_secrets_of(known_secrets))
     inspector.prescan(_strings_of(batch))
     assessor = Assessor(inspector)
-    seen: set[Hashable] = set()
+    groups = _Groups()
     for span in batch:
         root = _root(span)
-        for mapping, where in ((span.resource, "resource"), (_scope_attributes(span), "scope")):
-            if mapping and (where, _identity(mapping)) not in seen:
-                seen.add((where, _identity(mapping)))
-                assessor.mapping(mapping, f"{root}/{where}/attributes", 0)
+        group, first = groups.of(span)
+        if first:
+            assessor.mapping(span.resource, f"{root}/resource/attributes", 0)
+            assessor.mapping(_scope_attributes(span), f"{root}/scope/attributes", 0)
         assessor.keyed("name", span.name, f"{root}/name", 0)
-        assessor.mapping(_own_attributes(span), f"{root}/attributes", 0)
+        assessor.mapping(group.own(span), f"{root}/attributes", 0)
         if span.status_message:
             assessor.keyed("message", span.status_message, f"{root}/status/message", 0)
         for i, event in enumerate(span.events):
@@ -99,53 +104,91 @@ def _identity(attributes: Mapping[str, Any]) -> Hashable:
 
 
 def _scope_attributes(span: Span) -> Mapping[str, Any]:
-    return span.scope.attributes if span.scope is not None else {}
+    return _scope_attributes_of(span.scope)
 
 
-def _own_attributes(span: Span) -> Mapping[str, Any]:
-    """A span's attributes without those it only inherited from its resource or scope (the
-    readers merge them in, as the same objects): those are redacted once, where they live."""
-    if not span.resource and not _scope_attributes(span):
-        return span.attributes
-    inherited = {**span.resource, **_scope_attributes(span)}
-    return {
-        key: value
-        for key, value in span.attributes.items()
-        if not (key in inherited and inherited[key] is value)
-    }
+def _scope_attributes_of(scope: Scope | None) -> Mapping[str, Any]:
+    return scope.attributes if scope is not None else {}
 
 
-class _Shared:
-    """Resource and scope attributes are shared by many spans and merged into each span's
-    attributes by the readers: redact them once, and reuse the result for every span."""
+class _Group:
+    """The resource and scope a set of spans shares, and what they inherit from them."""
 
-    def __init__(self, redactor: Redactor) -> None:
-        self.redactor = redactor
-        self._done: dict[tuple[Hashable, ...], tuple[dict[str, Any], Any, Scope | None]] = {}
+    __slots__ = ("inherited", "redacted", "resource", "scope", "unchanged")
 
-    def of(self, span: Span, root: str) -> tuple[dict[str, Any], Any, Scope | None]:
+    def __init__(self, span: Span) -> None:
+        self.resource: Mapping[str, Any] = span.resource
+        self.scope = span.scope
+        # The readers merge these into every span's attributes, as the same objects.
+        self.inherited: dict[str, Any] = {**span.resource, **_scope_attributes(span)}
+        self.redacted: dict[str, Any] | None = None
+        self.unchanged = False
+
+    def own(self, span: Span) -> Mapping[str, Any]:
+        """The span's attributes without those it only inherited from its resource or scope."""
+        inherited = self.inherited
+        if not inherited:
+            return span.attributes
+        return {k: v for k, v in span.attributes.items() if inherited.get(k, _ABSENT) is not v}
+
+    def redact(self, redactor: Redactor, root: str) -> dict[str, Any]:
+        """Redact the resource and scope once, for every span of the group."""
+        if self.redacted is None:
+            self.resource = redactor.mapping(self.resource, f"{root}/resource/attributes", 0)
+            scope = self.scope
+            if scope is not None and scope.attributes:
+                attributes = redactor.mapping(scope.attributes, f"{root}/scope/attributes", 0)
+                self.scope = Scope(scope.name, scope.version, attributes)
+            self.redacted = {**self.resource, **_scope_attributes_of(self.scope)}
+            self.unchanged = self.redacted == self.inherited
+        return self.redacted
+
+
+_ABSENT: Any = object()
+
+
+class _Groups:
+    def __init__(self) -> None:
+        self._groups: dict[tuple[Hashable, ...], _Group] = {}
+
+    def of(self, span: Span) -> tuple[_Group, bool]:
+        """The span's group, and whether this span is the first of it."""
         scope = span.scope
         key = (
             _identity(span.resource),
             None if scope is None else (scope.name, scope.version),
             _identity(_scope_attributes(span)),
         )
-        done = self._done.get(key)
-        if done is None:
-            resource = self.redactor.mapping(span.resource, f"{root}/resource/attributes", 0)
-            if scope is not None and scope.attributes:
-                attributes = self.redactor.mapping(scope.attributes, f"{root}/scope/attributes", 0)
-                scope = Scope(scope.name, scope.version, attributes)
-            inherited = {**resource, **(scope.attributes if scope is not None else {})}
-            done = self._done[key] = (inherited, resource, scope)
-        return done
+        group = self._groups.get(key)
+        if group is None:
+            group = self._groups[key] = _Group(span)
+            return group, True
+        return group, False
 
 
-def _redact_span(span: Span, redactor: Redactor, shared: _Shared) -> Span:
+def _untouched(span: Span, redactor: Redactor, group: _Group) -> bool:
+    """Whether redaction leaves this span as it is: most spans of a run hold nothing to remove,
+    and the prescan already knows it, so they are shared rather than copied."""
+    return (
+        group.unchanged
+        and redactor.untouched_string("name", span.name)
+        and redactor.untouched_string("message", span.status_message)
+        and redactor.untouched(span.attributes)
+        and all(
+            redactor.untouched_string("name", event.name) and redactor.untouched(event.attributes)
+            for event in span.events
+        )
+        and all(redactor.untouched(link.attributes) for link in span.links)
+    )
+
+
+def _redact_span(span: Span, redactor: Redactor, groups: _Groups) -> Span:
     root = _root(span)
-    inherited, resource, scope = shared.of(span, root)
-    own = {k: v for k, v in _own_attributes(span).items() if not k.startswith(_SOURCE_RECORD)}
-    attributes = {**inherited, **redactor.mapping(own, f"{root}/attributes", 0)}
+    group, _ = groups.of(span)
+    inherited = group.redact(redactor, root)
+    if _untouched(span, redactor, group):
+        return span
+    attributes = {**inherited, **redactor.mapping(group.own(span), f"{root}/attributes", 0)}
     _describe_tool_io(attributes)
     message = span.status_message
     if message:
@@ -172,8 +215,8 @@ def _redact_span(span: Span, redactor: Redactor, shared: _Shared) -> Span:
         status_message=message,
         events=events,
         links=links,
-        resource=resource,
-        scope=scope,
+        resource=group.resource,
+        scope=group.scope,
     )
 
 
@@ -181,9 +224,8 @@ def _describe_tool_io(attributes: dict[str, Any]) -> None:
     """Keep the hosted-ingest size/hash metadata of tool input and output true to the redacted
     value (§B14 step 3), so no digest of a removed secret survives. Only spans that carry that
     metadata are touched; OpenTelemetry spans without it keep their values whole."""
-    for side in ("input", "output"):
-        meta = [f"traces.{side}.{name}" for name in ("bytes", "sha256", "truncated")]
-        if not any(key in attributes for key in meta):
+    for side, meta in _IO_META:
+        if meta[0] not in attributes and meta[1] not in attributes and meta[2] not in attributes:
             continue
         value = attributes.get(f"{side}.value")
         if not isinstance(value, str):
@@ -206,7 +248,7 @@ def _describe_tool_io(attributes: dict[str, Any]) -> None:
 
 
 def _strings_of(spans: list[Span]) -> list[str]:
-    """Every string a batch redaction will look at, keys included, for the one-pass prescan."""
+    """The strings a batch redaction will look at, for the one-pass prescan (keys aside)."""
     out: list[str] = []
     add = out.append
     resources: set[Hashable] = set()

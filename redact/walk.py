@@ -39,6 +39,8 @@ __all__ = ["Assessor", "Redactor"]
 
 _BINARY = bytes | bytearray | memoryview
 _PASSED_THROUGH = datetime.date | datetime.time
+# Values that pass through unless their key's class says otherwise.
+_SCALARS = frozenset({int, float, bool, type(None)})
 
 
 def _is_number(value: Any) -> bool:
@@ -56,6 +58,8 @@ class Redactor:
         self._pseudonym_key = pseudonym_key
         self._ancestors: set[int] = set()
         self._plain_keys: dict[str, bool] = {}
+        # Keys left out of every mapping (span redaction drops hosted-ingest source records).
+        self.dropped_prefixes: tuple[str, ...] = ()
         profile = self.profile
         # The key classes whose values this profile removes or replaces, whatever they hold.
         self._acting = frozenset(
@@ -115,13 +119,18 @@ class Redactor:
         for key, item in value.items():
             name = key if key.__class__ is str else str(key)
             # The common case, decided without walking: a short clean string under a plain key.
-            if item.__class__ is str and len(item) <= short:
+            kind = item.__class__
+            if (kind is str and len(item) <= short) or kind in _SCALARS:
                 is_plain = plain.get(name)
                 if is_plain is None:
                     is_plain = plain[name] = self._is_plain(name)
-                if is_plain and (item in clean or not inspector.needs_look(item)):
+                if is_plain and (
+                    kind is not str or item in clean or not inspector.needs_look(item)
+                ):
                     out[name] = item
                     continue
+            if self.dropped_prefixes and name.startswith(self.dropped_prefixes):
+                continue
             detector = inspector.key_credential(name)
             if detector is None:
                 out_key = name
@@ -135,11 +144,41 @@ class Redactor:
         return out
 
     def _is_plain(self, name: str) -> bool:
-        """A key whose class takes no action here and that holds no credential itself."""
+        """A key whose class takes no action here, that holds no credential itself, and that
+        is not dropped."""
         return (
             self.profile.keys.classify(name) not in self._acting
             and self.inspector.key_credential(name) is None
+            and not (self.dropped_prefixes and name.startswith(self.dropped_prefixes))
         )
+
+    def untouched(self, value: Mapping[Any, Any]) -> bool:
+        """Whether redacting this mapping would change nothing, judged from the prescan alone:
+        every value a short clean string or a plain scalar under a plain key."""
+        clean = self.inspector.clean
+        plain = self._plain_keys
+        short = self.cap // 4
+        for key, item in value.items():
+            kind = item.__class__
+            if kind is str:
+                if len(item) > short or item not in clean:
+                    return False
+            elif kind not in _SCALARS:
+                return False
+            is_plain = plain.get(key)
+            if is_plain is None:
+                is_plain = plain[key] = key.__class__ is str and self._is_plain(key)
+            if not is_plain:
+                return False
+        return True
+
+    def untouched_string(self, key: str, text: str | None) -> bool:
+        """Whether `keyed(key, text)` would return the text as it is (prescan only)."""
+        if not text:
+            return True
+        if self.profile.keys.classify(key) in self._acting:
+            return False
+        return len(text) <= self.cap // 4 and text in self.inspector.clean
 
     def keyed(self, key: str, value: Any, path: str, depth: int) -> Any:
         """A value under a key: the key's class may decide before the value is looked at."""

@@ -53,10 +53,6 @@ PERSONAL_EXPECTED = {
 # env-secret-assignment, url-credentials, authorization-header and email, and every mustNotFlag
 # string still passes (`notes@RTK.md` stays a file name: a capitalised name before a TLD that is
 # also a file extension reads as a doc file, see redact/detectors/personal.py).
-#
-# Known problem outside these files: the vendor detector `keyed-secret` flags one mustNotFlag
-# string. It is marked below (not strict) so the registry test shows it until vendors.py is fixed.
-_VENDOR_MISSES = {"OPENAI_API_KEY=encrypted:BHd8wXcNq2pLk1ZrYy0uTg=="}
 
 
 def _short(text: str) -> str:
@@ -93,21 +89,7 @@ def test_corpus_must_not_flag_passes_our_detectors(text: str) -> None:
     assert replace_personal_data(text) == (text, [])
 
 
-@pytest.mark.parametrize(
-    "text",
-    [
-        pytest.param(
-            text,
-            marks=pytest.mark.xfail(
-                strict=False, reason="vendors.py keyed-secret flags an encrypted: value"
-            ),
-        )
-        if text in _VENDOR_MISSES
-        else text
-        for text in MUST_NOT_FLAG
-    ],
-    ids=_short,
-)
+@pytest.mark.parametrize("text", MUST_NOT_FLAG, ids=_short)
 def test_corpus_must_not_flag_passes_the_whole_registry(text: str) -> None:
     assert detect_credential(text) is None
 

@@ -221,7 +221,8 @@ PERSONAL_DETECTORS: tuple[Detector, ...] = (
         "A payment card number: issuer prefix, Luhn check, one consistent separator.",
         _CARD,
         # 13 unbroken digits, 4-4-4 and 4-6-5 all hold 4 digits, 4 to 6 digits, 4 digits.
-        r"[0-9]{4}[ -]?[0-9]{4,6}[ -]?[0-9]{4}",
+        # Issuer prefixes start with 2–6, which leaves out epoch milliseconds and most ids.
+        r"(?:\A|[^A-Za-z0-9_-])[2-6][0-9]{3}[ -]?[0-9]{4,6}[ -]?[0-9]{4}",
         _is_card_number,
     ),
     _personal(

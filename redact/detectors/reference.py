@@ -206,7 +206,10 @@ REFERENCE_DETECTORS: tuple[Detector, ...] = (
         "A secret-named key assigned a 12+ character value with digits and letters (GH_TOKEN=…).",
         rf"(?:{_ASSIGNMENT_KEYWORDS})[\"']?[ \t]*[:=][ \t]*[\"']?"
         rf"(?!encrypted:)(?![$`<\[{{(%])(?P<value>{_VALUE_CHAR}{{12,}})",
-        rf"(?i)(?:{_ASSIGNMENT_KEYWORDS})[\"']?[ \t]*[:=]",
+        # The value's shape is in the prefilter too: prose says "token: …" far more often than
+        # it assigns one, and the precise pattern (no left anchor) is the costly part.
+        rf"(?i)(?:{_ASSIGNMENT_KEYWORDS})[\"']?[ \t]*[:=][ \t]*[\"']?"
+        r"[^\t\n\v\f\r \"'`,;&|$<\[{(%][^\t\n\v\f\r \"'`,;&|]{11,}",
         ignore_case=True,
         accept=_has_digit_and_letter,
     ),
