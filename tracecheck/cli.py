@@ -165,6 +165,19 @@ def _parser() -> argparse.ArgumentParser:
     verify.add_argument("--format", choices=FORMATS, help="read traces as this format")
     _secret_arguments(verify)
     verify.set_defaults(run=_verify_safe)
+
+    # The shipping commands keep their options beside their code; importing those modules is
+    # cheap (servers and clients are imported when a command runs).
+    from tracecheck import cli_ingest, cli_proxy, cli_ship
+
+    for name, module, summary in (
+        ("proxy", cli_proxy, "scrub OTLP/HTTP traffic on its way to a collector"),
+        ("ship", cli_ship, "send redacted traces to a hosted-ingest store"),
+        ("ingest-server", cli_ingest, "run the reference hosted-ingest receiver"),
+    ):
+        sub = command(name, summary, module.DESCRIPTION)
+        module.configure(sub)
+        sub.set_defaults(run=module.run)
     return parser
 
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import argparse
 import gzip
-import os
 import sys
 from collections import Counter
 from collections.abc import Iterator, Sequence
@@ -28,6 +27,7 @@ from redact import (
     share_allowed,
 )
 from redact.profiles import Profile, resolve_profile
+from redact.secrets_config import SecretsConfigError, load_known_secrets, load_pseudonym_key
 from tracecheck.errors import AmbiguousFormatError, TraceReadError, UnrecognizedFormatError
 from tracecheck.readers import detect_format, read_traces
 from tracecheck.readers.otlp_proto import looks_like_proto_stream
@@ -170,39 +170,19 @@ def _profile(name: str) -> Profile:
 
 
 def _known_secrets(args: argparse.Namespace) -> KnownSecrets:
-    secrets: list[str] = []
-    for name in args.known_secret_env:
-        value = os.environ.get(name)
-        if not value:
-            _error(f"--known-secret-env {name}: the environment variable is not set or empty")
-            raise Stop(2)
-        secrets.append(value)
-    if args.known_secrets_file:
-        try:
-            text = Path(args.known_secrets_file).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            _error(f"{args.known_secrets_file}: could not be read: {exc}")
-            raise Stop(2) from None
-        secrets.extend(line.rstrip("\r") for line in text.split("\n") if line.strip())
     try:
-        return KnownSecrets.build(secrets)
-    except KnownSecretError as exc:
+        return load_known_secrets(args.known_secret_env, args.known_secrets_file)
+    except (SecretsConfigError, KnownSecretError) as exc:
         _error(str(exc))
         raise Stop(2) from None
 
 
 def _pseudonym_key(path: str | None) -> bytes | None:
-    if path is None:
-        return os.environ.get("TRACECHECK_PSEUDONYM_KEY", "").encode() or None
     try:
-        key = Path(path).read_bytes().strip()
-    except OSError as exc:
-        _error(f"{path}: could not be read: {exc.strerror}")
+        return load_pseudonym_key(path)
+    except SecretsConfigError as exc:
+        _error(str(exc))
         raise Stop(2) from None
-    if len(key) < 16:
-        _error(f"{path}: a pseudonym key needs at least 16 bytes")
-        raise Stop(2)
-    return key
 
 
 def _read_spans(source: str, format: str | None) -> tuple[list[Span], str, bool]:
