@@ -35,7 +35,14 @@ from redact.model import (
     share_allowed,
 )
 from redact.profiles import PROFILES, REDACTION_PROFILES, Profile, ProfileError, load_profile
-from redact.spans import SpanRedaction, assess_spans, redact_spans
+from redact.spans import (
+    DroppedSpan,
+    ScrubbedSpans,
+    SpanRedaction,
+    assess_spans,
+    redact_spans,
+    scrub_spans,
+)
 
 __all__ = [
     "CREDENTIAL_DETECTORS",
@@ -45,6 +52,7 @@ __all__ = [
     "REDACTION_PROFILES",
     "REDACTION_VERSION",
     "Detector",
+    "DroppedSpan",
     "KnownSecretError",
     "KnownSecrets",
     "Profile",
@@ -52,6 +60,7 @@ __all__ = [
     "Redaction",
     "RedactionFinding",
     "RedactionReport",
+    "ScrubbedSpans",
     "ShareFinding",
     "ShareRedaction",
     "ShareStatus",
@@ -69,5 +78,6 @@ __all__ = [
     "redact_for_share",
     "redact_spans",
     "redact_text",
+    "scrub_spans",
     "share_allowed",
 ]

@@ -17,12 +17,19 @@ from typing import Any
 
 from redact.core import KnownSecretsArg, redactor_for
 from redact.inspector import Inspector, known_secrets_of
-from redact.model import RedactionReport, ShareVerdict
+from redact.model import RedactionReport, ShareVerdict, share_allowed
 from redact.profiles import Profile, resolve_profile
 from redact.walk import Assessor, Redactor
 from tracecheck.spans import Event, Link, Scope, Span
 
-__all__ = ["SpanRedaction", "assess_spans", "redact_spans"]
+__all__ = [
+    "DroppedSpan",
+    "ScrubbedSpans",
+    "SpanRedaction",
+    "assess_spans",
+    "redact_spans",
+    "scrub_spans",
+]
 
 # Attributes the hosted-ingest format keeps about the record a span was built from: not shared.
 _SOURCE_RECORD = "traces.source_record."
@@ -71,21 +78,81 @@ def assess_spans(
     assessor = Assessor(inspector)
     groups = _Groups()
     for span in batch:
-        root = _root(span)
-        group, first = groups.of(span)
-        if first:
-            assessor.mapping(span.resource, f"{root}/resource/attributes", 0)
-            assessor.mapping(_scope_attributes(span), f"{root}/scope/attributes", 0)
-        assessor.keyed("name", span.name, f"{root}/name", 0)
-        assessor.mapping(group.own(span), f"{root}/attributes", 0)
-        if span.status_message:
-            assessor.keyed("message", span.status_message, f"{root}/status/message", 0)
-        for i, event in enumerate(span.events):
-            assessor.keyed("name", event.name, f"{root}/events/{i}/name", 0)
-            assessor.mapping(event.attributes, f"{root}/events/{i}/attributes", 0)
-        for i, link in enumerate(span.links):
-            assessor.mapping(link.attributes, f"{root}/links/{i}/attributes", 0)
+        _assess_span(span, assessor, groups)
     return assessor.verdict()
+
+
+@dataclass(frozen=True, slots=True)
+class DroppedSpan:
+    """A span held back by the share-safety gate: its identity and why, never its content."""
+
+    trace_id: str | None
+    span_id: str | None
+    verdict: ShareVerdict
+
+
+@dataclass(frozen=True, slots=True)
+class ScrubbedSpans:
+    """What may leave (redacted spans whose own verdict is share-safe), what may not, and the
+    report of what redaction changed."""
+
+    kept: tuple[Span, ...]
+    dropped: tuple[DroppedSpan, ...]
+    report: RedactionReport
+
+
+def scrub_spans(
+    spans: Iterable[Span],
+    *,
+    profile: str | Profile = "share",
+    known_secrets: KnownSecretsArg = (),
+    pseudonym_key: bytes | str | None = None,
+    max_string_bytes: float | None = None,
+) -> ScrubbedSpans:
+    """Redact a batch, then gate each redacted span on its own verdict: the step every path
+    that ships spans runs. A span that is still UNSAFE or UNKNOWN is dropped, never sent."""
+    known = known_secrets_of(known_secrets)
+    redaction = redact_spans(
+        spans,
+        profile=profile,
+        known_secrets=known,
+        pseudonym_key=pseudonym_key,
+        max_string_bytes=max_string_bytes,
+    )
+    inspector = Inspector(resolve_profile(profile), known)
+    inspector.prescan(_strings_of(list(redaction.spans)))
+    groups = _Groups()
+    kept: list[Span] = []
+    dropped: list[DroppedSpan] = []
+    for span in redaction.spans:
+        assessor = Assessor(inspector)
+        # Every span is judged whole, resource and scope included, so none rides on another.
+        _assess_span(span, assessor, groups, always_shared=True)
+        verdict = assessor.verdict()
+        if share_allowed(verdict):
+            kept.append(span)
+        else:
+            dropped.append(DroppedSpan(span.trace_id, span.span_id, verdict))
+    return ScrubbedSpans(tuple(kept), tuple(dropped), redaction.report)
+
+
+def _assess_span(
+    span: Span, assessor: Assessor, groups: _Groups, *, always_shared: bool = False
+) -> None:
+    root = _root(span)
+    group, first = groups.of(span)
+    if first or always_shared:
+        assessor.mapping(span.resource, f"{root}/resource/attributes", 0)
+        assessor.mapping(_scope_attributes(span), f"{root}/scope/attributes", 0)
+    assessor.keyed("name", span.name, f"{root}/name", 0)
+    assessor.mapping(group.own(span), f"{root}/attributes", 0)
+    if span.status_message:
+        assessor.keyed("message", span.status_message, f"{root}/status/message", 0)
+    for i, event in enumerate(span.events):
+        assessor.keyed("name", event.name, f"{root}/events/{i}/name", 0)
+        assessor.mapping(event.attributes, f"{root}/events/{i}/attributes", 0)
+    for i, link in enumerate(span.links):
+        assessor.mapping(link.attributes, f"{root}/links/{i}/attributes", 0)
 
 
 def _root(span: Span) -> str:
