@@ -149,21 +149,42 @@ def load_profile(source: str | Path | Mapping[str, Any]) -> Profile:
 
 
 def _document(source: str | Path | Mapping[str, Any]) -> tuple[Any, str | None]:
-    if isinstance(source, Mapping):
+    if not isinstance(source, str | Path):  # a parsed document; validation judges its shape
         return source, None
-    path = Path(source) if isinstance(source, Path) or "\n" not in source else None
-    if path is not None and path.is_file():
-        text, where = path.read_text(encoding="utf-8"), str(path)
-    elif isinstance(source, Path):
-        raise ProfileError(["file does not exist"], str(source))
+    if isinstance(source, Path) or _names_a_file(source):
+        path = Path(source)
+        if not path.is_file():
+            raise ProfileError(["file does not exist"], str(source))
+        try:
+            text = path.read_bytes().decode("utf-8-sig")
+        except OSError as exc:
+            raise ProfileError([f"cannot be read: {exc.strerror or exc}"], str(path)) from None
+        except UnicodeDecodeError as exc:
+            raise ProfileError([f"is not UTF-8 text (byte {exc.start})"], str(path)) from None
+        where: str | None = str(path)
     else:
-        text, where = str(source), None
+        text, where = source, None
     try:
         return yaml.safe_load(text), where
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         place = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
         raise ProfileError([f"{place}not valid YAML or JSON"], where) from None
+
+
+def _names_a_file(text: str) -> bool:
+    """As for contracts: one line that ends in `.json`/`.yaml`/`.yml` or names an existing file;
+    anything else (a JSON object on one line, however long, included) is text."""
+    if "\n" in text or "\r" in text or not text.strip():
+        return False
+    if text.lstrip().startswith(("{", "[")):
+        return False
+    if text.lower().endswith((".json", ".yaml", ".yml")):
+        return True
+    try:
+        return Path(text).is_file()
+    except (OSError, ValueError):  # a name too long for the file system, a NUL byte
+        return False
 
 
 def _build(document: Any, problems: list[str]) -> Profile | None:
@@ -176,6 +197,9 @@ def _build(document: Any, problems: list[str]) -> Profile | None:
         if key not in _TOP_KEYS:
             problems.append(unknown_message("key", key, _TOP_KEYS))
     base_name = document.get("extends")
+    if base_name is None:
+        problems.append('missing required key "extends" (one of: ' + ", ".join(PROFILES) + ")")
+        return None
     if not isinstance(base_name, str) or base_name not in PROFILES:
         problems.append("/extends: " + unknown_message("profile", base_name, REDACTION_PROFILES))
         return None
@@ -233,7 +257,8 @@ def _keys(value: Any, problems: list[str]) -> dict[KeyClass, frozenset[str]]:
 
 def _disabled(value: Any, problems: list[str]) -> frozenset[str]:
     from redact.detectors import DETECTORS
-    from tracecheck.contract.suggest import unknown_message
+    from tracecheck.contract.suggest import did_you_mean, unknown_message
+    from tracecheck.contract.words import quote
 
     if not isinstance(value, Mapping):
         problems.append("/detectors: must be an object with the key: disable")
@@ -248,7 +273,9 @@ def _disabled(value: Any, problems: list[str]) -> frozenset[str]:
     known = tuple(DETECTORS)
     for index, name in enumerate(names):
         if name not in DETECTORS:
-            problems.append(
-                f"/detectors/disable/{index}: " + unknown_message("detector", name, known)
-            )
+            # Not the whole list of ids, as `redact.detectors.detector` does: there are
+            # more than a hundred.
+            suggestion = did_you_mean(name, known)
+            hint = f' — did you mean "{suggestion}"?' if suggestion else ""
+            problems.append(f"/detectors/disable/{index}: unknown detector {quote(name)}{hint}")
     return frozenset(n for n in names if isinstance(n, str))
