@@ -425,7 +425,7 @@ def test_file_errors_name_the_file(tmp_path: Path) -> None:
     latin1.write_bytes("extends: share\nname: caf\xe9\n".encode("latin-1"))
     with pytest.raises(ProfileError) as info:
         load_profile(latin1)
-    assert str(info.value) == f"{latin1}: is not UTF-8 text (byte 29)"
+    assert str(info.value) == f"{latin1}: is not UTF-8 text (byte 24)"
 
 
 def test_invalid_json_text_names_line_and_column() -> None:
