@@ -1,19 +1,341 @@
-"""`tracecheck ship`: not built yet."""
+"""`tracecheck ship`: redact traces and send them to a hosted-ingest store (wire 2026-07-24.v1).
+
+The redactor and the HTTP client are imported when the command runs, not when the parser is
+built.
+"""
 
 from __future__ import annotations
 
 import argparse
+import logging
+import os
 import sys
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from tracecheck.errors import AmbiguousFormatError, TraceReadError
+from tracecheck.readers import FORMATS, read_traces
+
+if TYPE_CHECKING:
+    from redact.known import KnownSecrets
+    from redact.profiles import Profile
+    from redact.ship import Shipment, ShipResult
+    from redact.spans import DroppedSpan
+    from tracecheck.spans import Span
 
 __all__ = ["DESCRIPTION", "configure", "run"]
 
-DESCRIPTION = "Redact traces and send them to a hosted-ingest endpoint (wire 2026-07-24.v1)."
+DESCRIPTION = (
+    "Redact traces and send them to a hosted-ingest store (wire 2026-07-24.v1): "
+    "POST <URL>/v1/ingest/traces in batches. Every span is redacted under the profile and must "
+    "then pass its share-safety gate; if any span does not, nothing is sent. Network errors, "
+    "408, 429 and 5xx are retried (Retry-After is honoured); other statuses are not."
+)
+
+_EPILOG = """\
+configuration (flags win over the environment):
+  --url        $TANGLE_INGEST_URL    the store's base URL
+  --tenant     $TANGLE_TENANT_ID     the tenant id
+  --api-key-env NAME                 the variable holding the API key (default TANGLE_INGEST_API_KEY)
+
+A batch's Idempotency-Key is derived from its content, so a retry reuses it. Pseudonyms come from
+a random key per run unless --pseudonym-key-file (or $TRACECHECK_PSEUDONYM_KEY) is given; shipping
+the same trace again with another key sends different span content, which a store may reject as
+conflicting with the spans it holds.
+
+exit codes:
+  0  every span was accepted (or, with --dry-run, every span is safe to send)
+  1  the store rejected a span; a span is not safe to share after redaction (nothing sent);
+     the store refused a request (4xx other than 408/429) or answered with an invalid response;
+     or shipping gave up after the last attempt ("gave up after N attempts" on stderr)
+  2  usage or configuration error (missing URL, tenant or API key; bad profile or secret source)
+  3  a trace could not be read
+  4  a trace's format is ambiguous: pass --format
+"""
+
+_MAX_LISTED = 10
+
+
+class _Stop(Exception):
+    def __init__(self, code: int) -> None:
+        self.code = code
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
     """Add this command's options."""
+    parser.epilog = _EPILOG
+    parser.add_argument("traces", nargs="+", metavar="TRACE", help="trace file or directory")
+    parser.add_argument("--format", choices=FORMATS, help="read as this format instead of sniffing")
+    parser.add_argument("--url", help="the store's base URL (default: $TANGLE_INGEST_URL)")
+    parser.add_argument("--tenant", metavar="ID", help="the tenant id (default: $TANGLE_TENANT_ID)")
+    parser.add_argument(
+        "--api-key-env",
+        default="TANGLE_INGEST_API_KEY",
+        metavar="NAME",
+        help="the environment variable holding the API key (default: TANGLE_INGEST_API_KEY)",
+    )
+    parser.add_argument(
+        "--profile",
+        default="share",
+        metavar="NAME|FILE",
+        help="default, share (the default) or strict, or a profile file extending one",
+    )
+    parser.add_argument(
+        "--known-secret-env",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="an environment variable holding a secret to cut in every encoding (repeatable)",
+    )
+    parser.add_argument(
+        "--known-secrets-file", metavar="FILE", help="a file of secrets to cut, one per line"
+    )
+    parser.add_argument(
+        "--pseudonym-key-file",
+        metavar="FILE",
+        help="key for pseudonyms that agree across runs (default: $TRACECHECK_PSEUDONYM_KEY, "
+        "else a random key per run)",
+    )
+    parser.add_argument(
+        "--batch-size",
+        type=_positive,
+        default=512,
+        metavar="N",
+        help="spans per request (default: 512)",
+    )
+    parser.add_argument(
+        "--max-attempts",
+        type=_positive,
+        default=5,
+        metavar="N",
+        help="attempts per batch before giving up (default: 5)",
+    )
+    parser.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="redact and gate, print the request bodies on stdout (one JSON line per batch), "
+        "send nothing; needs no URL, tenant or key",
+    )
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
 
 
 def run(args: argparse.Namespace) -> int:
-    print("tracecheck: error: this command is not built yet", file=sys.stderr)
-    return 2
+    try:
+        return _run(args)
+    except _Stop as stop:
+        return stop.code
+
+
+def _run(args: argparse.Namespace) -> int:
+    from redact.ship import ShipConfigError, ShipError, ShipRefused, resolve_config
+
+    profile = _profile(args.profile)
+    known = _known_secrets(args.known_secret_env, args.known_secrets_file)
+    key = _pseudonym_key(args.pseudonym_key_file)
+    config = None
+    if not args.dry_run:
+        api_key = os.environ.get(args.api_key_env) or None
+        try:
+            config = resolve_config(args.url, api_key, args.tenant)
+        except ShipConfigError as exc:
+            _error(_config_message(exc, args.api_key_env))
+            return 2
+    spans = _read(args.traces, args.format)
+    try:
+        if config is None:
+            return _dry_run(spans, profile, known, key, args.batch_size)
+        from redact.ship import ship_spans
+
+        with _retry_notes():
+            result = ship_spans(
+                spans,
+                url=config.url,
+                api_key=config.api_key,
+                tenant_id=config.tenant_id,
+                profile=profile,
+                known_secrets=known,
+                pseudonym_key=key,
+                batch_size=args.batch_size,
+                max_attempts=args.max_attempts,
+            )
+    except ShipRefused as exc:
+        _error(str(exc))
+        _print_dropped(exc.dropped)
+        return 1
+    except ShipError as exc:
+        _error(str(exc))
+        if exc.result is not None:
+            print(f"before that: {_summary(exc.result)}", file=sys.stderr)
+        return 1
+    _print_redactions(result)
+    for rejected in result.rejected[:_MAX_LISTED]:
+        print(
+            f"  span {rejected.span_id or '?'} (index {rejected.index}) rejected: "
+            f"{rejected.reason}",
+            file=sys.stderr,
+        )
+    if len(result.rejected) > _MAX_LISTED:
+        print(f"  … and {len(result.rejected) - _MAX_LISTED} more rejected", file=sys.stderr)
+    print(_summary(result), file=sys.stderr)
+    return 0 if result.ok else 1
+
+
+def _dry_run(
+    spans: Sequence[Span],
+    profile: Profile,
+    known: KnownSecrets,
+    key: bytes | None,
+    batch_size: int,
+) -> int:
+    from redact.ship import prepare_shipment
+
+    shipment = prepare_shipment(
+        spans, profile=profile, known_secrets=known, pseudonym_key=key, batch_size=batch_size
+    )
+    out = sys.stdout.buffer
+    for batch in shipment.batches:
+        out.write(batch.body + b"\n")
+    sys.stdout.flush()
+    _print_redactions(shipment)
+    print(
+        f"dry run: would ship {_spans(shipment.spans)} in {_batches(len(shipment.batches))}; "
+        "nothing sent",
+        file=sys.stderr,
+    )
+    return 0
+
+
+def _summary(result: ShipResult) -> str:
+    """`shipped 42 spans in 1 batch: 42 accepted, 0 rejected`."""
+    return (
+        f"shipped {_spans(result.sent)} in {_batches(result.batches)}: "
+        f"{result.accepted} accepted, {len(result.rejected)} rejected"
+    )
+
+
+def _spans(n: int) -> str:
+    return f"{n} span" if n == 1 else f"{n} spans"
+
+
+def _batches(n: int) -> str:
+    return f"{n} batch" if n == 1 else f"{n} batches"
+
+
+def _print_redactions(outcome: ShipResult | Shipment) -> None:
+    from tracecheck.cli_redact import summary
+
+    if outcome.report.findings:
+        print(summary(outcome.report.findings), file=sys.stderr)
+
+
+def _print_dropped(dropped: Sequence[DroppedSpan]) -> None:
+    for item in dropped[:_MAX_LISTED]:
+        verdict = item.verdict
+        print(f"  span {item.span_id or '?'}: {verdict.status.value}", file=sys.stderr)
+        for finding in verdict.findings:
+            paths = ", ".join(finding.paths) + (", …" if finding.count > len(finding.paths) else "")
+            print(
+                f"    {finding.severity}: {finding.category} ({finding.detector}) "
+                f"×{finding.count} at {paths}",
+                file=sys.stderr,
+            )
+        for entry in verdict.unreadable:
+            print(f"    unreadable: {entry}", file=sys.stderr)
+    if len(dropped) > _MAX_LISTED:
+        print(f"  … and {len(dropped) - _MAX_LISTED} more spans", file=sys.stderr)
+
+
+def _config_message(exc: Exception, api_key_env: str) -> str:
+    from redact.ship import API_KEY_ENV, TENANT_ENV, URL_ENV, ShipConfigError
+
+    missing = exc.missing if isinstance(exc, ShipConfigError) else ()
+    if not missing:
+        return str(exc)
+    sources = {
+        URL_ENV: "the ingest URL (--url or $TANGLE_INGEST_URL)",
+        TENANT_ENV: "the tenant id (--tenant or $TANGLE_TENANT_ID)",
+        API_KEY_ENV: f"the API key (${api_key_env})",
+    }
+    return "missing ingest configuration: " + ", ".join(sources[name] for name in missing)
+
+
+@contextmanager
+def _retry_notes() -> Iterator[None]:
+    """Retries and capped waits of the shipper, as `tracecheck: …` lines on stderr."""
+    logger = logging.getLogger("redact.ship")
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("tracecheck: %(message)s"))
+    handler.setLevel(logging.INFO)
+    level = logger.level
+    logger.addHandler(handler)
+    if logger.getEffectiveLevel() > logging.INFO:
+        logger.setLevel(logging.INFO)
+    try:
+        yield
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)
+
+
+def _profile(name: str) -> Profile:
+    from redact import ProfileError, load_profile
+    from redact.profiles import resolve_profile
+
+    try:
+        if Path(name).suffix in (".yaml", ".yml", ".json"):
+            return load_profile(Path(name))
+        return resolve_profile(name)
+    except ProfileError as exc:
+        _error(str(exc))
+        raise _Stop(2) from None
+
+
+def _known_secrets(env_names: Sequence[str], file: str | None) -> KnownSecrets:
+    from redact import KnownSecretError
+    from redact.secrets_config import SecretsConfigError, load_known_secrets
+
+    try:
+        return load_known_secrets(env_names, file)
+    except (SecretsConfigError, KnownSecretError) as exc:
+        _error(str(exc))
+        raise _Stop(2) from None
+
+
+def _pseudonym_key(path: str | None) -> bytes | None:
+    from redact.secrets_config import SecretsConfigError, load_pseudonym_key
+
+    try:
+        return load_pseudonym_key(path)
+    except SecretsConfigError as exc:
+        _error(str(exc))
+        raise _Stop(2) from None
+
+
+def _read(sources: Sequence[str], format: str | None) -> list[Span]:
+    spans: list[Span] = []
+    for source in sources:
+        try:
+            traces = read_traces(source, format=format)
+        except AmbiguousFormatError as exc:
+            _error(str(exc))
+            raise _Stop(4) from None
+        except TraceReadError as exc:
+            _error(str(exc))
+            raise _Stop(3) from None
+        spans.extend(span for trace in traces for span in trace.spans)
+    return spans
+
+
+def _error(message: str) -> None:
+    print(f"tracecheck: error: {message}", file=sys.stderr)
