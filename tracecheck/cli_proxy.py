@@ -1,19 +1,252 @@
-"""`tracecheck proxy`: not built yet."""
+"""`tracecheck proxy`: the OTLP/HTTP scrubbing proxy (`redact/proxy.py`) under uvicorn.
+
+Options are checked before anything listens (exit 2 on a bad one); SIGINT and SIGTERM stop the
+server cleanly: no new connections, requests in flight finish (bounded by the upstream timeout),
+then exit 0.
+"""
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import logging
+import math
+import signal
+import socket
 import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
+
+if TYPE_CHECKING:
+    from redact.proxy import ProxyApp
 
 __all__ = ["DESCRIPTION", "configure", "run"]
 
-DESCRIPTION = "An OTLP/HTTP receiver for POST /v1/traces that redacts every span and forwards what is share-safe to an upstream OTLP endpoint."
+DESCRIPTION = (
+    "An OTLP/HTTP receiver for POST /v1/traces that redacts every span and forwards what is "
+    "share-safe to an upstream OTLP endpoint. Each request waits for the upstream's answer: "
+    "200 means the upstream accepted the batch (partial_success counts the spans held back "
+    "as unsafe); 503 or 429 with Retry-After when the upstream is failing or the proxy is "
+    "full; 400, 413 and 415 for bodies it cannot take. GET /healthz, GET /metrics (Prometheus)."
+)
+
+_DEFAULT_LISTEN = "127.0.0.1:4318"
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
     """Add this command's options."""
+    from redact.proxy import DEFAULT_MAX_BODY_BYTES, DEFAULT_QUEUE_SIZE, DEFAULT_UPSTREAM_TIMEOUT
+
+    parser.add_argument(
+        "--listen",
+        default=_DEFAULT_LISTEN,
+        metavar="HOST:PORT",
+        help=f"address to listen on (default {_DEFAULT_LISTEN}; port 0 picks a free one)",
+    )
+    parser.add_argument(
+        "--upstream",
+        required=True,
+        metavar="URL",
+        help="base URL of the OTLP/HTTP endpoint to forward to (e.g. http://collector:4318); "
+        "batches go to URL/v1/traces",
+    )
+    parser.add_argument(
+        "--profile",
+        default="share",
+        metavar="NAME|FILE",
+        help="default, share (the default) or strict, or a profile file extending one",
+    )
+    parser.add_argument(
+        "--known-secret-env",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="an environment variable holding a secret to cut in every encoding (repeatable)",
+    )
+    parser.add_argument(
+        "--known-secrets-file", metavar="FILE", help="a file of secrets to cut, one per line"
+    )
+    parser.add_argument(
+        "--pseudonym-key-file",
+        metavar="FILE",
+        help="key for pseudonyms that agree across processes (default: "
+        "$TRACECHECK_PSEUDONYM_KEY, else a random key per process)",
+    )
+    parser.add_argument(
+        "--max-body-bytes",
+        type=_positive_int,
+        default=DEFAULT_MAX_BODY_BYTES,
+        metavar="N",
+        help=f"largest request body, on the wire and inflated (default {DEFAULT_MAX_BODY_BYTES})",
+    )
+    parser.add_argument(
+        "--queue-size",
+        type=_positive_int,
+        default=DEFAULT_QUEUE_SIZE,
+        metavar="N",
+        help=f"most requests in flight at once; more get 503 (default {DEFAULT_QUEUE_SIZE})",
+    )
+    parser.add_argument(
+        "--upstream-timeout",
+        type=_positive_float,
+        default=DEFAULT_UPSTREAM_TIMEOUT,
+        metavar="S",
+        help="seconds to deliver one batch, retries included; keep it below the exporters' "
+        f"own timeout (default {DEFAULT_UPSTREAM_TIMEOUT:g})",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
-    print("tracecheck: error: this command is not built yet", file=sys.stderr)
-    return 2
+    from redact import KnownSecretError, ProfileError, load_profile
+    from redact.profiles import resolve_profile
+    from redact.proxy import ProxySettings, create_app
+    from redact.secrets_config import SecretsConfigError, load_known_secrets, load_pseudonym_key
+
+    try:
+        upstream = _upstream(args.upstream)
+        host, port = _listen(args.listen)
+        if Path(args.profile).suffix in (".yaml", ".yml", ".json"):
+            profile = load_profile(Path(args.profile))
+        else:
+            profile = resolve_profile(args.profile)
+        known = load_known_secrets(args.known_secret_env, args.known_secrets_file)
+        key = load_pseudonym_key(args.pseudonym_key_file)
+    except (_OptionError, ProfileError, SecretsConfigError, KnownSecretError) as exc:
+        _error(str(exc))
+        return 2
+    settings = ProxySettings(
+        upstream=upstream,
+        profile=profile,
+        known_secrets=known,
+        pseudonym_key=key,
+        max_body_bytes=args.max_body_bytes,
+        queue_size=args.queue_size,
+        upstream_timeout=args.upstream_timeout,
+    )
+    try:
+        sock = _bind(host, port)
+    except OSError as exc:
+        _error(f"--listen {args.listen}: cannot listen: {exc.strerror or exc}")
+        return 2
+    _configure_logging()
+    bound_host, bound_port = sock.getsockname()[:2]
+    shown = f"[{bound_host}]" if ":" in bound_host else bound_host
+    print(
+        f"tracecheck proxy: listening on http://{shown}:{bound_port}, forwarding to "
+        f"{settings.upstream_url} (profile {profile.name})",
+        file=sys.stderr,
+        flush=True,
+    )
+    # Requests in flight may finish: their delivery is bounded by the upstream timeout.
+    _serve(create_app(settings), sock, settings.upstream_timeout + 2)
+    print("tracecheck proxy: stopped", file=sys.stderr, flush=True)
+    return 0
+
+
+class _OptionError(ValueError):
+    pass
+
+
+def _upstream(url: str) -> str:
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise _OptionError(f"--upstream {url!r}: not an http:// or https:// URL with a host")
+    if parts.query or parts.fragment:
+        raise _OptionError(f"--upstream {url!r}: a base URL takes no query or fragment")
+    path = parts.path.rstrip("/")
+    if path.endswith("/v1/traces"):
+        raise _OptionError(
+            f"--upstream {url!r}: give the base URL; the proxy adds /v1/traces itself"
+        )
+    return url.rstrip("/")
+
+
+def _listen(value: str) -> tuple[str, int]:
+    host, sep, port_text = value.rpartition(":")
+    if not sep or not host or not port_text.isdigit() or int(port_text) > 65535:
+        raise _OptionError(f"--listen {value!r}: expected HOST:PORT, e.g. {_DEFAULT_LISTEN}")
+    if host.startswith("[") and host.endswith("]"):
+        host = host[1:-1]
+    return host, int(port_text)
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        sock.listen(2048)
+        sock.set_inheritable(True)
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} must be at least 1")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r} must be a positive number of seconds")
+    return value
+
+
+def _configure_logging() -> None:
+    logger = logging.getLogger("redact.proxy")
+    if not logger.handlers:
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("tracecheck proxy: %(levelname)s: %(message)s"))
+        logger.addHandler(handler)
+        logger.setLevel(logging.INFO)
+        logger.propagate = False
+
+
+def _error(message: str) -> None:
+    print(f"tracecheck: error: {message}", file=sys.stderr)
+
+
+def _serve(app: ProxyApp, sock: socket.socket, grace: float) -> None:
+    import uvicorn
+
+    class Server(uvicorn.Server):
+        """uvicorn's server, stopping on SIGINT/SIGTERM without raising the signal again after
+        a clean shutdown (so the command exits 0)."""
+
+        @contextlib.contextmanager
+        def capture_signals(self) -> Iterator[None]:
+            if threading.current_thread() is not threading.main_thread():
+                yield
+                return
+            handled = (signal.SIGINT, signal.SIGTERM)
+            previous = {sig: signal.signal(sig, self.handle_exit) for sig in handled}
+            try:
+                yield
+            finally:
+                for sig, handler in previous.items():
+                    signal.signal(sig, handler)
+
+    config = uvicorn.Config(
+        app,
+        lifespan="on",
+        access_log=False,
+        log_level="warning",
+        timeout_graceful_shutdown=math.ceil(grace),
+        server_header=False,
+    )
+    Server(config).run(sockets=[sock])
