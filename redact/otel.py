@@ -321,7 +321,7 @@ class _Rebuild:
             events=_bounded_list(
                 [
                     SdkEvent(
-                        event.name,
+                        redacted_event.name,
                         _bounded(redacted_event.attributes, _dropped(event)),
                         event.timestamp,
                     )
@@ -357,9 +357,10 @@ class _Rebuild:
     def _scope(
         self, original: InstrumentationScope | None, redacted: Span
     ) -> InstrumentationScope | None:
-        if original is None or redacted.scope is None:
-            return original
-        clean = _attributes(redacted.scope.attributes)
+        if original is None:
+            return None
+        # Scope name and version are the library's; only the attributes are redacted.
+        clean = _attributes(redacted.scope.attributes) if redacted.scope is not None else {}
         key = _key((original.name, original.version, original.schema_url), clean)
         scope = self._scopes.get(key)
         if scope is None:
