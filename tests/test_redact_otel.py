@@ -175,6 +175,7 @@ def emit(provider: TracerProvider) -> None:
             links=[Link(context, {"note": f"retried with {GITHUB}", "attempt": 2})],
         ) as tool:
             tool.set_attribute("gen_ai.tool.call.arguments", json.dumps({"key": STRIPE}))
+            tool.set_attribute("service.name", "refund-desk")  # also the resource's, same object
             try:
                 raise PermissionError("token rejected: " + JWT)
             except PermissionError as exc:
@@ -304,6 +305,12 @@ def test_one_resource_and_scope_per_batch_as_the_sdk_shares_them() -> None:
     (batch,) = inner.batches
     assert len({id(s.resource) for s in batch}) == 1
     assert len({id(s.instrumentation_scope) for s in batch}) == 1
+    # Inherited attributes stay out of every span of the batch, sequences (copied) included;
+    # a span's own attribute that repeats a resource attribute stays its own.
+    for span in batch:
+        own = dict(span.attributes or {})
+        assert "process.command_args" not in own and "deploy.note" not in own
+        assert ("service.name" in own) == (span.name == "execute_tool pay")
 
 
 def test_known_secret_is_found_only_when_configured() -> None:
@@ -540,6 +547,26 @@ def test_empty_batch_is_success() -> None:
     inner = Recording()
     assert RedactingSpanExporter(inner).export([]) is SpanExportResult.SUCCESS
     assert inner.batches == []
+
+
+def test_max_string_bytes_caps_strings() -> None:
+    inner = InMemorySpanExporter()
+    run(RedactingSpanExporter(inner, max_string_bytes=64))
+    root = next(s for s in inner.get_finished_spans() if s.name == "invoke_agent refunds")
+    note = str((root.attributes or {})["note"])
+    assert "[truncated" in note and len(note.encode()) < 120
+
+
+def test_concurrent_exports_count_every_span() -> None:
+    raw = run(RedactingSpanExporter(InMemorySpanExporter()))
+    inner = Recording()
+    exporter = RedactingSpanExporter(inner)
+    threads = [threading.Thread(target=exporter.export, args=(raw,)) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert exporter.exported == 8 * len(raw) and len(inner.batches) == 8
 
 
 def test_counters_snapshot() -> None:
