@@ -468,7 +468,7 @@ class _Sender:
     ) -> None:
         self.config = config
         self.own_client = client is None
-        self.client = client if client is not None else httpx.Client(timeout=timeout)
+        self.client = client if client is not None else _new_client(timeout)
         self.timeout = timeout
         self.max_attempts = max_attempts
         self.max_retry_after = max_retry_after
@@ -573,6 +573,11 @@ class _Sender:
         return wait
 
 
+def _new_client(timeout: float) -> httpx.Client:
+    """The client of a call that was given none (tests replace this to reach the command)."""
+    return httpx.Client(timeout=timeout)
+
+
 def parse_retry_after(value: str, *, now: datetime | None = None) -> float | None:
     """Seconds to wait for a `Retry-After` value: delay-seconds or an HTTP date (a date in the
     past means now); None when it is neither."""
@@ -631,14 +636,18 @@ def _refused_message(where: str, status: int, error: str | None) -> str:
 def _validated(
     response: httpx.Response, size: int, where: str, progress: _Progress
 ) -> tuple[int, list[tuple[int, str]]]:
-    problems = _response_problems(response, size)
+    try:
+        document = orjson.loads(response.content)
+    except orjson.JSONDecodeError:
+        problems = ["the body is not JSON"]
+    else:
+        problems = _response_problems(document, size)
     if problems:
         raise ShipResponseError(
             f"{where}: invalid response from the store (HTTP {response.status_code}): "
             + "; ".join(problems),
             result=progress.partial(),
         )
-    document = orjson.loads(response.content)
     rejected = [(int(item["index"]), str(item["reason"])) for item in document["rejected"]]
     return int(document["accepted"]), rejected
 
@@ -647,13 +656,9 @@ def _is_int(value: Any) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _response_problems(response: httpx.Response, size: int) -> list[str]:
+def _response_problems(document: Any, size: int) -> list[str]:
     """Every way the body differs from `{accepted: int, rejected: [{index, reason}]}` for a
     batch of `size` spans; empty when it is valid."""
-    try:
-        document = orjson.loads(response.content)
-    except orjson.JSONDecodeError:
-        return ["the body is not JSON"]
     if not isinstance(document, dict):
         return [f"the body is a JSON {_json_type(document)}, not an object"]
     problems: list[str] = []
