@@ -240,7 +240,7 @@ def test_load_from_yaml_text() -> None:
 
 
 def test_load_from_json_text_multi_line_and_one_long_line() -> None:
-    document = {
+    document: dict[str, Any] = {
         "name": "acme-share",
         "extends": "share",
         "maxStringBytes": 32768,
