@@ -18,6 +18,7 @@ from redact.keys import KeyClass
 from redact.known import EMPTY_KNOWN_SECRETS, KnownSecrets
 from redact.profiles import Profile
 from redact.scan import Prefilter, prefilter_for
+from redact.strings import is_placeholder
 
 __all__ = ["Inspector", "known_secrets_of", "pointer_segment"]
 
@@ -51,11 +52,15 @@ class Inspector:
         # look at all. Strings outside both are judged one at a time.
         self._flagged: set[str] = set()
         self.clean: set[str] = set()
+        self.scalars: set[Any] = set()
         self._key_credentials: dict[str, str | None] = {}
         self._candidate_cache: dict[str, tuple[tuple[Detector, ...], tuple[Detector, ...]]] = {}
 
-    def prescan(self, strings: list[str]) -> None:
-        """Scan many strings in one pass, so that later questions about them are set lookups."""
+    def prescan(self, strings: list[str], scalars: Iterable[Any] = ()) -> None:
+        """Scan many strings in one pass, so that later questions about them are set lookups.
+        The batch's scalars ride along: they pass through, and knowing them lets a whole
+        mapping be judged with set operations."""
+        self.scalars = set(scalars)
         self._flagged = self.prefilter.flag(strings)
         rest = set(strings) - self._flagged
         data_uris = {s for s in rest if s[:1] in ("d", "D") and s[:5].lower() == "data:"}
@@ -75,6 +80,19 @@ class Inspector:
         if text in self.clean:
             return False
         return self.may_hold(text) or self._needs_look_unflagged(text)
+
+    def is_placeholder(self, text: str) -> bool:
+        """A marker some redactor wrote (or the empty string), skipped under any key — unless
+        something a detector recognises hides inside it (Part A4). Exact, whatever a batch
+        prescan over-approximated."""
+        if not is_placeholder(text):
+            return False
+        if not text or not self.may_hold(text):
+            return True
+        try:
+            return self.credential_in(text) is None and not self.personal_in(text)
+        except DetectorTimeout:
+            return False
 
     def _needs_look_unflagged(self, text: str) -> bool:
         if text[:1] in ("d", "D") and text[:5].lower() == "data:":

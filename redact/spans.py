@@ -58,7 +58,7 @@ def redact_spans(
     """New spans with every string surface redacted, and one report for the batch."""
     batch = list(spans)
     redactor = redactor_for(profile, known_secrets, pseudonym_key, max_string_bytes)
-    redactor.inspector.prescan(_strings_of(batch))
+    redactor.inspector.prescan(*_strings_of(batch))
     redactor.dropped_prefixes = (_SOURCE_RECORD,)
     groups = _Groups()
     out = tuple(_redact_span(span, redactor, groups) for span in batch)
@@ -74,7 +74,7 @@ def assess_spans(
     """The share-safety verdict of a batch of spans, every string surface included."""
     batch = list(spans)
     inspector = Inspector(resolve_profile(profile), known_secrets_of(known_secrets))
-    inspector.prescan(_strings_of(batch))
+    inspector.prescan(*_strings_of(batch))
     assessor = Assessor(inspector)
     groups = _Groups()
     for span in batch:
@@ -120,7 +120,7 @@ def scrub_spans(
         max_string_bytes=max_string_bytes,
     )
     inspector = Inspector(resolve_profile(profile), known)
-    inspector.prescan(_strings_of(list(redaction.spans)))
+    inspector.prescan(*_strings_of(list(redaction.spans)))
     groups = _Groups()
     kept: list[Span] = []
     dropped: list[DroppedSpan] = []
@@ -145,7 +145,10 @@ def _assess_span(
         assessor.mapping(span.resource, f"{root}/resource/attributes", 0)
         assessor.mapping(_scope_attributes(span), f"{root}/scope/attributes", 0)
     assessor.keyed("name", span.name, f"{root}/name", 0)
-    assessor.mapping(group.own(span), f"{root}/attributes", 0)
+    # Most spans' attributes (inherited ones included) hold nothing: settle that without
+    # separating the inherited ones first.
+    if not assessor.quiet(span.attributes):
+        assessor.mapping(group.own(span), f"{root}/attributes", 0)
     if span.status_message:
         assessor.keyed("message", span.status_message, f"{root}/status/message", 0)
     for i, event in enumerate(span.events):
@@ -181,14 +184,15 @@ def _scope_attributes_of(scope: Scope | None) -> Mapping[str, Any]:
 class _Group:
     """The resource and scope a set of spans shares, and what they inherit from them."""
 
-    __slots__ = ("inherited", "redacted", "resource", "scope", "unchanged")
+    __slots__ = ("inherited", "replacements", "resource", "scope", "unchanged")
 
     def __init__(self, span: Span) -> None:
         self.resource: Mapping[str, Any] = span.resource
         self.scope = span.scope
         # The readers merge these into every span's attributes, as the same objects.
         self.inherited: dict[str, Any] = {**span.resource, **_scope_attributes(span)}
-        self.redacted: dict[str, Any] | None = None
+        # Inherited key → (key, value) redacted; None until the group's first span is redacted.
+        self.replacements: dict[str, tuple[str, Any]] | None = None
         self.unchanged = False
 
     def own(self, span: Span) -> Mapping[str, Any]:
@@ -198,17 +202,46 @@ class _Group:
             return span.attributes
         return {k: v for k, v in span.attributes.items() if inherited.get(k, _ABSENT) is not v}
 
-    def redact(self, redactor: Redactor, root: str) -> dict[str, Any]:
+    def redact(self, redactor: Redactor, root: str) -> None:
         """Redact the resource and scope once, for every span of the group."""
-        if self.redacted is None:
-            self.resource = redactor.mapping(self.resource, f"{root}/resource/attributes", 0)
-            scope = self.scope
-            if scope is not None and scope.attributes:
-                attributes = redactor.mapping(scope.attributes, f"{root}/scope/attributes", 0)
-                self.scope = Scope(scope.name, scope.version, attributes)
-            self.redacted = {**self.resource, **_scope_attributes_of(self.scope)}
-            self.unchanged = self.redacted == self.inherited
-        return self.redacted
+        if self.replacements is not None:
+            return
+        raw_resource, raw_scope = self.resource, _scope_attributes_of(self.scope)
+        self.resource = redactor.mapping(raw_resource, f"{root}/resource/attributes", 0)
+        replacements = _replacements(raw_resource, self.resource, redactor)
+        scope = self.scope
+        if scope is not None and scope.attributes:
+            attributes = redactor.mapping(scope.attributes, f"{root}/scope/attributes", 0)
+            self.scope = Scope(scope.name, scope.version, attributes)
+            replacements.update(_replacements(raw_scope, attributes, redactor))
+        self.replacements = replacements
+        self.unchanged = all(pair == (k, self.inherited[k]) for k, pair in replacements.items())
+
+    def attributes(self, span: Span, redactor: Redactor, root: str) -> dict[str, Any]:
+        """The span's redacted attributes: inherited ones as redacted once for the group, its
+        own ones redacted here, in the order the span holds them (inherited first)."""
+        inherited, replacements = self.inherited, self.replacements or {}
+        out: dict[str, Any] = {}
+        own: dict[str, Any] = {}
+        for key, value in span.attributes.items():
+            if inherited.get(key, _ABSENT) is value:
+                pair = replacements.get(key)
+                if pair is not None:
+                    out[pair[0]] = pair[1]
+            else:
+                own[key] = value
+        out.update(redactor.mapping(own, f"{root}/attributes", 0))
+        return out
+
+
+def _replacements(
+    raw: Mapping[str, Any], redacted: dict[str, Any], redactor: Redactor
+) -> dict[str, tuple[str, Any]]:
+    """Which redacted item each raw key became (`Redactor.mapping` keeps order, one item per
+    key, and leaves out only keys with a dropped prefix)."""
+    dropped = redactor.dropped_prefixes
+    kept = [k for k in raw if not (dropped and str(k).startswith(dropped))]
+    return dict(zip(kept, redacted.items(), strict=True))
 
 
 _ABSENT: Any = object()
@@ -252,10 +285,10 @@ def _untouched(span: Span, redactor: Redactor, group: _Group) -> bool:
 def _redact_span(span: Span, redactor: Redactor, groups: _Groups) -> Span:
     root = _root(span)
     group, _ = groups.of(span)
-    inherited = group.redact(redactor, root)
+    group.redact(redactor, root)
     if _untouched(span, redactor, group):
         return span
-    attributes = {**inherited, **redactor.mapping(group.own(span), f"{root}/attributes", 0)}
+    attributes = group.attributes(span, redactor, root)
     _describe_tool_io(attributes)
     message = span.status_message
     if message:
@@ -314,35 +347,40 @@ def _describe_tool_io(attributes: dict[str, Any]) -> None:
             attributes[meta[2]] = truncated or attributes[meta[2]] is True
 
 
-def _strings_of(spans: list[Span]) -> list[str]:
-    """The strings a batch redaction will look at, for the one-pass prescan (keys aside)."""
+def _strings_of(spans: list[Span]) -> tuple[list[str], list[Any]]:
+    """The strings a batch redaction will look at (keys aside), for the one-pass prescan, and
+    the scalar values beside them."""
     out: list[str] = []
+    scalars: list[Any] = []
     add = out.append
     resources: set[Hashable] = set()
     for span in spans:
         add(span.name)
-        _collect(span.attributes, out)
+        _collect(span.attributes, out, scalars)
         if span.status_message:
             add(span.status_message)
         for event in span.events:
             add(event.name)
-            _collect(event.attributes, out)
+            _collect(event.attributes, out, scalars)
         for link in span.links:
-            _collect(link.attributes, out)
+            _collect(link.attributes, out, scalars)
         if span.resource and _identity(span.resource) not in resources:
             resources.add(_identity(span.resource))
-            _collect(span.resource, out)
+            _collect(span.resource, out, scalars)
         if span.scope is not None:
-            _collect(span.scope.attributes, out)
-    return out
+            _collect(span.scope.attributes, out, scalars)
+    return out, scalars
 
 
-def _collect(attributes: Mapping[str, Any], out: list[str]) -> None:
+def _collect(attributes: Mapping[str, Any], out: list[str], scalars: list[Any]) -> None:
     # Keys are left out: they repeat, and the inspector judges each distinct key once.
     add = out.append
     for value in attributes.values():
-        if value.__class__ is str:
+        kind = value.__class__
+        if kind is str:
             add(value)
+        elif kind is int or kind is float or kind is bool:
+            scalars.append(value)
         elif isinstance(value, Mapping | list | tuple):
             _collect_nested(value, out, set())
 

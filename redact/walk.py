@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime
 import json
 import secrets
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from redact.detectors import DetectorTimeout
@@ -29,7 +29,6 @@ from redact.strings import (
     DataUri,
     cap_string,
     decode_data_uri_payload,
-    is_placeholder,
     parse_data_uri,
     pseudonym,
     utf8_length,
@@ -45,6 +44,54 @@ _SCALARS = frozenset({int, float, bool, type(None)})
 
 def _is_number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+class QuietMappings:
+    """Which mappings hold nothing to act on, decided from a batch prescan with set operations
+    in C: every key plain (as the caller defines it) and every value a clean string (no
+    longer than `longest`) or a scalar. Most span attributes are such mappings."""
+
+    def __init__(
+        self, inspector: Inspector, is_plain: Callable[[str], bool], longest: int | None
+    ) -> None:
+        self._inspector = inspector
+        self._is_plain = is_plain
+        self._longest = longest
+        self._seen_keys: set[Any] = set()
+        self._not_plain: set[Any] = set()
+        self._values: set[Any] | None = None
+
+    def holds_nothing(self, value: Mapping[Any, Any]) -> bool:
+        keys = value.keys()
+        unseen = keys - self._seen_keys
+        if unseen:
+            for key in unseen:
+                self._seen_keys.add(key)
+                if not (key.__class__ is str and self._is_plain(key)):
+                    self._not_plain.add(key)
+        if not keys.isdisjoint(self._not_plain):
+            return False
+        try:
+            return self._passing().issuperset(value.values())
+        except TypeError:  # an unhashable value: a list, or a nested mapping
+            return all(self.passes(item) for item in value.values())
+
+    def passes(self, item: Any) -> bool:
+        """A value that passes through unchanged under a plain key."""
+        if item.__class__ is list or item.__class__ is tuple:
+            return all(self.passes(inner) for inner in item)
+        try:
+            return item in self._passing()
+        except TypeError:
+            return False
+
+    def _passing(self) -> set[Any]:
+        if self._values is None:
+            longest = self._longest
+            clean = self._inspector.clean
+            strings = clean if longest is None else {s for s in clean if len(s) <= longest}
+            self._values = {None, *strings, *self._inspector.scalars}
+        return self._values
 
 
 class Redactor:
@@ -73,6 +120,7 @@ class Redactor:
             )
             if acts
         )
+        self._quiet = QuietMappings(inspector, self._is_plain, self.cap // 4)
 
     def report(self) -> RedactionReport:
         return RedactionReport(self.profile.name, tuple(self.findings))
@@ -153,24 +201,8 @@ class Redactor:
         )
 
     def untouched(self, value: Mapping[Any, Any]) -> bool:
-        """Whether redacting this mapping would change nothing, judged from the prescan alone:
-        every value a short clean string or a plain scalar under a plain key."""
-        clean = self.inspector.clean
-        plain = self._plain_keys
-        short = self.cap // 4
-        for key, item in value.items():
-            kind = item.__class__
-            if kind is str:
-                if len(item) > short or item not in clean:
-                    return False
-            elif kind not in _SCALARS:
-                return False
-            is_plain = plain.get(key)
-            if is_plain is None:
-                is_plain = plain[key] = key.__class__ is str and self._is_plain(key)
-            if not is_plain:
-                return False
-        return True
+        """Whether redacting this mapping would change nothing, judged from the prescan alone."""
+        return self._quiet.holds_nothing(value)
 
     def untouched_string(self, key: str, text: str | None) -> bool:
         """Whether `keyed(key, text)` would return the text as it is (prescan only)."""
@@ -178,13 +210,13 @@ class Redactor:
             return True
         if self.profile.keys.classify(key) in self._acting:
             return False
-        return len(text) <= self.cap // 4 and text in self.inspector.clean
+        return self._quiet.passes(text)
 
     def keyed(self, key: str, value: Any, path: str, depth: int) -> Any:
         """A value under a key: the key's class may decide before the value is looked at."""
         if value is None or isinstance(value, bool):
             return value
-        if isinstance(value, str) and is_placeholder(value) and not self.inspector.may_hold(value):
+        if isinstance(value, str) and self.inspector.is_placeholder(value):
             return value
         key_class = self.profile.keys.classify(key)
         if key_class is not None:
@@ -275,6 +307,7 @@ class Assessor:
         self.unreadable: list[str] = []
         self._ancestors: set[int] = set()
         self._plain_keys: dict[str, bool] = {}
+        self._quiet = QuietMappings(inspector, self._is_plain, None)
 
     def verdict(self) -> ShareVerdict:
         return verdict_of(self.profile.name, self.tally, self.unreadable)
@@ -311,7 +344,13 @@ class Assessor:
             finally:
                 self._ancestors.discard(id(value))
 
+    def quiet(self, value: Mapping[Any, Any]) -> bool:
+        """Whether this mapping holds nothing to report, judged from the prescan alone."""
+        return self._quiet.holds_nothing(value)
+
     def mapping(self, value: Mapping[Any, Any], path: str, depth: int) -> None:
+        if self._quiet.holds_nothing(value):
+            return
         inspector = self.inspector
         clean = inspector.clean
         plain = self._plain_keys
@@ -336,10 +375,16 @@ class Assessor:
                 self._flag(item_path, "credential", detector)
             self.keyed(name, item, item_path, depth)
 
+    def _is_plain(self, name: str) -> bool:
+        """A key with no class and no credential in it: it flags nothing by itself."""
+        return (
+            self.profile.keys.classify(name) is None and self.inspector.key_credential(name) is None
+        )
+
     def keyed(self, key: str, value: Any, path: str, depth: int) -> None:
         if value is None or isinstance(value, bool):
             return
-        if isinstance(value, str) and is_placeholder(value) and not self.inspector.may_hold(value):
+        if isinstance(value, str) and self.inspector.is_placeholder(value):
             return
         key_class = self.profile.keys.classify(key)
         if key_class is not None:

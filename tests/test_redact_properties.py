@@ -169,3 +169,25 @@ def test_span_redaction_keeps_identity_and_time_and_leaves_nothing_flagged(
     ]
     verdict = assess_spans(out, profile=profile, known_secrets=[KNOWN])
     assert not [f for f in verdict.findings if f.category == "credential"]
+
+
+@settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(spans(), max_size=4), profiles)
+def test_the_batch_prescan_changes_no_result(batch: list[Span], profile: str) -> None:
+    # The prescan only decides what needs a closer look; judging every string on its own must
+    # give the same spans, report and verdict.
+    from redact.inspector import Inspector
+
+    def run() -> tuple[Any, ...]:
+        out = redact_spans(batch, profile=profile, known_secrets=[KNOWN], pseudonym_key=KEY)
+        verdict = assess_spans(batch, profile=profile, known_secrets=[KNOWN])
+        return out.spans, out.report, verdict
+
+    fast = run()
+    prescan = Inspector.prescan
+    Inspector.prescan = lambda self, strings, scalars=(): None  # type: ignore[method-assign]
+    try:
+        slow = run()
+    finally:
+        Inspector.prescan = prescan  # type: ignore[method-assign]
+    assert fast == slow
