@@ -49,7 +49,7 @@ A row (`TraceSpanEvent`) is valid when
   digits (an empty string reads as absent). Upper-case hex is accepted and stored lower-case.
 - `name` is a string; `startTimeUnixNano`, `endTimeUnixNano` and each event's `timeUnixNano` are
   canonical unsigned 64-bit base-10 strings (`0` or no leading zero, at most 2^64-1), and the end
-  is not before the start.
+  is not before the start (an end of `0`, OTLP's "not recorded", is accepted).
 - `attributes` is an object whose values are strings, finite numbers or booleans (nested values
   must be flattened to JSON strings by the client); keys are non-empty.
 - `events`, when present, is a list of `{timeUnixNano, name, attributes?}`; `status`, when
@@ -223,11 +223,12 @@ class Tenants:
     def __len__(self) -> int:
         return len(self.digests)
 
-    def authenticate(self, key: str | None, tenant_id: str | None) -> tuple[int, str] | str:
-        """The tenant id, or `(status, message)` refusing the request."""
+    def authenticate(self, key: str | bytes | None, tenant_id: str | None) -> tuple[int, str] | str:
+        """The tenant id, or `(status, message)` refusing the request. A `str` key is hashed as
+        UTF-8, `bytes` (a header value as it came) as they are."""
         if not key:
             return 401, "Authorization: Bearer <key> is required"
-        presented = hashlib.sha256(key.encode("utf-8", "surrogateescape")).digest()
+        presented = hashlib.sha256(key.encode() if isinstance(key, str) else key).digest()
         owners = [t for t, digest in self.digests.items() if hmac.compare_digest(digest, presented)]
         if not owners:
             return 401, "the bearer token is not a valid key"
@@ -280,7 +281,7 @@ def _span(row: Any) -> dict[str, Any]:
     _string(row, "name", "name")
     start = _u64(row, "startTimeUnixNano", "startTimeUnixNano")
     end = _u64(row, "endTimeUnixNano", "endTimeUnixNano")
-    if end < start:
+    if 0 < end < start:  # 0 is OTLP's "not recorded"
         raise _Invalid("endTimeUnixNano is before startTimeUnixNano")
     if "attributes" not in row:
         raise _Invalid("attributes is missing")
@@ -510,7 +511,8 @@ class IngestApp:
     def _tenant(self, headers: Mapping[str, str]) -> str | _Response:
         auth = headers.get("authorization", "")
         scheme, _, token = auth.partition(" ")
-        key = token.strip() if scheme.lower() == "bearer" else None
+        # Header values were decoded as latin-1: encoding back gives the bytes that were sent.
+        key = token.strip().encode("latin-1") if scheme.lower() == "bearer" else None
         outcome = self.tenants.authenticate(key, headers.get("x-tangle-tenant-id"))
         if isinstance(outcome, str):
             return outcome
