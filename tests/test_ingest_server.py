@@ -111,13 +111,14 @@ def request(
         if idempotency_key is not None:
             sent["Idempotency-Key"] = idempotency_key
     sent.update(headers or {})
+    raw = [(name.encode(), v if isinstance(v, bytes) else v.encode()) for name, v in sent.items()]
 
     async def go() -> httpx.Response:
         transport = httpx.ASGITransport(app=app)
         async with httpx.AsyncClient(transport=transport, base_url="http://ingest.test") as client:
             if json is not UNSET:
-                return await client.request(method, path, headers=sent, json=json)
-            return await client.request(method, path, headers=sent, content=content)
+                return await client.request(method, path, headers=raw, json=json)
+            return await client.request(method, path, headers=raw, content=content)
 
     return asyncio.run(go())
 
