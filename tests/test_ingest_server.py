@@ -818,8 +818,10 @@ def _start_server(db: Path, tenants: Path, port: int) -> subprocess.Popen[str]:
     raise AssertionError("the server did not start")
 
 
-def _stop_server(server: subprocess.Popen[str]) -> tuple[int, str]:
-    server.send_signal(signal.SIGTERM)
+def _stop_server(
+    server: subprocess.Popen[str], sig: signal.Signals = signal.SIGTERM
+) -> tuple[int, str]:
+    server.send_signal(sig)
     try:
         _, err = server.communicate(timeout=10)
     except subprocess.TimeoutExpired:
@@ -828,7 +830,7 @@ def _stop_server(server: subprocess.Popen[str]) -> tuple[int, str]:
     return server.returncode, err
 
 
-def test_the_command_serves_until_sigterm_and_keeps_spans(tmp_path: Path) -> None:
+def test_the_command_serves_until_a_signal_and_keeps_spans(tmp_path: Path) -> None:
     db, tenants = tmp_path / "spans.db", tmp_path / "tenants.json"
     tenants.write_bytes(orjson.dumps({"acme": key_hash(KEY_ACME)}))
     port = _free_port()
@@ -861,5 +863,6 @@ def test_the_command_serves_until_sigterm_and_keeps_spans(tmp_path: Path) -> Non
         assert response.status_code == 200
         assert [row["spanId"] for row in response.json()["spans"]] == ["b7ad6b7169203331"]
     finally:
-        code, err = _stop_server(server)
+        code, err = _stop_server(server, signal.SIGINT)
     assert code == 0, err
+    assert err.rstrip().endswith("tracecheck ingest-server: stopped")

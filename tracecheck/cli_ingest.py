@@ -32,7 +32,7 @@ The reference hosted-ingest receiver, on SQLite, for local development and tests
 
 Serves POST /v1/ingest/traces (wire 2026-07-24.v1), GET /v1/traces/<traceId> and GET /healthz.
 Tenants come from --tenants FILE, a YAML or JSON mapping of tenant id to the SHA-256 of its key
-("acme: sha256:<64 hex>", e.g. from `printf %s "$KEY" | sha256sum`), or for one tenant from the
+("acme: sha256:<64 hex>", the hex from `printf %s "$KEY" | sha256sum`), or for one tenant from the
 TENANT_ID and TENANT_KEY environment variables. Spans are kept in --db (SQLite, WAL mode, each
 batch in one synced transaction). Stop with SIGINT or SIGTERM.
 """
@@ -59,8 +59,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--require-safe",
         metavar="PROFILE",
-        help="refuse spans that do not pass the share-safety gate of this profile "
-        "(default, share, strict, or a profile file)",
+        help="refuse spans that are UNSAFE or UNKNOWN under this redaction profile "
+        "(share, strict, default, or a profile file)",
     )
     parser.add_argument(
         "--max-body-bytes",
