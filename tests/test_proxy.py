@@ -1,0 +1,906 @@
+"""`tracecheck proxy` end to end: real OTLP/HTTP exporters → the proxy under uvicorn → a capture
+upstream, every server on 127.0.0.1 with a free port, started and stopped here.
+
+Fake secrets only, assembled at run time from parts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import gzip
+import logging
+import os
+import random
+import re
+import signal
+import socket
+import string
+import struct
+import subprocess
+import sys
+import threading
+import time
+import tracemalloc
+import zlib
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+import orjson
+import pytest
+import uvicorn
+from google.rpc import status_pb2  # type: ignore[import-untyped]  # the OTLP exporters' dependency
+from opentelemetry.exporter.otlp.common.http import Compression as JsonCompression
+from opentelemetry.exporter.otlp.json.http.trace_exporter import (
+    OTLPSpanExporter as JsonSpanExporter,
+)
+from opentelemetry.exporter.otlp.proto.http import Compression as ProtoCompression
+from opentelemetry.exporter.otlp.proto.http.trace_exporter import (
+    OTLPSpanExporter as ProtoSpanExporter,
+)
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
+    ExportTraceServiceRequest,
+    ExportTraceServiceResponse,
+)
+from opentelemetry.sdk.resources import Resource
+from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
+from opentelemetry.sdk.trace.export import (
+    BatchSpanProcessor,
+    SpanExporter,
+    SpanExportResult,
+)
+
+import redact.proxy
+from redact import DroppedSpan, ScrubbedSpans, ShareStatus, ShareVerdict
+from redact.proxy import ProxyApp, ProxySettings, create_app
+from redact.spans import scrub_spans
+from tracecheck.cli import main
+
+# ---------------------------------------------------------------------------------------------
+# Fake secrets, built at run time
+
+
+def _token(rng: random.Random, alphabet: str, size: int) -> str:
+    return "".join(rng.choice(alphabet) for _ in range(size))
+
+
+@dataclass(frozen=True)
+class Secrets:
+    known: str
+    provider_keys: tuple[str, ...]
+    emails: tuple[str, ...]
+    cards: tuple[str, ...]
+
+    @property
+    def known_forms(self) -> tuple[str, ...]:
+        raw = self.known.encode()
+        return (
+            self.known,
+            base64.b64encode(raw).decode(),
+            base64.urlsafe_b64encode(raw).decode().rstrip("="),
+            quote(self.known, safe=""),
+        )
+
+    def every_form(self) -> tuple[str, ...]:
+        digits = tuple(card.replace(" ", "") for card in self.cards)
+        return self.known_forms + self.provider_keys + self.emails + self.cards + digits
+
+
+def _secrets() -> Secrets:
+    rng = random.Random(4318)
+    alnum = string.ascii_letters + string.digits
+    known = "tc" + "-fake-" + _token(rng, alnum, 20) + "/+=" + _token(rng, alnum, 6)
+    provider = (
+        "sk-" + "proj-" + _token(rng, alnum, 48),
+        "AK" + "IA" + _token(rng, string.ascii_uppercase + "234567", 16),
+        "gh" + "p_" + _token(rng, alnum, 36),
+    )
+    emails = ("jane.doe" + "@" + "example.org", "ops-team" + "@" + "corp.example.com")
+    cards = ("4111" + " 1111" * 3, "5555" + "5555" + "5555" + "4444")
+    return Secrets(known, provider, emails, cards)
+
+
+SECRETS = _secrets()
+
+
+# ---------------------------------------------------------------------------------------------
+# Servers
+
+
+@contextmanager
+def serve(app: Any) -> Iterator[str]:
+    """Run an ASGI app under uvicorn on 127.0.0.1 (a free port) in a thread; yield its URL."""
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(128)
+    port = sock.getsockname()[1]
+    config = uvicorn.Config(
+        app, lifespan="on", log_level="warning", access_log=False, timeout_graceful_shutdown=5
+    )
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started:
+        assert thread.is_alive() and time.monotonic() < deadline, "server did not start"
+        time.sleep(0.01)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(10)
+        sock.close()
+        assert not thread.is_alive(), "server did not stop"
+
+
+@dataclass(frozen=True)
+class Reply:
+    status: int = 200
+    headers: tuple[tuple[str, str], ...] = ()
+    delay: float = 0.0
+    body: bytes = b""
+
+
+@dataclass
+class Arrival:
+    at: float
+    content_type: str
+    content_encoding: str
+    body: bytes  # inflated
+    span_ids: tuple[str, ...]
+    status: int = 0
+
+
+@dataclass
+class Upstream:
+    """A capture OTLP/HTTP receiver: answers from `script` (then `default`), records arrivals."""
+
+    script: list[Reply] = field(default_factory=list)
+    default: Reply = field(default_factory=Reply)
+    arrivals: list[Arrival] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] == "lifespan":
+            while (message := await receive())["type"] != "lifespan.shutdown":
+                await send({"type": "lifespan.startup.complete"})
+            await send({"type": "lifespan.shutdown.complete"})
+            return
+        headers = {k.decode(): v.decode() for k, v in scope["headers"]}
+        chunks = []
+        while True:
+            message = await receive()
+            chunks.append(message.get("body", b""))
+            if not message.get("more_body"):
+                break
+        body = b"".join(chunks)
+        coding = headers.get("content-encoding", "")
+        if coding == "gzip":
+            body = gzip.decompress(body)
+        elif coding == "deflate":
+            body = zlib.decompress(body)
+        content_type = headers.get("content-type", "")
+        arrival = Arrival(
+            time.monotonic(), content_type, coding, body, _span_ids(content_type, body)
+        )
+        with self.lock:
+            reply = self.script.pop(0) if self.script else self.default
+            self.arrivals.append(arrival)
+        if reply.delay:
+            await asyncio.sleep(reply.delay)
+        arrival.status = reply.status
+        out = [(b"content-type", content_type.encode() or b"application/x-protobuf")]
+        out += [(k.encode(), v.encode()) for k, v in reply.headers]
+        await send({"type": "http.response.start", "status": reply.status, "headers": out})
+        await send({"type": "http.response.body", "body": reply.body})
+
+    def accepted(self) -> list[str]:
+        """Span ids in batches the upstream answered 200 to, repeats included."""
+        with self.lock:
+            return [i for a in self.arrivals if a.status == 200 for i in a.span_ids]
+
+    def received(self) -> list[str]:
+        with self.lock:
+            return [i for a in self.arrivals for i in a.span_ids]
+
+
+def _span_ids(content_type: str, body: bytes) -> tuple[str, ...]:
+    if content_type.startswith("application/json"):
+        document = orjson.loads(body)
+        return tuple(
+            span["spanId"]
+            for rs in document.get("resourceSpans", [])
+            for ss in rs.get("scopeSpans", [])
+            for span in ss.get("spans", [])
+        )
+    request = ExportTraceServiceRequest()
+    request.ParseFromString(body)
+    return tuple(
+        span.span_id.hex()
+        for rs in request.resource_spans
+        for ss in rs.scope_spans
+        for span in ss.spans
+    )
+
+
+@contextmanager
+def proxy_to(upstream_url: str, **options: Any) -> Iterator[tuple[str, ProxyApp]]:
+    options.setdefault("known_secrets", [SECRETS.known])
+    options.setdefault("first_backoff", 0.05)
+    options.setdefault("upstream_timeout", 3.0)
+    app = create_app(ProxySettings(upstream=upstream_url, **options))
+    with serve(app) as url:
+        yield url, app
+
+
+@contextmanager
+def stack(
+    upstream: Upstream | None = None, **options: Any
+) -> Iterator[tuple[str, ProxyApp, Upstream]]:
+    upstream = upstream or Upstream()
+    with serve(upstream) as upstream_url, proxy_to(upstream_url, **options) as (url, app):
+        yield url, app, upstream
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+# ---------------------------------------------------------------------------------------------
+# The instrumented application
+
+
+class Recording(SpanExporter):
+    """Wraps a real exporter and records every result it returns to the SDK."""
+
+    def __init__(self, inner: SpanExporter) -> None:
+        self.inner = inner
+        self.results: list[SpanExportResult] = []
+
+    def export(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
+        result = self.inner.export(spans)
+        self.results.append(result)
+        return result
+
+    def shutdown(self) -> None:
+        self.inner.shutdown()
+
+
+def exporter_for(kind: str, url: str) -> SpanExporter:
+    endpoint = f"{url}/v1/traces"
+    if kind == "proto":
+        return ProtoSpanExporter(endpoint=endpoint, timeout=10)
+    if kind == "proto-gzip":
+        return ProtoSpanExporter(endpoint=endpoint, timeout=10, compression=ProtoCompression.Gzip)
+    if kind == "json":
+        return JsonSpanExporter(endpoint=endpoint, timeout=10)
+    return JsonSpanExporter(endpoint=endpoint, timeout=10, compression=JsonCompression.GZIP)
+
+
+def run_agent(exporter: SpanExporter, *, turns: int = 3, held: int = 0) -> set[str]:
+    """Spans of an agent run full of fake secrets, exported in batches; their span ids (hex).
+    `held` spans are named `held-back …` (tests gate them)."""
+    provider = TracerProvider(
+        resource=Resource.create({"service.name": "refund-desk", "deploy.token": SECRETS.known})
+    )
+    provider.add_span_processor(BatchSpanProcessor(exporter, max_export_batch_size=16))
+    tracer = provider.get_tracer("agent", "1.0")
+    ids: set[str] = set()
+    known_b64, known_b64url, known_pct = SECRETS.known_forms[1:]
+    with tracer.start_as_current_span("invoke_agent refund-desk") as root:
+        root.set_attribute("gen_ai.agent.name", "refund-desk")
+        root.set_attribute("user.email", SECRETS.emails[0])
+        ids.add(format(root.get_span_context().span_id, "016x"))
+        for turn in range(turns):
+            with tracer.start_as_current_span(f"chat gpt-4o turn {turn}") as chat:
+                chat.set_attribute("gen_ai.request.model", "gpt-4o")
+                chat.set_attribute(
+                    "gen_ai.input.messages",
+                    orjson.dumps(
+                        [
+                            {"role": "user", "content": f"my card is {SECRETS.cards[turn % 2]}"},
+                            {"role": "user", "content": f"mail {SECRETS.emails[1]} please"},
+                        ]
+                    ).decode(),
+                )
+                chat.set_attribute("http.request.header.authorization", f"Bearer {SECRETS.known}")
+                chat.add_event("retry", {"note": f"key={SECRETS.provider_keys[0]}"})
+                ids.add(format(chat.get_span_context().span_id, "016x"))
+            with tracer.start_as_current_span("execute_tool fetch_url") as tool:
+                tool.set_attribute("gen_ai.tool.name", "fetch_url")
+                tool.set_attribute(
+                    "gen_ai.tool.call.arguments",
+                    orjson.dumps({"url": f"https://api.example.com/?token={known_pct}"}).decode(),
+                )
+                tool.set_attribute(
+                    "gen_ai.tool.call.result",
+                    f"env dump:\nAWS_ACCESS_KEY_ID={SECRETS.provider_keys[1]}\n"
+                    f"GITHUB_TOKEN={SECRETS.provider_keys[2]}\n"
+                    f"blob {known_b64} and {known_b64url}\n",
+                )
+                ids.add(format(tool.get_span_context().span_id, "016x"))
+        for n in range(held):
+            with tracer.start_as_current_span(f"held-back {n}") as span:
+                span.set_attribute("n", n)
+                ids.add(format(span.get_span_context().span_id, "016x"))
+    provider.force_flush()
+    provider.shutdown()
+    return ids
+
+
+def assert_no_secret(arrivals: Sequence[Arrival]) -> None:
+    assert arrivals
+    for arrival in arrivals:
+        text = arrival.body.decode("utf-8", "replace")
+        for form in SECRETS.every_form():
+            assert form not in text, "a secret reached the upstream"
+
+
+# ---------------------------------------------------------------------------------------------
+# End to end with the real exporters
+
+
+@pytest.mark.parametrize("kind", ["proto", "proto-gzip", "json", "json-gzip"])
+def test_real_exporters_deliver_every_span_scrubbed(kind: str) -> None:
+    with stack() as (url, app, upstream):
+        exporter = Recording(exporter_for(kind, url))
+        ids = run_agent(exporter)
+    assert exporter.results and set(exporter.results) == {SpanExportResult.SUCCESS}
+    accepted = upstream.accepted()
+    assert sorted(accepted) == sorted(ids)  # every span, each once
+    assert_no_secret(upstream.arrivals)
+    media = "application/json" if kind.startswith("json") else "application/x-protobuf"
+    coding = "gzip" if kind.endswith("gzip") else ""
+    assert {(a.content_type, a.content_encoding) for a in upstream.arrivals} == {(media, coding)}
+    # What was redacted is still there as a marker: the spans were scrubbed, not emptied.
+    assert any(b"REDACTED" in a.body for a in upstream.arrivals)
+    metrics = app.metrics
+    assert metrics.value("tracecheck_proxy_spans_received_total") == len(ids)
+    assert metrics.value("tracecheck_proxy_spans_forwarded_total") == len(ids)
+    assert metrics.value("tracecheck_proxy_requests_total", outcome="forwarded") == len(
+        exporter.results
+    )
+
+
+def _hold_back(prefix: str, status: ShareStatus, detector: str) -> Callable[..., ScrubbedSpans]:
+    """The real scrub_spans, then spans named `prefix…` held back with `status` (the redactor
+    leaves no span unsafe on its own, so the gate's other branch is forced here)."""
+
+    def gate(spans: Any, **kwargs: Any) -> ScrubbedSpans:
+        out = scrub_spans(spans, **kwargs)
+        verdict = ShareVerdict(status, "share")
+        if status is ShareStatus.UNSAFE:
+            from redact.model import ShareFinding
+
+            finding = ShareFinding("credential", detector, "error", 1, ("span:x/attributes/k",))
+            verdict = ShareVerdict(status, "share", (finding,))
+        elif status is ShareStatus.UNKNOWN:
+            verdict = ShareVerdict(status, "share", (), ("span:x/attributes/k: binary data",))
+        held = [s for s in out.kept if s.name.startswith(prefix)]
+        kept = tuple(s for s in out.kept if not s.name.startswith(prefix))
+        dropped = tuple(DroppedSpan(s.trace_id, s.span_id, verdict) for s in held)
+        return ScrubbedSpans(kept, out.dropped + dropped, out.report)
+
+    return gate
+
+
+def test_unsafe_spans_are_held_back_counted_and_logged_once_per_kind(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setattr(
+        redact.proxy, "scrub_spans", _hold_back("held-back", ShareStatus.UNSAFE, "known-secret")
+    )
+    caplog.set_level(logging.WARNING, logger="redact.proxy")
+    with stack() as (url, app, upstream):
+        exporter = Recording(exporter_for("proto", url))
+        ids = run_agent(exporter, held=40)  # several batches hold some back
+        # A raw request shows the answer the exporter got: partial success, no values.
+        body, held_ids = _request_with_held_spans(3)
+        response = httpx.post(
+            f"{url}/v1/traces", content=body, headers={"content-type": "application/x-protobuf"}
+        )
+    assert response.status_code == 200
+    answer = ExportTraceServiceResponse()
+    answer.ParseFromString(response.content)
+    assert answer.partial_success.rejected_spans == 3
+    assert answer.partial_success.error_message == (
+        "3 spans are still not share-safe after redaction and not forwarded: "
+        "UNSAFE (credential/known-secret) ×3"
+    )
+    assert set(exporter.results) == {SpanExportResult.SUCCESS}
+    accepted = upstream.accepted()
+    held = {i for a in upstream.arrivals for i in a.span_ids} & held_ids
+    assert not held
+    assert len(accepted) == len(set(accepted)) == len(ids) - 40
+    assert app.metrics.value("tracecheck_proxy_spans_dropped_unsafe_total") == 43
+    assert app.metrics.value("tracecheck_proxy_spans_received_total") == len(ids) + 3
+    logged = [r.getMessage() for r in caplog.records if r.name == "redact.proxy"]
+    assert len(logged) == 1  # one kind, logged once
+    assert "UNSAFE (credential/known-secret)" in logged[0]
+    assert "tracecheck_proxy_spans_dropped_unsafe_total" in logged[0]
+
+
+def _request_with_held_spans(count: int, name: str = "held-back") -> tuple[bytes, set[str]]:
+    request = ExportTraceServiceRequest()
+    spans = request.resource_spans.add().scope_spans.add().spans
+    ids = set()
+    for n in range(count):
+        span = spans.add()
+        span.trace_id = os.urandom(16)
+        span.span_id = os.urandom(8)
+        span.name = f"{name} {n}"
+        span.start_time_unix_nano = 1_700_000_000_000_000_000 + n
+        span.end_time_unix_nano = span.start_time_unix_nano + 1000
+        ids.add(span.span_id.hex())
+    return request.SerializeToString(), ids
+
+
+def _batch(count: int = 4, name: str = "work") -> tuple[bytes, set[str]]:
+    return _request_with_held_spans(count, name)
+
+
+def _post(url: str, body: bytes, timeout: float = 10, **headers: str) -> httpx.Response:
+    headers.setdefault("content_type", "application/x-protobuf")
+    sent = {k.replace("_", "-"): v for k, v in headers.items()}
+    return httpx.post(f"{url}/v1/traces", content=body, headers=sent, timeout=timeout)
+
+
+def test_every_span_held_back_is_success_with_nothing_forwarded(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(redact.proxy, "scrub_spans", _hold_back("", ShareStatus.UNKNOWN, ""))
+    body, _ = _batch(2)
+    with stack() as (url, app, upstream):
+        response = _post(url, orjson.dumps(_as_json(body)), content_type="application/json")
+    assert response.status_code == 200
+    assert response.headers["content-type"] == "application/json"
+    assert orjson.loads(response.content) == {
+        "partialSuccess": {
+            "rejectedSpans": "2",
+            "errorMessage": "2 spans are still not share-safe after redaction and not "
+            "forwarded: UNKNOWN (unreadable) ×2",
+        }
+    }
+    assert upstream.arrivals == []
+    assert app.metrics.value("tracecheck_proxy_requests_total", outcome="nothing_to_forward") == 1
+
+
+def _as_json(body: bytes) -> dict[str, Any]:
+    from google.protobuf import json_format
+
+    request = ExportTraceServiceRequest()
+    request.ParseFromString(body)
+    document: dict[str, Any] = json_format.MessageToDict(request)
+    for rs in document["resourceSpans"]:
+        for ss in rs["scopeSpans"]:
+            for span in ss["spans"]:  # OTLP/JSON: hex ids, not base64
+                span["traceId"] = base64.b64decode(span["traceId"]).hex()
+                span["spanId"] = base64.b64decode(span["spanId"]).hex()
+    return document
+
+
+# ---------------------------------------------------------------------------------------------
+# Upstream faults
+
+
+def test_upstream_429_and_503_with_retry_after_are_retried_and_delivered_once() -> None:
+    upstream = Upstream(
+        script=[
+            Reply(503, (("retry-after", "1"),)),
+            Reply(429),
+            Reply(502),
+        ]
+    )
+    with stack(upstream, upstream_timeout=5.0) as (url, app, upstream):
+        exporter = Recording(exporter_for("proto-gzip", url))
+        ids = run_agent(exporter, turns=1)
+    assert set(exporter.results) == {SpanExportResult.SUCCESS}
+    times = [a.at for a in upstream.arrivals]
+    assert times[1] - times[0] >= 0.9  # Retry-After: 1 was honoured
+    assert [a.status for a in upstream.arrivals[:4]] == [503, 429, 502, 200]
+    accepted = upstream.accepted()
+    assert sorted(accepted) == sorted(ids)
+    assert app.metrics.value("tracecheck_proxy_upstream_retries_total") == 3
+    for code in (503, 429, 502):
+        failures = app.metrics.value(
+            "tracecheck_proxy_upstream_failures_total", reason=f"http_{code}"
+        )
+        assert failures == 1
+
+
+@pytest.mark.parametrize(("code", "answered"), [(503, 503), (429, 429)])
+def test_upstream_that_keeps_failing_gets_503_or_429_with_retry_after(
+    code: int, answered: int
+) -> None:
+    upstream = Upstream(default=Reply(code, (("retry-after", "1"),)))
+    body, _ = _batch(5)
+    with stack(upstream, upstream_timeout=1.5) as (url, app, upstream):
+        started = time.monotonic()
+        response = _post(url, body)
+        took = time.monotonic() - started
+        # While the upstream's pause lasts, the next batch is answered at once.
+        again = _post(url, body)
+    assert response.status_code == answered
+    assert int(response.headers["retry-after"]) >= 1
+    assert took < 3
+    assert again.status_code == answered and "retry-after" in again.headers
+    assert upstream.accepted() == []
+    assert 2 <= len(upstream.arrivals) <= 3
+    metrics = app.metrics
+    assert metrics.value("tracecheck_proxy_requests_total", outcome="upstream_unavailable") == 2
+    assert metrics.value("tracecheck_proxy_spans_failed_total", reason="upstream_unavailable") == 10
+
+
+def test_upstream_down_is_retried_then_answered_503() -> None:
+    body, _ = _batch(3)
+    with proxy_to(f"http://127.0.0.1:{_free_port()}", upstream_timeout=1.0) as (url, app):
+        response = _post(url, body)
+        metrics = httpx.get(f"{url}/metrics").text
+    assert response.status_code == 503
+    assert int(response.headers["retry-after"]) >= 1
+    status = status_pb2.Status()
+    status.ParseFromString(response.content)
+    assert status.code == 14
+    assert status.message.startswith("the upstream is unavailable (ConnectError")
+    assert app.metrics.value("tracecheck_proxy_upstream_retries_total") >= 2
+    failures = re.search(r'upstream_failures_total\{reason="network"\} (\d+)', metrics)
+    assert failures and int(failures.group(1)) >= 3
+    assert 'tracecheck_proxy_spans_failed_total{reason="upstream_unavailable"} 3' in metrics
+
+
+def test_full_queue_answers_503_with_retry_after_and_exporters_still_deliver_once() -> None:
+    upstream = Upstream(default=Reply(delay=0.6))
+    with stack(upstream, queue_size=1) as (url, app, upstream):
+        # Raw requests: one holds the only slot, the other is refused before its body is read.
+        first, second = _batch(2), _batch(2)
+        with httpx.Client(timeout=10) as client:
+            results: dict[int, httpx.Response] = {}
+
+            def send(n: int, body: bytes) -> None:
+                results[n] = client.post(
+                    f"{url}/v1/traces",
+                    content=body,
+                    headers={"content-type": "application/x-protobuf"},
+                )
+
+            slow = threading.Thread(target=send, args=(1, first[0]))
+            slow.start()
+            time.sleep(0.2)
+            send(2, second[0])
+            slow.join()
+        assert results[1].status_code == 200
+        assert results[2].status_code == 503
+        assert results[2].headers["retry-after"] == "1"
+        # Real exporters, two at once on the one slot: the refused one waits as told, resends.
+        exporters = [Recording(exporter_for("proto", url)) for _ in range(2)]
+        runs: list[set[str]] = []
+        threads = [
+            threading.Thread(target=lambda e=e: runs.append(run_agent(e, turns=1)))
+            for e in exporters
+        ]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        queue_full = app.metrics.value("tracecheck_proxy_requests_total", outcome="queue_full")
+    assert all(set(e.results) == {SpanExportResult.SUCCESS} for e in exporters)
+    accepted = upstream.accepted()
+    assert Counter(accepted).most_common(1)[0][1] == 1  # never twice
+    assert set(accepted) == first[1] | runs[0] | runs[1]
+    assert not set(accepted) & second[1]
+    assert queue_full >= 2
+
+
+def test_upstream_too_slow_is_not_sent_twice() -> None:
+    upstream = Upstream(default=Reply(delay=1.0))
+    body, ids = _batch(3)
+    with stack(upstream, upstream_timeout=0.4) as (url, app, upstream):
+        response = _post(url, body)
+        time.sleep(0.8)  # the upstream finishes with the batch it holds
+    assert response.status_code == 500  # OTLP exporters do not retry a 500
+    assert "may hold the batch" in response.text
+    assert sorted(upstream.received()) == sorted(ids)  # once, never again
+    metrics = app.metrics
+    assert metrics.value("tracecheck_proxy_spans_failed_total", reason="upstream_unconfirmed") == 3
+    assert metrics.value("tracecheck_proxy_upstream_retries_total") == 0
+
+
+@pytest.mark.parametrize("code", [400, 401, 500])
+def test_upstream_refusal_is_passed_through_without_retry(code: int) -> None:
+    status = b"\x08\x03\x12\x0bbad payload"
+    upstream = Upstream(default=Reply(code, body=status))
+    body, _ = _batch(2)
+    with stack(upstream) as (url, app, upstream):
+        response = _post(url, orjson.dumps(_as_json(body)), content_type="application/json")
+    assert response.status_code == code
+    phrase = httpx.codes.get_reason_phrase(code)
+    assert orjson.loads(response.content) == {
+        "code": {400: 3, 401: 2, 500: 13}[code],
+        "message": f"the upstream refuses the batch: {code} {phrase}: bad payload",
+    }
+    assert len(upstream.arrivals) == 1
+    assert app.metrics.value("tracecheck_proxy_spans_failed_total", reason="upstream_rejected") == 2
+
+
+# ---------------------------------------------------------------------------------------------
+# Bodies the proxy refuses
+
+
+def test_malformed_bodies_are_400() -> None:
+    with stack() as (url, app, upstream):
+        proto = _post(url, b"\xff\xff\xff\xff")
+        json_ = _post(url, b'{"resourceSpans": [', content_type="application/json")
+        not_gzip = _post(url, b"plain bytes", content_encoding="gzip")
+        cut = _post(url, gzip.compress(_batch()[0])[:-12], content_encoding="gzip")
+    assert proto.status_code == 400
+    assert "malformed OTLP protobuf" in _status_message(proto)
+    assert json_.status_code == 400
+    assert orjson.loads(json_.content)["message"].startswith(
+        "request body: line 1, column 20: malformed JSON"
+    )
+    assert not_gzip.status_code == 400
+    assert _status_message(not_gzip).startswith("the body is not valid gzip")
+    assert cut.status_code == 400
+    assert _status_message(cut) == "the gzip body ends early"
+    assert upstream.arrivals == []
+    assert app.metrics.value("tracecheck_proxy_requests_total", outcome="bad_request") >= 4
+
+
+def _status_message(response: httpx.Response) -> str:
+    status = status_pb2.Status()
+    status.ParseFromString(response.content)
+    return str(status.message)
+
+
+def test_oversized_bodies_are_413() -> None:
+    limit = 64 * 1024
+    big = os.urandom(limit + 1)
+    with stack(max_body_bytes=limit) as (url, app, upstream):
+        declared = _post(url, big)
+
+        def chunks() -> Iterator[bytes]:  # no Content-Length: chunked transfer
+            for _ in range(4):
+                yield os.urandom(limit // 3)
+
+        streamed = httpx.post(
+            f"{url}/v1/traces",
+            content=chunks(),
+            headers={"content-type": "application/x-protobuf"},
+        )
+        inflated = _post(url, gzip.compress(bytes(limit + 1)), content_encoding="gzip")
+    assert declared.status_code == 413
+    assert (
+        _status_message(declared)
+        == f"the body is {limit + 1} bytes, over the limit of {limit} bytes"
+    )
+    assert streamed.status_code == 413
+    assert inflated.status_code == 413
+    assert _status_message(inflated) == f"the body inflates past the limit of {limit} bytes"
+    assert upstream.arrivals == []
+    assert app.metrics.value("tracecheck_proxy_requests_total", outcome="too_large") == 3
+
+
+def gzip_bomb(inflated_mib: int) -> tuple[Iterator[bytes], int]:
+    """A valid gzip stream of `inflated_mib` MiB of zeros (~1 KB per MiB), produced piece by
+    piece: after a full flush deflate output repeats, so one block is compressed once."""
+    block = bytes(1 << 20)
+    deflater = zlib.compressobj(9, zlib.DEFLATED, 31)
+    first = deflater.compress(block) + deflater.flush(zlib.Z_FULL_FLUSH)
+    unit = deflater.compress(block) + deflater.flush(zlib.Z_FULL_FLUSH)
+    size = len(first) + len(unit) * (inflated_mib - 1) + 2 + 8
+
+    def pieces() -> Iterator[bytes]:
+        crc = zlib.crc32(block)
+        yield first
+        for _ in range(inflated_mib - 1):
+            crc = zlib.crc32(block, crc)
+            yield unit
+        # An empty final block (fixed Huffman), then CRC-32 and size: the trailer of gzip.
+        yield b"\x03\x00" + struct.pack("<II", crc, (inflated_mib << 20) & 0xFFFFFFFF)
+
+    return pieces(), size
+
+
+def test_gzip_bomb_helper_is_valid_gzip() -> None:
+    pieces, size = gzip_bomb(3)
+    data = b"".join(pieces)
+    assert len(data) == size
+    assert gzip.decompress(data) == bytes(3 << 20)
+
+
+def test_gzip_bomb_is_413_without_inflating_in_memory() -> None:
+    limit = 2 << 20
+    pieces, size = gzip_bomb(1024)  # 1 GiB of zeros in about 1 MB
+    assert size < limit
+    with stack(max_body_bytes=limit) as (url, _app, upstream):
+        tracemalloc.start()
+        try:
+            response = httpx.post(
+                f"{url}/v1/traces",
+                content=pieces,
+                headers={
+                    "content-type": "application/x-protobuf",
+                    "content-encoding": "gzip",
+                    "content-length": str(size),
+                },
+                timeout=30,
+            )
+            _, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+    assert response.status_code == 413
+    assert _status_message(response) == f"the body inflates past the limit of {limit} bytes"
+    assert peak < 6 * limit  # the limit and the wire bytes, not a gigabyte
+    assert upstream.arrivals == []
+
+
+@pytest.mark.parametrize(
+    ("headers", "message"),
+    [
+        ({"content-type": "text/plain"}, "Content-Type 'text/plain' is not supported"),
+        ({"content-type": "application/grpc"}, "Content-Type 'application/grpc' is not supported"),
+        ({}, "Content-Type '(none)' is not supported"),
+        (
+            {"content-type": "application/x-protobuf", "content-encoding": "br"},
+            "Content-Encoding 'br' is not supported (use gzip, deflate or identity)",
+        ),
+    ],
+)
+def test_other_content_types_are_415(headers: dict[str, str], message: str) -> None:
+    with stack() as (url, _app, upstream):
+        response = httpx.post(f"{url}/v1/traces", content=_batch()[0], headers=headers)
+    assert response.status_code == 415
+    assert message in response.text
+    assert upstream.arrivals == []
+
+
+def test_deflate_is_accepted_and_forwarded_as_deflate() -> None:
+    body, ids = _batch(3)
+    with stack() as (url, _app, upstream):
+        response = _post(url, zlib.compress(body), content_encoding="deflate")
+    assert response.status_code == 200
+    assert ExportTraceServiceResponse.FromString(response.content) == ExportTraceServiceResponse()
+    assert [a.content_encoding for a in upstream.arrivals] == ["deflate"]
+    assert set(upstream.accepted()) == ids
+
+
+# ---------------------------------------------------------------------------------------------
+# Health and metrics
+
+_SAMPLE = re.compile(r'^([a-z_]+)(\{[a-z_]+="[^"\\\n]*"(,[a-z_]+="[^"\\\n]*")*\})? (\d+(\.\d+)?)$')
+
+
+def test_healthz_metrics_and_other_paths() -> None:
+    with stack() as (url, _app, _upstream):
+        health = httpx.get(f"{url}/healthz")
+        _post(url, _batch(2)[0])
+        _post(url, b"", content_type="text/plain")
+        metrics = httpx.get(f"{url}/metrics")
+        wrong_method = httpx.get(f"{url}/v1/traces")
+        unknown = httpx.post(f"{url}/v1/metrics", content=b"")
+    assert (health.status_code, health.text) == (200, "ok\n")
+    assert metrics.headers["content-type"] == "text/plain; version=0.0.4; charset=utf-8"
+    families: dict[str, str] = {}
+    values: dict[str, float] = {}
+    for line in metrics.text.splitlines():
+        if line.startswith("# HELP "):
+            name = line.split()[2]
+            assert name not in families
+            families[name] = ""
+        elif line.startswith("# TYPE "):
+            _, _, name, kind = line.split()
+            assert families[name] == ""
+            families[name] = kind
+        else:
+            match = _SAMPLE.match(line)
+            assert match, line
+            assert families[match.group(1)]  # HELP and TYPE come first
+            values[match.group(1) + (match.group(2) or "")] = float(match.group(4))
+    counters = {n for n, kind in families.items() if kind == "counter"}
+    assert all(n.startswith("tracecheck_proxy_") and n.endswith("_total") for n in counters)
+    assert {
+        "tracecheck_proxy_requests_total",
+        "tracecheck_proxy_spans_received_total",
+        "tracecheck_proxy_spans_forwarded_total",
+        "tracecheck_proxy_spans_dropped_unsafe_total",
+        "tracecheck_proxy_upstream_retries_total",
+        "tracecheck_proxy_upstream_failures_total",
+        "tracecheck_proxy_bytes_received_total",
+        "tracecheck_proxy_bytes_forwarded_total",
+    } <= counters
+    assert families["tracecheck_proxy_queue_depth"] == "gauge"
+    assert values['tracecheck_proxy_requests_total{outcome="forwarded"}'] == 1
+    assert values['tracecheck_proxy_requests_total{outcome="unsupported_media_type"}'] == 1
+    assert values["tracecheck_proxy_spans_forwarded_total"] == 2
+    assert values["tracecheck_proxy_bytes_received_total"] > 0
+    assert values["tracecheck_proxy_queue_depth"] == 0
+    assert (wrong_method.status_code, wrong_method.headers["allow"]) == (405, "POST")
+    assert unknown.status_code == 404
+
+
+# ---------------------------------------------------------------------------------------------
+# The command
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--upstream", "ftp://collector"], "--upstream 'ftp://collector': not an http:// or"),
+        (
+            ["--upstream", "http://collector:4318/v1/traces"],
+            "give the base URL; the proxy adds /v1/traces itself",
+        ),
+        (
+            ["--upstream", "http://c", "--listen", "nowhere"],
+            "--listen 'nowhere': expected HOST:PORT",
+        ),
+        (
+            ["--upstream", "http://c", "--known-secret-env", "TC_PROXY_UNSET"],
+            "$TC_PROXY_UNSET: the",
+        ),
+        (["--upstream", "http://c", "--profile", "lenient"], "lenient"),
+    ],
+)
+def test_bad_options_exit_2(
+    argv: list[str],
+    message: str,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("TC_PROXY_UNSET", raising=False)
+    assert main(["proxy", *argv]) == 2
+    assert message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("option", ["--max-body-bytes", "--queue-size", "--upstream-timeout"])
+def test_bad_numbers_exit_2(option: str, capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["proxy", "--upstream", "http://c", option, "0"])
+    assert code == 2
+    assert option in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_command_serves_then_stops_cleanly(sig: signal.Signals) -> None:
+    env = {**os.environ, "TC_PROXY_KNOWN": SECRETS.known}
+    with serve(Upstream()) as upstream_url:
+        process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "tracecheck",
+                "proxy",
+                "--listen",
+                "127.0.0.1:0",
+                "--upstream",
+                upstream_url,
+                "--known-secret-env",
+                "TC_PROXY_KNOWN",
+            ],
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+        try:
+            assert process.stderr is not None
+            line = process.stderr.readline()
+            match = re.search(r"listening on (http://127\.0\.0\.1:\d+), forwarding to (\S+)", line)
+            assert match, line
+            assert match.group(2) == f"{upstream_url}/v1/traces"
+            url = match.group(1)
+            assert httpx.get(f"{url}/healthz").status_code == 200
+            assert _post(url, _batch(2)[0]).status_code == 200
+            process.send_signal(sig)
+            assert process.wait(15) == 0
+            assert "stopped" in process.stderr.read()
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
