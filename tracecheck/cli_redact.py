@@ -202,8 +202,10 @@ def _read_spans(source: str, format: str | None) -> tuple[list[Span], str, bool]
         raw = gzip.decompress(raw)
     if layout == "otlp-proto" and looks_like_proto_stream(raw[:64], len(raw)):
         layout = "otlp-pbstream"
-    if layout == "spans" and path.name.endswith((".jsonl", ".jsonl.gz", ".ndjson")):
-        layout = "spans-jsonl"
+    # One line of JSON sniffs as a document; by its name it is JSON Lines, and stays so
+    # (a final newline included, so that files can be concatenated).
+    if path.name.endswith((".jsonl", ".jsonl.gz", ".ndjson", ".ndjson.gz")):
+        layout = {"spans": "spans-jsonl", "otlp-json": "otlp-jsonl"}.get(layout, layout)
     if layout == "claude-stream":
         print(f"{source}: a Claude Code record is written back as OTLP/JSON", file=sys.stderr)
         layout = "otlp-json"
