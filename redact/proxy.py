@@ -123,6 +123,7 @@ _OUTCOMES: Final = (
     "upstream_unavailable",
     "upstream_rejected",
     "upstream_unconfirmed",
+    "scrub_failed",
 )
 _FAILED_REASONS: Final = ("upstream_unavailable", "upstream_rejected", "upstream_unconfirmed")
 _SERIES: Final[dict[str, tuple[tuple[tuple[str, str], ...], ...]]] = {
@@ -658,6 +659,17 @@ class ProxyApp:
             batch = await loop.run_in_executor(self._executor, self._scrub, body, encoding, wbits)
         except TraceReadError as exc:
             raise _Refusal(400, "bad_request", str(exc)) from None
+        except Exception as exc:
+            # Fail closed: nothing of a batch that could not be scrubbed leaves. The message
+            # names the error's type only; its text could quote span content.
+            log.error(
+                "a batch could not be scrubbed (%s); nothing was forwarded", type(exc).__name__
+            )
+            raise _Refusal(
+                500,
+                "scrub_failed",
+                f"the proxy could not scrub the batch ({type(exc).__name__}); nothing was forwarded",
+            ) from None
         del body
         self.metrics.add("tracecheck_proxy_spans_received_total", batch.received)
         message = ""

@@ -473,6 +473,24 @@ def test_every_span_held_back_is_success_with_nothing_forwarded(
     assert app.metrics.value("tracecheck_proxy_requests_total", outcome="nothing_to_forward") == 1
 
 
+def test_a_batch_that_cannot_be_scrubbed_is_500_and_never_forwarded(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    def broken(spans: Any, **kwargs: Any) -> ScrubbedSpans:
+        raise RuntimeError(f"cannot read {SECRETS.known}")
+
+    monkeypatch.setattr(redact.proxy, "scrub_spans", broken)
+    with stack() as (url, app, upstream):
+        response = _post(url, _batch(2)[0])
+    assert response.status_code == 500
+    assert _status_message(response) == (
+        "the proxy could not scrub the batch (RuntimeError); nothing was forwarded"
+    )
+    assert SECRETS.known not in caplog.text
+    assert upstream.arrivals == []
+    assert app.metrics.value("tracecheck_proxy_requests_total", outcome="scrub_failed") == 1
+
+
 def _as_json(body: bytes) -> dict[str, Any]:
     from google.protobuf import json_format
 
