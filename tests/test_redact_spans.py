@@ -410,9 +410,7 @@ def test_the_redacted_run_is_share_allowed(sdk_run: SdkRun) -> None:
 
 def test_redaction_is_idempotent_on_the_run(sdk_run: SdkRun) -> None:
     again = redact_spans(sdk_run.redacted, profile="share", known_secrets=KNOWN_SECRETS)
-    assert again.report.findings == () or all(
-        f.detector == "identifier-key" for f in again.report.findings
-    )
+    assert again.report.findings == ()
     assert to_otlp_json(again.spans) == to_otlp_json(sdk_run.redacted)
 
 
@@ -918,3 +916,34 @@ def test_a_known_secret_in_json_inside_a_json_string(secret: str) -> None:
         json.loads(out.attributes["gen_ai.input.messages"])[0]["parts"][0]["arguments"]
     )
     assert secret not in decoded["note"]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="redact.spans._identity falls back to the mapping's id() when a resource value is "
+    "unhashable (a list, e.g. OTel's process.command_args), and every reader gives each span its "
+    "own resource mapping: such a resource is redacted and reported once per span",
+)
+def test_a_resource_with_an_array_value_is_reported_once_per_batch(tmp_path: Path) -> None:
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider(
+        resource=Resource.create(
+            {"owner.email": OWNER_EMAIL, "process.command_args": ["run", "--notify", OWNER_EMAIL]}
+        )
+    )
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    tracer = provider.get_tracer("agent")
+    with tracer.start_as_current_span("root"):
+        for i in range(3):
+            with tracer.start_as_current_span(f"step {i}"):
+                pass
+    provider.shutdown()
+    spans = spans_from_otel(exporter.get_finished_spans())
+    path = tmp_path / "run.otlp.json"
+    path.write_bytes(to_otlp_json(spans))
+    (trace,) = read_traces(path)
+    for batch in (spans, list(trace.spans)):
+        out = redact_spans(batch, profile="share")
+        assert len(out.report.findings) == 2  # owner.email and process.command_args/2, once
+        verdict = assess_spans(batch, profile="share")
+        assert [f.count for f in verdict.findings] == [1, 1]
