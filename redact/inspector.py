@@ -49,7 +49,7 @@ class Inspector:
             self.credential_detectors + self.personal_detectors, known
         )
         # What a batch prescan learnt: strings a detector may match, and strings that need no
-        # look at all. Strings outside both are judged one at a time.
+        # look at all (not markers, not data URIs, nothing base64 could hide). Strings outside both are judged one at a time.
         self._flagged: set[str] = set()
         self.clean: set[str] = set()
         self.scalars: set[Any] = set()
@@ -63,8 +63,14 @@ class Inspector:
         self.scalars = set(scalars)
         self._flagged = self.prefilter.flag(strings)
         rest = set(strings) - self._flagged
-        data_uris = {s for s in rest if s[:1] in ("d", "D") and s[:5].lower() == "data:"}
-        self.clean = rest - data_uris - self.known.hiding_in_base64(rest)
+        # Markers are kept out: under some keys a marker is skipped where its text would not be.
+        special = {
+            s
+            for s in rest
+            if (s[:1] in ("d", "D") and s[:5].lower() == "data:")
+            or (s[:1] in ("", "[", "*", "<", "«") and is_placeholder(s))
+        }
+        self.clean = rest - special - self.known.hiding_in_base64(rest)
 
     def may_hold(self, text: str) -> bool:
         """Whether a detector or a known-secret form could match somewhere in this string."""

@@ -38,6 +38,15 @@ __all__ = ["Assessor", "Redactor"]
 
 _BINARY = bytes | bytearray | memoryview
 _PASSED_THROUGH = datetime.date | datetime.time
+_UNDECIDED: Any = object()
+# The one finding a key's class gives a clean string under it (the value itself holds nothing).
+_KEY_FINDINGS: dict[KeyClass, tuple[Category, str]] = {
+    KeyClass.CREDENTIAL: ("credential", "credential-key"),
+    KeyClass.EMAIL: ("personal-data", "personal-data-key"),
+    KeyClass.SHARE_PERSONAL: ("personal-data", "personal-data-key"),
+    KeyClass.IDENTIFIER: ("identifier", "identifier-key"),
+    KeyClass.RAW_CONTENT: ("raw-content", "raw-content-key"),
+}
 # Values that pass through unless their key's class says otherwise.
 _SCALARS = frozenset({int, float, bool, type(None)})
 
@@ -308,6 +317,7 @@ class Assessor:
         self._ancestors: set[int] = set()
         self._plain_keys: dict[str, bool] = {}
         self._quiet = QuietMappings(inspector, self._is_plain, None)
+        self._clean_outcomes: dict[str, Any] = {}
 
     def verdict(self) -> ShareVerdict:
         return verdict_of(self.profile.name, self.tally, self.unreadable)
@@ -351,22 +361,23 @@ class Assessor:
     def mapping(self, value: Mapping[Any, Any], path: str, depth: int) -> None:
         if self._quiet.holds_nothing(value):
             return
-        inspector = self.inspector
-        clean = inspector.clean
-        plain = self._plain_keys
+        clean = self.inspector.clean
+        outcomes = self._clean_outcomes
         for key, item in value.items():
             name = key if key.__class__ is str else str(key)
-            # The common case: a clean string under a plain key holds nothing to report.
-            if item.__class__ is str:
-                is_plain = plain.get(name)
-                if is_plain is None:
-                    is_plain = plain[name] = (
-                        self.profile.keys.classify(name) is None
-                        and inspector.key_credential(name) is None
-                    )
-                if is_plain and (item in clean or not inspector.needs_look(item)):
+            # The common case: a clean string, whose key alone decides what there is to report.
+            if item.__class__ is str and item in clean:
+                outcome = outcomes.get(name, _UNDECIDED)
+                if outcome is _UNDECIDED:
+                    outcome = outcomes[name] = self._clean_outcome(name)
+                if outcome is None:
                     continue
-            detector = inspector.key_credential(name)
+                if outcome is not _UNDECIDED:
+                    self._flag(f"{path}/{pointer_segment(name)}", *outcome)
+                    continue
+            elif item.__class__ in _SCALARS and self._is_plain(name):
+                continue
+            detector = self.inspector.key_credential(name)
             if detector is None:
                 item_path = f"{path}/{pointer_segment(name)}"
             else:
@@ -374,6 +385,18 @@ class Assessor:
                 item_path = f"{path}/[REDACTED:{detector}]"
                 self._flag(item_path, "credential", detector)
             self.keyed(name, item, item_path, depth)
+
+    def _clean_outcome(self, name: str) -> Any:
+        """What `keyed` reports for a clean, non-placeholder string under this key: nothing
+        (None), one (category, detector) finding, or `_UNDECIDED` when the long way must say."""
+        if self.inspector.key_credential(name) is not None:
+            return _UNDECIDED
+        key_class = self.profile.keys.classify(name)
+        if key_class is None:
+            return None
+        if key_class is KeyClass.SHARE_PERSONAL and not self.profile.remove_share_personal_keys:
+            return None
+        return _KEY_FINDINGS[key_class]
 
     def _is_plain(self, name: str) -> bool:
         """A key with no class and no credential in it: it flags nothing by itself."""
