@@ -821,7 +821,7 @@ FIXTURE_PLANTED = (
     BEARER_TOKEN,
     DB_PASSWORD,
     AWS_KEY_ID,
-    "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.",  # the JWT's header segment
+    _b64url({"alg": "HS256", "typ": "JWT"}) + ".",  # the JWT header segment
     "FAKE" + "signature" + "0123456789",
     KNOWN,
     b64(KNOWN.encode()),
@@ -886,7 +886,7 @@ def test_leaky_fixture_under_strict(instrumentation: str) -> None:
     assert leaks(gzip.decompress(data)) == []
 
 
-def test_a_helper_guard() -> None:
+def test_the_leak_search_sees_a_leak() -> None:
     # The needle search must see a leak when there is one (guards `leaks` itself).
     assert leaks(("x " + lower_percent(quote(KNOWN_2, safe="")) + " y").encode()) != []
     payload = b64(b"<" + KNOWN.encode() + b"~!")
