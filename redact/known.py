@@ -180,6 +180,9 @@ def _text_forms(secret: str) -> list[str]:
     as_json = [json.dumps(secret, ensure_ascii=False)[1:-1], json.dumps(secret)[1:-1]]
     as_json.append(_LOWER_UNICODE_ESCAPE.sub(lambda m: "\\u" + m.group(1).upper(), as_json[1]))
     forms += as_json + [form.replace("/", "\\/") for form in as_json]
+    # JSON inside a JSON string (tool-call arguments inside `gen_ai.input.messages`) escapes
+    # the secret twice.
+    forms += [json.dumps(form, ensure_ascii=False)[1:-1] for form in as_json]
     for encode in (base64.b64encode, base64.urlsafe_b64encode):
         padded = encode(data).decode("ascii")
         forms += [padded, padded.rstrip("=")]

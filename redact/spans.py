@@ -38,6 +38,7 @@ _IO_META = tuple(
     (side, tuple(f"traces.{side}.{name}" for name in ("bytes", "sha256", "truncated")))
     for side in ("input", "output")
 )
+_IO_META_KEYS = frozenset(key for _, keys in _IO_META for key in keys)
 _LEGACY_TRUNCATION = re.compile(r"\n\[truncated \d+ bytes(?:; sha256=[0-9a-f]*)?\]\Z")
 
 
@@ -164,13 +165,25 @@ def _root(span: Span) -> str:
 
 def _identity(attributes: Mapping[str, Any]) -> Hashable:
     """What makes two resources (or scopes) one: spans wrap a shared dict in their own read-only
-    view, so the content decides, falling back to the object when a value is unhashable."""
+    view (and readers copy array values per span), so the content decides."""
     items = tuple(attributes.items())
     try:
         hash(items)
     except TypeError:
-        return id(attributes)
+        return tuple((key, _frozen(value)) for key, value in items)
     return items
+
+
+def _frozen(value: Any) -> Hashable:
+    if isinstance(value, Mapping):
+        return ("{}", tuple((key, _frozen(item)) for key, item in value.items()))
+    if isinstance(value, list | tuple):
+        return ("[]", tuple(_frozen(item) for item in value))
+    try:
+        hash(value)
+    except TypeError:
+        return ("id", id(value))
+    return value
 
 
 def _scope_attributes(span: Span) -> Mapping[str, Any]:
@@ -200,7 +213,7 @@ class _Group:
         inherited = self.inherited
         if not inherited:
             return span.attributes
-        return {k: v for k, v in span.attributes.items() if inherited.get(k, _ABSENT) is not v}
+        return {k: v for k, v in span.attributes.items() if not _inherited(inherited, k, v)}
 
     def redact(self, redactor: Redactor, root: str) -> None:
         """Redact the resource and scope once, for every span of the group."""
@@ -224,7 +237,7 @@ class _Group:
         out: dict[str, Any] = {}
         own: dict[str, Any] = {}
         for key, value in span.attributes.items():
-            if inherited.get(key, _ABSENT) is value:
+            if _inherited(inherited, key, value):
                 pair = replacements.get(key)
                 if pair is not None:
                     out[pair[0]] = pair[1]
@@ -245,6 +258,15 @@ def _replacements(
 
 
 _ABSENT: Any = object()
+
+
+def _inherited(inherited: dict[str, Any], key: str, value: Any) -> bool:
+    """Whether a span holds this attribute only because its resource or scope does: the same
+    object, or (readers copy arrays per span) an equal array."""
+    found = inherited.get(key, _ABSENT)
+    return found is value or (
+        found is not _ABSENT and isinstance(value, list | tuple) and found == value
+    )
 
 
 class _Groups:
@@ -271,6 +293,7 @@ def _untouched(span: Span, redactor: Redactor, group: _Group) -> bool:
     and the prescan already knows it, so they are shared rather than copied."""
     return (
         group.unchanged
+        and span.attributes.keys().isdisjoint(_IO_META_KEYS)
         and redactor.untouched_string("name", span.name)
         and redactor.untouched_string("message", span.status_message)
         and redactor.untouched(span.attributes)
