@@ -183,7 +183,8 @@ def _frozen(value: Any) -> Hashable:
         hash(value)
     except TypeError:
         return ("id", id(value))
-    return value
+    frozen: Hashable = value
+    return frozen
 
 
 def _scope_attributes(span: Span) -> Mapping[str, Any]:
