@@ -592,12 +592,13 @@ def test_verify_safe_on_plain_json_jsonl_and_text(
 
     assert main(["verify-safe", str(lines)]) == ExitCode.FAILED
     assert (
-        capsys.readouterr().out == f"{lines}: UNSAFE\n  error: personal-data (email) ×1 at /1/b\n"
+        capsys.readouterr().out
+        == f"{lines}: UNSAFE\n  error: personal-data (email) ×1 at /line 2/b\n"
     )
 
     assert main(["verify-safe", str(text), "--known-secret-env", "DEPLOY_KEY"]) == ExitCode.FAILED
     captured = capsys.readouterr()
-    assert captured.out == f"{text}: UNSAFE\n  error: credential (known-secret) ×1 at /1\n"
+    assert captured.out == f"{text}: UNSAFE\n  error: credential (known-secret) ×1 at /line 2\n"
     no_secret_in(captured.out, captured.err)
     # Without the known secret the text has nothing a detector knows.
     assert main(["verify-safe", str(text)]) == ExitCode.OK
@@ -620,7 +621,7 @@ def test_verify_safe_gzip_and_an_ambiguous_file(
     both.write_text((json.dumps(record) + "\n") * 2, encoding="utf-8")
     assert main(["verify-safe", str(both)]) == ExitCode.OK
     assert capsys.readouterr().out == (
-        f"{both}: SAFE_WITH_WARNINGS\n  warning: identifier (identifier-key) ×2 at /0/session_id, /1/session_id\n"
+        f"{both}: SAFE_WITH_WARNINGS\n  warning: identifier (identifier-key) ×2 at /line 1/session_id, /line 2/session_id\n"
     )
 
 

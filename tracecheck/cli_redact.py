@@ -138,12 +138,15 @@ def _document(path: str) -> Any:
         return orjson.loads(data)
     except orjson.JSONDecodeError:
         pass
-    text = data.decode("utf-8", "replace")
-    lines = text.splitlines()
+    # JSON Lines, or plain text: keyed by line number, so a finding names its line.
+    lines = {
+        f"line {number}": line
+        for number, line in enumerate(data.decode("utf-8", "replace").splitlines(), 1)
+        if line.strip()
+    }
     try:
-        return [orjson.loads(line) if line.strip() else "" for line in lines]
+        return {where: orjson.loads(line) for where, line in lines.items()}
     except orjson.JSONDecodeError:
-        # Plain text: each line is one string, so findings point at a line.
         return lines
 
 
