@@ -8,9 +8,10 @@ ever held only in the proxy's memory (a crash or restart loses nothing an export
 delivered), and backpressure reaches the exporters, whose own queues and retries already exist.
 The proxy retries the upstream only when the upstream certainly did not take the batch: the
 connection could not be made or the request not written, or it answered 429, 502, 503 or 504.
-Every retry fits in one budget (`upstream_timeout`, kept below the exporters' own timeout, 10 s
-in the OpenTelemetry SDKs), so an exporter never gives up and resends a batch the proxy is
-still delivering. When the budget runs out the exporter gets `503` (`429` when the upstream was
+A request's whole stay fits in one budget (`upstream_timeout`, from its arrival: waiting for the
+scrubbing thread, scrubbing, and every upstream attempt), kept below the exporters' own timeout
+(10 s in the OpenTelemetry SDKs), so an exporter never gives up and resends a batch the proxy
+is still delivering; a batch whose scrubbing ends past the budget is not sent at all. When the budget runs out the exporter gets `503` (`429` when the upstream was
 throttling) with `Retry-After`. When the request was sent but no answer came back (the upstream
 may hold the batch), the exporter gets `500`, which OTLP exporters do not retry, so the batch is
 never delivered twice; such spans are counted as `upstream_unconfirmed`. Other upstream answers
@@ -143,8 +144,8 @@ class ProxySettings:
 
     `upstream` is the base URL (`http://collector:4318`); batches go to `upstream + /v1/traces`.
     Without a `pseudonym_key` the proxy draws one when it starts, so pseudonyms agree across the
-    batches of one process. `upstream_timeout` bounds the whole delivery of one batch, every
-    retry included."""
+    batches of one process. `upstream_timeout` bounds a request's stay, from its arrival to
+    its answer: scrubbing, every upstream attempt and the waits between them."""
 
     upstream: str
     profile: str | Profile = "share"
@@ -650,10 +651,11 @@ class ProxyApp:
         self, receive: Receive, headers: Mapping[str, str], encoding: Encoding, coding: str
     ) -> tuple[int, bytes]:
         settings = self.settings
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + settings.upstream_timeout
         wbits = _CODINGS[coding]
         declared = _content_length(headers)
         body = await _read_body(receive, settings.max_body_bytes, wbits, declared, self.metrics)
-        loop = asyncio.get_running_loop()
         assert self._executor is not None, "the proxy was not started (lifespan)"
         try:
             batch = await loop.run_in_executor(self._executor, self._scrub, body, encoding, wbits)
@@ -681,7 +683,15 @@ class ProxyApp:
             self.metrics.add("tracecheck_proxy_requests_total", outcome="nothing_to_forward")
             return 200, _export_response(encoding, rejected, message)
         try:
-            delivered = await self._deliver(batch.payload, encoding, coding)
+            if loop.time() >= deadline:
+                raise _Refusal(
+                    503,
+                    "upstream_unavailable",
+                    f"the proxy is busy: scrubbing the batch took past the "
+                    f"{settings.upstream_timeout:g} s budget, so it was not sent; retry later",
+                    retry_after=1.0,
+                )
+            delivered = await self._deliver(batch.payload, encoding, coding, deadline)
         except _Refusal as refusal:
             self.metrics.add(
                 "tracecheck_proxy_spans_failed_total", batch.kept, reason=refusal.outcome
@@ -721,7 +731,9 @@ class ProxyApp:
                 kind,
             )
 
-    async def _deliver(self, payload: bytes, encoding: Encoding, coding: str) -> _Delivered:
+    async def _deliver(
+        self, payload: bytes, encoding: Encoding, coding: str, deadline: float
+    ) -> _Delivered:
         """POST the batch upstream, retrying while the upstream certainly did not take it."""
         settings = self.settings
         client = self._client
@@ -730,7 +742,6 @@ class ProxyApp:
         if coding != "identity":
             headers["content-encoding"] = "gzip" if _CODINGS[coding] == 31 else "deflate"
         loop = asyncio.get_running_loop()
-        deadline = loop.time() + settings.upstream_timeout
         attempt = 0
         backoff = 0.0
         last = ""

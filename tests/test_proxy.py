@@ -631,6 +631,20 @@ def test_upstream_too_slow_is_not_sent_twice() -> None:
     assert metrics.value("tracecheck_proxy_upstream_retries_total") == 0
 
 
+def test_a_batch_scrubbed_past_the_budget_is_not_sent(monkeypatch: pytest.MonkeyPatch) -> None:
+    def slow(spans: Any, **kwargs: Any) -> ScrubbedSpans:
+        time.sleep(0.5)
+        return scrub_spans(spans, **kwargs)
+
+    monkeypatch.setattr(redact.proxy, "scrub_spans", slow)
+    with stack(upstream_timeout=0.3) as (url, _app, upstream):
+        response = _post(url, _batch(2)[0])
+    assert response.status_code == 503
+    assert response.headers["retry-after"] == "1"
+    assert _status_message(response).startswith("the proxy is busy: scrubbing the batch took")
+    assert upstream.arrivals == []
+
+
 @pytest.mark.parametrize("code", [400, 401, 500])
 def test_upstream_refusal_is_passed_through_without_retry(code: int) -> None:
     status = b"\x08\x03\x12\x0bbad payload"

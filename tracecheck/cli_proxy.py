@@ -94,7 +94,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
         type=_positive_float,
         default=DEFAULT_UPSTREAM_TIMEOUT,
         metavar="S",
-        help="seconds to deliver one batch, retries included; keep it below the exporters' "
+        help="seconds a request may take, from arrival to answer (scrubbing and every upstream "
+        "retry included); keep it below the exporters' "
         f"own timeout (default {DEFAULT_UPSTREAM_TIMEOUT:g})",
     )
 
