@@ -14,6 +14,7 @@ from typing import TextIO
 import orjson
 
 from tracecheck.check import check
+from tracecheck.cli_secrets import add_redaction_arguments
 from tracecheck.contract import Contract, compile_contract, explain_contract, lint_contract
 from tracecheck.errors import AmbiguousFormatError, ContractError, TraceReadError
 from tracecheck.readers import FORMATS, read_traces
@@ -146,13 +147,7 @@ def _parser() -> argparse.ArgumentParser:
         "-o", "--output", required=True, metavar="OUT", help="file, or - for stdout"
     )
     redact.add_argument("--format", choices=FORMATS, help="read TRACE as this format")
-    _secret_arguments(redact)
-    redact.add_argument(
-        "--pseudonym-key-file",
-        metavar="FILE",
-        help="key for pseudonyms that agree across runs (default: $TRACECHECK_PSEUDONYM_KEY, "
-        "else a random key per run)",
-    )
+    add_redaction_arguments(redact, pseudonyms=True)
     redact.set_defaults(run=_redact)
 
     verify = command(
@@ -163,7 +158,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     verify.add_argument("paths", nargs="+", metavar="PATH")
     verify.add_argument("--format", choices=FORMATS, help="read traces as this format")
-    _secret_arguments(verify)
+    add_redaction_arguments(verify, pseudonyms=False)
     verify.set_defaults(run=_verify_safe)
 
     # The shipping commands keep their options beside their code; importing those modules is
@@ -179,25 +174,6 @@ def _parser() -> argparse.ArgumentParser:
         module.configure(sub)
         sub.set_defaults(run=module.run)
     return parser
-
-
-def _secret_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--profile",
-        default="share",
-        metavar="NAME|FILE",
-        help="default, share (the default) or strict, or a profile file extending one",
-    )
-    parser.add_argument(
-        "--known-secret-env",
-        action="append",
-        default=[],
-        metavar="NAME",
-        help="an environment variable holding a secret to cut in every encoding (repeatable)",
-    )
-    parser.add_argument(
-        "--known-secrets-file", metavar="FILE", help="a file of secrets to cut, one per line"
-    )
 
 
 def _redact(args: argparse.Namespace) -> int:

@@ -16,18 +16,15 @@ from typing import Any
 import orjson
 
 from redact import (
-    KnownSecretError,
     KnownSecrets,
-    ProfileError,
     ShareVerdict,
     assess,
     assess_spans,
-    load_profile,
     redact_spans,
     share_allowed,
 )
-from redact.profiles import Profile, resolve_profile
-from redact.secrets_config import SecretsConfigError, load_known_secrets, load_pseudonym_key
+from redact.profiles import Profile
+from tracecheck.cli_secrets import RedactionOptions, RedactionOptionsError
 from tracecheck.errors import AmbiguousFormatError, TraceReadError, UnrecognizedFormatError
 from tracecheck.readers import detect_format, read_traces
 from tracecheck.readers.otlp_proto import looks_like_proto_stream
@@ -51,12 +48,11 @@ class Stop(Exception):
 
 def run_redact(args: argparse.Namespace) -> int:
     try:
-        profile = _profile(args.profile)
-        known = _known_secrets(args)
-        key = _pseudonym_key(args.pseudonym_key_file)
+        options = _options(args)
         spans, layout, gzipped = _read_spans(args.trace, args.format)
     except Stop as stop:
         return stop.code
+    profile, known, key = options.profile, options.known_secrets, options.pseudonym_key
     redaction = redact_spans(spans, profile=profile, known_secrets=known, pseudonym_key=key)
     verdict = assess_spans(redaction.spans, profile=profile, known_secrets=known)
     if not share_allowed(verdict):
@@ -87,10 +83,10 @@ def summary(findings: Sequence[Any]) -> str:
 
 def run_verify_safe(args: argparse.Namespace) -> int:
     try:
-        profile = _profile(args.profile)
-        known = _known_secrets(args)
+        options = _options(args)
     except Stop as stop:
         return stop.code
+    profile, known = options.profile, options.known_secrets
     code = 0
     for path in args.paths:
         try:
@@ -162,28 +158,10 @@ def _print_findings(verdict: ShareVerdict, stream: Any) -> None:
         print(f"  unreadable: {entry}", file=stream)
 
 
-def _profile(name: str) -> Profile:
+def _options(args: argparse.Namespace) -> RedactionOptions:
     try:
-        if Path(name).suffix in (".yaml", ".yml", ".json"):
-            return load_profile(Path(name))
-        return resolve_profile(name)
-    except ProfileError as exc:
-        _error(str(exc))
-        raise Stop(2) from None
-
-
-def _known_secrets(args: argparse.Namespace) -> KnownSecrets:
-    try:
-        return load_known_secrets(args.known_secret_env, args.known_secrets_file)
-    except (SecretsConfigError, KnownSecretError) as exc:
-        _error(str(exc))
-        raise Stop(2) from None
-
-
-def _pseudonym_key(path: str | None) -> bytes | None:
-    try:
-        return load_pseudonym_key(path)
-    except SecretsConfigError as exc:
+        return RedactionOptions.from_args(args)
+    except RedactionOptionsError as exc:
         _error(str(exc))
         raise Stop(2) from None
 

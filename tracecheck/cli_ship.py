@@ -12,9 +12,13 @@ import os
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from pathlib import Path
 from typing import TYPE_CHECKING
 
+from tracecheck.cli_secrets import (
+    RedactionOptions,
+    RedactionOptionsError,
+    add_redaction_arguments,
+)
 from tracecheck.errors import AmbiguousFormatError, TraceReadError
 from tracecheck.readers import FORMATS, read_traces
 
@@ -76,28 +80,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         metavar="NAME",
         help="the environment variable holding the API key (default: TANGLE_INGEST_API_KEY)",
     )
-    parser.add_argument(
-        "--profile",
-        default="share",
-        metavar="NAME|FILE",
-        help="default, share (the default) or strict, or a profile file extending one",
-    )
-    parser.add_argument(
-        "--known-secret-env",
-        action="append",
-        default=[],
-        metavar="NAME",
-        help="an environment variable holding a secret to cut in every encoding (repeatable)",
-    )
-    parser.add_argument(
-        "--known-secrets-file", metavar="FILE", help="a file of secrets to cut, one per line"
-    )
-    parser.add_argument(
-        "--pseudonym-key-file",
-        metavar="FILE",
-        help="key for pseudonyms that agree across runs (default: $TRACECHECK_PSEUDONYM_KEY, "
-        "else a random key per run)",
-    )
+    add_redaction_arguments(parser, pseudonyms=True)
     parser.add_argument(
         "--batch-size",
         type=_positive,
@@ -140,9 +123,12 @@ def run(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     from redact.ship import ShipConfigError, ShipError, ShipRefused, resolve_config
 
-    profile = _profile(args.profile)
-    known = _known_secrets(args.known_secret_env, args.known_secrets_file)
-    key = _pseudonym_key(args.pseudonym_key_file)
+    try:
+        options = RedactionOptions.from_args(args)
+    except RedactionOptionsError as exc:
+        _error(str(exc))
+        raise _Stop(2) from None
+    profile, known, key = options.profile, options.known_secrets, options.pseudonym_key
     config = None
     if not args.dry_run:
         api_key = os.environ.get(args.api_key_env) or None
@@ -286,40 +272,6 @@ def _retry_notes() -> Iterator[None]:
     finally:
         logger.removeHandler(handler)
         logger.setLevel(level)
-
-
-def _profile(name: str) -> Profile:
-    from redact import ProfileError, load_profile
-    from redact.profiles import resolve_profile
-
-    try:
-        if Path(name).suffix in (".yaml", ".yml", ".json"):
-            return load_profile(Path(name))
-        return resolve_profile(name)
-    except ProfileError as exc:
-        _error(str(exc))
-        raise _Stop(2) from None
-
-
-def _known_secrets(env_names: Sequence[str], file: str | None) -> KnownSecrets:
-    from redact import KnownSecretError
-    from redact.secrets_config import SecretsConfigError, load_known_secrets
-
-    try:
-        return load_known_secrets(env_names, file)
-    except (SecretsConfigError, KnownSecretError) as exc:
-        _error(str(exc))
-        raise _Stop(2) from None
-
-
-def _pseudonym_key(path: str | None) -> bytes | None:
-    from redact.secrets_config import SecretsConfigError, load_pseudonym_key
-
-    try:
-        return load_pseudonym_key(path)
-    except SecretsConfigError as exc:
-        _error(str(exc))
-        raise _Stop(2) from None
 
 
 def _read(sources: Sequence[str], format: str | None) -> list[Span]:
