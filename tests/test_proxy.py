@@ -879,6 +879,10 @@ def test_healthz_metrics_and_other_paths() -> None:
             "$TC_PROXY_UNSET: the",
         ),
         (["--upstream", "http://c", "--profile", "lenient"], "lenient"),
+        (
+            ["--upstream", "ftp://user:pw-not-shown@collector"],
+            "--upstream 'ftp://…@collector': not an http:// or",
+        ),
     ],
 )
 def test_bad_options_exit_2(
@@ -890,6 +894,15 @@ def test_bad_options_exit_2(
     monkeypatch.delenv("TC_PROXY_UNSET", raising=False)
     assert main(["proxy", *argv]) == 2
     assert message in capsys.readouterr().err
+
+
+def test_an_address_in_use_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        listen = f"127.0.0.1:{taken.getsockname()[1]}"
+        assert main(["proxy", "--upstream", "http://c", "--listen", listen]) == 2
+    assert f"--listen {listen}: cannot listen: Address already in use" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("option", ["--max-body-bytes", "--queue-size", "--upstream-timeout"])

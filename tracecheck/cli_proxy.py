@@ -26,11 +26,13 @@ if TYPE_CHECKING:
 __all__ = ["DESCRIPTION", "configure", "run"]
 
 DESCRIPTION = (
-    "An OTLP/HTTP receiver for POST /v1/traces that redacts every span and forwards what is "
-    "share-safe to an upstream OTLP endpoint. Each request waits for the upstream's answer: "
-    "200 means the upstream accepted the batch (partial_success counts the spans held back "
-    "as unsafe); 503 or 429 with Retry-After when the upstream is failing or the proxy is "
-    "full; 400, 413 and 415 for bodies it cannot take. GET /healthz, GET /metrics (Prometheus)."
+    "An OTLP/HTTP receiver for POST /v1/traces that redacts every span and forwards what is\n"
+    "share-safe to an upstream OTLP endpoint. Each request waits for the upstream's answer:\n"
+    "200 means the upstream accepted the batch (partial_success counts the spans held back as\n"
+    "unsafe); 503 or 429 with Retry-After when the upstream is failing or the proxy is full;\n"
+    "400, 413 and 415 for bodies it cannot take. GET /healthz; GET /metrics (Prometheus).\n"
+    "Runs until SIGINT or SIGTERM, then exits 0; exits 2 on a bad option or an address it\n"
+    "cannot listen on."
 )
 
 _DEFAULT_LISTEN = "127.0.0.1:4318"
@@ -137,7 +139,7 @@ def run(args: argparse.Namespace) -> int:
     shown = f"[{bound_host}]" if ":" in bound_host else bound_host
     print(
         f"tracecheck proxy: listening on http://{shown}:{bound_port}, forwarding to "
-        f"{settings.upstream_url} (profile {profile.name})",
+        f"{_without_userinfo(settings.upstream_url)} (profile {profile.name})",
         file=sys.stderr,
         flush=True,
     )
@@ -151,16 +153,25 @@ class _OptionError(ValueError):
     pass
 
 
+def _without_userinfo(url: str) -> str:
+    """`url` with any user:password@ cut out: the address is printed, a password never is."""
+    parts = urlsplit(url)
+    if "@" not in parts.netloc:
+        return url
+    return parts._replace(netloc="…@" + parts.netloc.rpartition("@")[2]).geturl()
+
+
 def _upstream(url: str) -> str:
+    shown = _without_userinfo(url)
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise _OptionError(f"--upstream {url!r}: not an http:// or https:// URL with a host")
+        raise _OptionError(f"--upstream {shown!r}: not an http:// or https:// URL with a host")
     if parts.query or parts.fragment:
-        raise _OptionError(f"--upstream {url!r}: a base URL takes no query or fragment")
+        raise _OptionError(f"--upstream {shown!r}: a base URL takes no query or fragment")
     path = parts.path.rstrip("/")
     if path.endswith("/v1/traces"):
         raise _OptionError(
-            f"--upstream {url!r}: give the base URL; the proxy adds /v1/traces itself"
+            f"--upstream {shown!r}: give the base URL; the proxy adds /v1/traces itself"
         )
     return url.rstrip("/")
 
