@@ -16,9 +16,10 @@ import socket
 import sys
 import threading
 from collections.abc import Iterator
-from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
+
+from tracecheck.cli_secrets import RedactionOptions, RedactionOptionsError, add_redaction_arguments
 
 if TYPE_CHECKING:
     from redact.proxy import ProxyApp
@@ -55,28 +56,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="base URL of the OTLP/HTTP endpoint to forward to (e.g. http://collector:4318); "
         "batches go to URL/v1/traces",
     )
-    parser.add_argument(
-        "--profile",
-        default="share",
-        metavar="NAME|FILE",
-        help="default, share (the default) or strict, or a profile file extending one",
-    )
-    parser.add_argument(
-        "--known-secret-env",
-        action="append",
-        default=[],
-        metavar="NAME",
-        help="an environment variable holding a secret to cut in every encoding (repeatable)",
-    )
-    parser.add_argument(
-        "--known-secrets-file", metavar="FILE", help="a file of secrets to cut, one per line"
-    )
-    parser.add_argument(
-        "--pseudonym-key-file",
-        metavar="FILE",
-        help="key for pseudonyms that agree across processes (default: "
-        "$TRACECHECK_PSEUDONYM_KEY, else a random key per process)",
-    )
+    add_redaction_arguments(parser, pseudonyms=True)
     parser.add_argument(
         "--max-body-bytes",
         type=_positive_int,
@@ -103,28 +83,21 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from redact import KnownSecretError, ProfileError, load_profile
-    from redact.profiles import resolve_profile
     from redact.proxy import ProxySettings, create_app
-    from redact.secrets_config import SecretsConfigError, load_known_secrets, load_pseudonym_key
 
     try:
         upstream = _upstream(args.upstream)
         host, port = _listen(args.listen)
-        if Path(args.profile).suffix in (".yaml", ".yml", ".json"):
-            profile = load_profile(Path(args.profile))
-        else:
-            profile = resolve_profile(args.profile)
-        known = load_known_secrets(args.known_secret_env, args.known_secrets_file)
-        key = load_pseudonym_key(args.pseudonym_key_file)
-    except (_OptionError, ProfileError, SecretsConfigError, KnownSecretError) as exc:
+        options = RedactionOptions.from_args(args)
+    except (_OptionError, RedactionOptionsError) as exc:
         _error(str(exc))
         return 2
+    profile = options.profile
     settings = ProxySettings(
         upstream=upstream,
         profile=profile,
-        known_secrets=known,
-        pseudonym_key=key,
+        known_secrets=options.known_secrets,
+        pseudonym_key=options.pseudonym_key,
         max_body_bytes=args.max_body_bytes,
         queue_size=args.queue_size,
         upstream_timeout=args.upstream_timeout,
