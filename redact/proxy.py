@@ -11,11 +11,12 @@ connection could not be made or the request not written, or it answered 429, 502
 A request's whole stay fits in one budget (`upstream_timeout`, from its arrival: waiting for the
 scrubbing thread, scrubbing, and every upstream attempt), kept below the exporters' own timeout
 (10 s in the OpenTelemetry SDKs), so an exporter never gives up and resends a batch the proxy
-is still delivering; a batch whose scrubbing ends past the budget is not sent at all. When the budget runs out the exporter gets `503` (`429` when the upstream was
-throttling) with `Retry-After`. When the request was sent but no answer came back (the upstream
+is still delivering; a batch whose scrubbing ends past the budget is not sent at all. When the
+budget runs out the exporter gets `503` (`429` when the upstream was throttling) with
+`Retry-After`. When the request was sent but no answer came back (the upstream
 may hold the batch), the exporter gets `500`, which OTLP exporters do not retry, so the batch is
 never delivered twice; such spans are counted as `upstream_unconfirmed`. Other upstream answers
-(4xx but 429, 500, 501) are passed to the exporter: the data or the setup is wrong, and sending
+(4xx but 429, 500, 501; a redirect becomes 500) are passed to the exporter: the data or the setup is wrong, and sending
 it again will not help.
 
 The queue is the set of requests in flight: at most `queue_size` at once; one more is refused
