@@ -57,13 +57,18 @@ def redact_spans(
     max_string_bytes: float | None = None,
 ) -> SpanRedaction:
     """New spans with every string surface redacted, and one report for the batch."""
-    batch = list(spans)
-    redactor = redactor_for(profile, known_secrets, pseudonym_key, max_string_bytes)
+    redaction, _ = _redact_batch(
+        list(spans), redactor_for(profile, known_secrets, pseudonym_key, max_string_bytes)
+    )
+    return redaction
+
+
+def _redact_batch(batch: list[Span], redactor: Redactor) -> tuple[SpanRedaction, Inspector]:
     redactor.inspector.prescan(*_strings_of(batch))
     redactor.dropped_prefixes = (_SOURCE_RECORD,)
     groups = _Groups()
     out = tuple(_redact_span(span, redactor, groups) for span in batch)
-    return SpanRedaction(out, redactor.report())
+    return SpanRedaction(out, redactor.report()), redactor.inspector
 
 
 def assess_spans(
@@ -112,24 +117,25 @@ def scrub_spans(
 ) -> ScrubbedSpans:
     """Redact a batch, then gate each redacted span on its own verdict: the step every path
     that ships spans runs. A span that is still UNSAFE or UNKNOWN is dropped, never sent."""
-    known = known_secrets_of(known_secrets)
-    redaction = redact_spans(
-        spans,
-        profile=profile,
-        known_secrets=known,
-        pseudonym_key=pseudonym_key,
-        max_string_bytes=max_string_bytes,
-    )
-    inspector = Inspector(resolve_profile(profile), known)
-    inspector.prescan(*_strings_of(list(redaction.spans)))
+    redactor = redactor_for(profile, known_secrets, pseudonym_key, max_string_bytes)
+    redaction, inspector = _redact_batch(list(spans), redactor)
+    # The redaction's prescan still holds for the output: what redaction left alone is the
+    # same strings, and what it wrote is judged string by string.
+    assessor = Assessor(inspector)
+    # Redacted spans nearly always pass: one look at the whole batch settles that, and only a
+    # batch that fails is judged span by span to find the spans to hold back.
+    groups = _Groups()
+    for span in redaction.spans:
+        _assess_span(span, assessor, groups)
+    if share_allowed(assessor.take_verdict()):
+        return ScrubbedSpans(redaction.spans, (), redaction.report)
     groups = _Groups()
     kept: list[Span] = []
     dropped: list[DroppedSpan] = []
     for span in redaction.spans:
-        assessor = Assessor(inspector)
         # Every span is judged whole, resource and scope included, so none rides on another.
         _assess_span(span, assessor, groups, always_shared=True)
-        verdict = assessor.verdict()
+        verdict = assessor.take_verdict()
         if share_allowed(verdict):
             kept.append(span)
         else:

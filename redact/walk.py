@@ -322,6 +322,14 @@ class Assessor:
     def verdict(self) -> ShareVerdict:
         return verdict_of(self.profile.name, self.tally, self.unreadable)
 
+    def take_verdict(self) -> ShareVerdict:
+        """The verdict so far, starting afresh for the next value (caches about keys and
+        strings are kept: they hold for every value of the batch)."""
+        verdict = self.verdict()
+        self.tally = FindingTally()
+        self.unreadable = []
+        return verdict
+
     def _flag(self, path: str, category: Category, detector: str) -> None:
         severity = self.profile.severity_of(category)
         if severity is not None:
