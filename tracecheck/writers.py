@@ -27,31 +27,69 @@ __all__ = [
 _STATUS_CODES = {None: 0, "ok": 1, "error": 2}
 
 
+_Group = tuple[Mapping[str, Any], list[tuple[Scope | None, list[Span]]]]
+
+
+def _grouped(spans: Iterable[Span]) -> list[_Group]:
+    """Spans under their resource and scope again, in first-seen order."""
+    resources: dict[Any, tuple[Mapping[str, Any], dict[Any, tuple[Scope | None, list[Span]]]]] = {}
+    for span in spans:
+        by_scope = resources.get(resource_key := _identity(span.resource))
+        if by_scope is None:
+            by_scope = resources[resource_key] = (span.resource, {})
+        scope = span.scope
+        scope_key = (
+            None if scope is None else (scope.name, scope.version, _identity(scope.attributes))
+        )
+        members = by_scope[1].get(scope_key)
+        if members is None:
+            members = by_scope[1][scope_key] = (scope, [])
+        members[1].append(span)
+    return [(resource, list(scopes.values())) for resource, scopes in resources.values()]
+
+
+def _identity(attributes: Mapping[str, Any]) -> Any:
+    """A hashable stand-in for a resource's or scope's attributes: their items when they
+    hash, else their canonical JSON."""
+    items = tuple(attributes.items())
+    try:
+        hash(items)
+    except TypeError:
+        return _key(attributes)
+    return items
+
+
+def _own(span: Span, inherited: Mapping[str, Any]) -> dict[str, Any]:
+    """The span's attributes but those it only inherited from its resource or scope."""
+    if not inherited:
+        return dict(span.attributes)
+    return {
+        key: value
+        for key, value in span.attributes.items()
+        if key not in inherited or not _same(inherited[key], value)
+    }
+
+
 def to_otlp_request(spans: Iterable[Span]) -> dict[str, Any]:
     """An `ExportTraceServiceRequest` in the OTLP/JSON mapping (hex ids, string int64s)."""
-    groups: dict[tuple[bytes, bytes], tuple[Mapping[str, Any], Scope | None, list[Span]]] = {}
-    for span in spans:
-        key = (_key(span.resource), _key(_scope_identity(span.scope)))
-        group = groups.get(key)
-        if group is None:
-            groups[key] = group = (span.resource, span.scope, [])
-        group[2].append(span)
-    resource_spans: dict[bytes, dict[str, Any]] = {}
-    for (resource_key, _), (resource, scope, members) in groups.items():
-        entry = resource_spans.get(resource_key)
-        if entry is None:
-            entry = {"resource": {"attributes": _key_values(resource)}, "scopeSpans": []}
-            resource_spans[resource_key] = entry
-        inherited = {**resource, **(scope.attributes if scope else {})}
-        scope_spans: dict[str, Any] = {"spans": [_span(span, inherited) for span in members]}
-        if scope is not None:
-            scope_spans["scope"] = {
-                "name": scope.name,
-                "version": scope.version,
-                "attributes": _key_values(scope.attributes),
-            }
-        entry["scopeSpans"].append(scope_spans)
-    return {"resourceSpans": list(resource_spans.values())}
+    resource_spans = []
+    for resource, scopes in _grouped(spans):
+        entry: dict[str, Any] = {
+            "resource": {"attributes": _key_values(resource)},
+            "scopeSpans": [],
+        }
+        for scope, members in scopes:
+            inherited = {**resource, **(scope.attributes if scope else {})}
+            scope_spans: dict[str, Any] = {"spans": [_span(span, inherited) for span in members]}
+            if scope is not None:
+                scope_spans["scope"] = {
+                    "name": scope.name,
+                    "version": scope.version,
+                    "attributes": _key_values(scope.attributes),
+                }
+            entry["scopeSpans"].append(scope_spans)
+        resource_spans.append(entry)
+    return {"resourceSpans": resource_spans}
 
 
 def to_otlp_json(spans: Iterable[Span]) -> bytes:
@@ -64,21 +102,78 @@ def to_otlp_jsonl(batches: Iterable[Iterable[Span]]) -> bytes:
 
 
 def to_otlp_proto(spans: Iterable[Span]) -> bytes:
+    """One protobuf `ExportTraceServiceRequest`, filled straight from the spans."""
     request = ExportTraceServiceRequest()
-    for resource_json in to_otlp_request(spans)["resourceSpans"]:
+    for resource, scopes in _grouped(spans):
         resource_spans = request.resource_spans.add()
-        _fill_attributes(
-            resource_spans.resource.attributes, resource_json["resource"]["attributes"]
-        )
-        for group in resource_json["scopeSpans"]:
+        _proto_attributes(resource_spans.resource.attributes, resource)
+        for scope, members in scopes:
             scope_spans = resource_spans.scope_spans.add()
-            if "scope" in group:
-                scope_spans.scope.name = group["scope"]["name"]
-                scope_spans.scope.version = group["scope"]["version"]
-                _fill_attributes(scope_spans.scope.attributes, group["scope"]["attributes"])
-            for span_json in group["spans"]:
-                _fill_span(scope_spans.spans.add(), span_json)
+            if scope is not None:
+                scope_spans.scope.name = scope.name
+                scope_spans.scope.version = scope.version
+                _proto_attributes(scope_spans.scope.attributes, scope.attributes)
+            inherited = {**resource, **(scope.attributes if scope else {})}
+            for span in members:
+                _proto_span(scope_spans.spans.add(), span, inherited)
     return request.SerializeToString()
+
+
+def _proto_span(target: Any, span: Span, inherited: Mapping[str, Any]) -> None:
+    target.trace_id = bytes.fromhex(span.trace_id or "")
+    target.span_id = bytes.fromhex(span.span_id or "")
+    if span.parent_span_id:
+        target.parent_span_id = bytes.fromhex(span.parent_span_id)
+    target.name = span.name
+    target.kind = span.otlp_kind
+    target.start_time_unix_nano = span.start_ns or 0
+    target.end_time_unix_nano = span.end_ns or 0
+    _proto_attributes(target.attributes, _own(span, inherited))
+    target.status.code = _STATUS_CODES[span.status]
+    if span.status_message:
+        target.status.message = span.status_message
+    for event in span.events:
+        added = target.events.add()
+        added.name = event.name
+        added.time_unix_nano = event.time_ns or 0
+        _proto_attributes(added.attributes, event.attributes)
+    for link in span.links:
+        added = target.links.add()
+        added.trace_id = bytes.fromhex(link.trace_id or "")
+        added.span_id = bytes.fromhex(link.span_id or "")
+        _proto_attributes(added.attributes, link.attributes)
+
+
+def _proto_attributes(target: Any, attributes: Mapping[str, Any]) -> None:
+    for key, value in attributes.items():
+        added = target.add()
+        added.key = key
+        _proto_value(added.value, value)
+
+
+def _proto_value(target: Any, value: Any) -> None:
+    kind = value.__class__
+    if kind is str:
+        target.string_value = value
+    elif kind is bool:
+        target.bool_value = value
+    elif kind is int:
+        target.int_value = value
+    elif kind is float:
+        target.double_value = value
+    elif value is None:
+        return
+    elif isinstance(value, bytes | bytearray):
+        target.bytes_value = bytes(value)
+    elif isinstance(value, Mapping):
+        target.kvlist_value.SetInParent()
+        _proto_attributes(target.kvlist_value.values, value)
+    elif isinstance(value, list | tuple):
+        target.array_value.SetInParent()
+        for item in value:
+            _proto_value(target.array_value.values.add(), item)
+    else:
+        target.string_value = str(value)
 
 
 _EVENT_STATUS = {None: "UNSET", "ok": "OK", "error": "ERROR"}
@@ -132,11 +227,7 @@ def _flat_attributes(attributes: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _span(span: Span, inherited: Mapping[str, Any]) -> dict[str, Any]:
-    own = {
-        key: value
-        for key, value in span.attributes.items()
-        if key not in inherited or not _same(inherited[key], value)
-    }
+    own = _own(span, inherited)
     out: dict[str, Any] = {
         "traceId": span.trace_id or "",
         "spanId": span.span_id or "",
@@ -202,65 +293,6 @@ def _any_value(value: Any) -> dict[str, Any]:
     return {"stringValue": str(value)}
 
 
-def _fill_span(target: Any, span: dict[str, Any]) -> None:
-    target.trace_id = bytes.fromhex(span["traceId"])
-    target.span_id = bytes.fromhex(span["spanId"])
-    target.parent_span_id = bytes.fromhex(span.get("parentSpanId", ""))
-    target.name = span["name"]
-    target.kind = span["kind"]
-    target.start_time_unix_nano = int(span["startTimeUnixNano"])
-    target.end_time_unix_nano = int(span["endTimeUnixNano"])
-    _fill_attributes(target.attributes, span["attributes"])
-    target.status.code = span["status"]["code"]
-    target.status.message = span["status"].get("message", "")
-    for event in span.get("events", ()):
-        added = target.events.add()
-        added.name = event["name"]
-        added.time_unix_nano = int(event["timeUnixNano"])
-        _fill_attributes(added.attributes, event["attributes"])
-    for link in span.get("links", ()):
-        added = target.links.add()
-        added.trace_id = bytes.fromhex(link["traceId"])
-        added.span_id = bytes.fromhex(link["spanId"])
-        _fill_attributes(added.attributes, link["attributes"])
-
-
-def _fill_attributes(target: Any, pairs: list[dict[str, Any]]) -> None:
-    for pair in pairs:
-        added = target.add()
-        added.key = pair["key"]
-        _fill_value(added.value, pair["value"])
-
-
-def _fill_value(target: Any, value: dict[str, Any]) -> None:
-    for name, raw in value.items():
-        if name == "stringValue":
-            target.string_value = raw
-        elif name == "boolValue":
-            target.bool_value = raw
-        elif name == "intValue":
-            target.int_value = int(raw)
-        elif name == "doubleValue":
-            target.double_value = (
-                float(raw.replace("Infinity", "inf")) if isinstance(raw, str) else raw
-            )
-        elif name == "bytesValue":
-            target.bytes_value = base64.b64decode(raw)
-        elif name == "arrayValue":
-            target.array_value.SetInParent()
-            for item in raw["values"]:
-                _fill_value(target.array_value.values.add(), item)
-        elif name == "kvlistValue":
-            target.kvlist_value.SetInParent()
-            _fill_attributes(target.kvlist_value.values, raw["values"])
-
-
-def _scope_identity(scope: Scope | None) -> Any:
-    if scope is None:
-        return None
-    return [scope.name, scope.version, dict(scope.attributes)]
-
-
 def _key(value: Any) -> bytes:
     return orjson.dumps(_jsonable(value), option=orjson.OPT_SORT_KEYS)
 
@@ -278,4 +310,10 @@ def _jsonable(value: Any) -> Any:
 
 
 def _same(left: Any, right: Any) -> bool:
-    return type(left) is type(right) and _key(left) == _key(right)
+    if left is right:
+        return True
+    if type(left) is not type(right):  # 1, 1.0 and True are three different attribute values
+        return False
+    if left.__class__ in (str, int, bool):
+        return bool(left == right)
+    return _key(left) == _key(right)
