@@ -25,6 +25,7 @@ __all__ = ["Prefilter", "prefilter_for"]
 # RE2 falls back from its DFA to a far slower NFA when the DFA outgrows this budget; the
 # combined pattern of every detector needs more than the 8 MB default to stay on the DFA.
 _MAX_MEM = 64 << 20
+_CHUNK = 1 << 20
 
 
 def _options() -> re2.Options:
@@ -62,8 +63,20 @@ class Prefilter:
 
     def flag(self, strings: Sequence[str]) -> set[str]:
         """The strings, among many, that a precise detector or a known secret could match."""
-        if not strings:
-            return set()
+        flagged: set[str] = set()
+        start = 0
+        size = 0
+        # Chunks of about a megabyte keep the joined text in cache and memory flat.
+        for end, text in enumerate(strings, 1):
+            size += len(text) + 1
+            if size >= _CHUNK:
+                self._flag_chunk(strings[start:end], flagged)
+                start, size = end, 0
+        if start < len(strings):
+            self._flag_chunk(strings[start:], flagged)
+        return flagged
+
+    def _flag_chunk(self, strings: Sequence[str], flagged: set[str]) -> None:
         joined = "\n".join(strings)
         if joined.isascii():
             data = joined.encode("ascii")
@@ -75,12 +88,10 @@ class Prefilter:
         # starts[i] is the byte offset where strings[i] begins in the joined buffer (each string
         # is followed by one newline).
         starts = list(accumulate(map((1).__add__, lengths), initial=0))
-        flagged: set[str] = set()
         for match in self._pattern.finditer(data):
             first = bisect_right(starts, match.start()) - 1
             last = bisect_right(starts, max(match.end() - 1, match.start())) - 1
             flagged.update(strings[first : last + 1])
-        return flagged
 
 
 @lru_cache(maxsize=32)
