@@ -728,7 +728,7 @@ def no_tenant_env(monkeypatch: pytest.MonkeyPatch) -> None:
         (["--listen", "localhost"], "--listen localhost is not HOST:PORT"),
         (
             ["--listen", "127.0.0.1:99999"],
-            "--listen 127.0.0.1:99999 has a port that is not a number from 1 to 65535",
+            "--listen 127.0.0.1:99999 has a port that is not a number from 0 to 65535",
         ),
         (
             ["--listen", "::1:8787"],

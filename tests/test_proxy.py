@@ -872,7 +872,7 @@ def test_healthz_metrics_and_other_paths() -> None:
         ),
         (
             ["--upstream", "http://c", "--listen", "nowhere"],
-            "--listen 'nowhere': expected HOST:PORT",
+            "--listen 'nowhere' is not HOST:PORT, e.g. 127.0.0.1:4318",
         ),
         (
             ["--upstream", "http://c", "--known-secret-env", "TC_PROXY_UNSET"],

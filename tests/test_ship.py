@@ -903,7 +903,7 @@ def test_command_exit_2_for_bad_secret_sources(
 
 def test_command_exit_2_for_a_bad_batch_size(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["ship", str(CLEAN), "--batch-size", "0"]) == 2
-    assert "--batch-size: must be at least 1, not 0" in capsys.readouterr().err
+    assert "--batch-size: '0' must be at least 1" in capsys.readouterr().err
 
 
 def test_command_exit_3_for_an_unreadable_trace(

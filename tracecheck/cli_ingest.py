@@ -8,22 +8,16 @@ until SIGINT or SIGTERM, then closes the store and exits 0.
 from __future__ import annotations
 
 import argparse
-import contextlib
-import ipaddress
 import logging
-import signal
 import socket
 import sys
-import threading
-from collections.abc import Generator
-from types import FrameType
 from typing import TYPE_CHECKING
 
-__all__ = ["DESCRIPTION", "configure", "parse_listen", "run"]
+from tracecheck.cli_serve import bind, parse_listen, serve, shown_host
+
+__all__ = ["DESCRIPTION", "configure", "run"]
 
 if TYPE_CHECKING:
-    import uvicorn
-
     from redact.ingest_server import IngestApp
     from redact.profiles import Profile
 
@@ -71,24 +65,6 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def parse_listen(text: str) -> tuple[str, int]:
-    """`HOST:PORT` or `[IPv6]:PORT` → (host, port); ValueError says what is wrong."""
-    host, sep, port_text = text.rpartition(":")
-    if not sep or not host:
-        raise ValueError("is not HOST:PORT")
-    if host.startswith("[") and host.endswith("]"):
-        host = host[1:-1]
-        try:
-            ipaddress.IPv6Address(host)
-        except ValueError:
-            raise ValueError("has a bracketed host that is not an IPv6 address") from None
-    elif ":" in host:
-        raise ValueError("has an IPv6 host without brackets: write [HOST]:PORT")
-    if not port_text.isdigit() or not 0 < int(port_text) < 65536:
-        raise ValueError("has a port that is not a number from 1 to 65535")
-    return host, int(port_text)
-
-
 def run(args: argparse.Namespace) -> int:
     from redact.ingest_server import TenantError, Tenants, create_app
     from redact.ingest_store import SqliteSpanStore, StoreError
@@ -109,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
         if profile is None:
             return 2
     try:
-        sock = _bind(host, port)
+        sock = bind(host, port, backlog=128)
     except OSError as exc:
         return _usage(f"--listen {args.listen}: cannot listen: {exc.strerror or exc}")
     try:
@@ -118,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
         sock.close()
         return _usage(f"--db {exc}")
     app = create_app(store, tenants, require_safe=profile, max_body_bytes=args.max_body_bytes)
-    shown = f"[{host}]" if ":" in host else host
+    shown = shown_host(host)
     gate = f"; share-safety gate: {profile.name}" if profile else ""
     print(
         f"tracecheck ingest-server: listening on http://{shown}:{port} "
@@ -149,33 +125,7 @@ def _profile(name: str) -> Profile | None:
         return None
 
 
-def _bind(host: str, port: int) -> socket.socket:
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    infos = socket.getaddrinfo(host, port, family, socket.SOCK_STREAM)
-    sock = socket.socket(infos[0][0], socket.SOCK_STREAM)
-    try:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind(infos[0][4])
-        sock.listen(128)
-    except OSError:
-        sock.close()
-        raise
-    sock.setblocking(False)
-    return sock
-
-
 def _serve(app: IngestApp, sock: socket.socket) -> None:
-    import uvicorn
-
-    class Server(uvicorn.Server):
-        """uvicorn re-raises a captured signal after its graceful shutdown, which would end
-        the process by that signal; the command installs its own handlers and exits 0."""
-
-        @contextlib.contextmanager
-        def capture_signals(self) -> Generator[None, None, None]:
-            yield
-
-    server = Server(uvicorn.Config(app, lifespan="on", log_level="info"))
     # The receiver's own lines (tenant, counts; never a key or a value), beside uvicorn's.
     receiver_log = logging.getLogger("redact.ingest_server")
     if not receiver_log.handlers:
@@ -183,28 +133,7 @@ def _serve(app: IngestApp, sock: socket.socket) -> None:
         handler.setFormatter(logging.Formatter("%(levelname)-9s %(message)s"))
         receiver_log.addHandler(handler)
         receiver_log.setLevel(logging.INFO)
-    with _stop_on_signals(server):
-        server.run(sockets=[sock])
-
-
-@contextlib.contextmanager
-def _stop_on_signals(server: uvicorn.Server) -> Generator[None, None, None]:
-    """SIGINT/SIGTERM ask for a graceful shutdown; a second SIGINT forces it."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def stop(sig: int, frame: FrameType | None) -> None:
-        if server.should_exit and sig == signal.SIGINT:
-            server.force_exit = True
-        server.should_exit = True
-
-    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        yield
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
+    serve(app, sock, log_level="info")
 
 
 def _usage(message: str) -> int:

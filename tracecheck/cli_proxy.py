@@ -8,21 +8,24 @@ then exit 0.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import logging
 import math
-import signal
-import socket
 import sys
-import threading
-from collections.abc import Iterator
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from tracecheck.cli_secrets import RedactionOptions, RedactionOptionsError, add_redaction_arguments
+from tracecheck.cli_serve import (
+    bind,
+    parse_listen,
+    positive_int,
+    positive_seconds,
+    serve,
+    shown_host,
+)
 
 if TYPE_CHECKING:
-    from redact.proxy import ProxyApp
+    pass
 
 __all__ = ["DESCRIPTION", "configure", "run"]
 
@@ -59,21 +62,21 @@ def configure(parser: argparse.ArgumentParser) -> None:
     add_redaction_arguments(parser, pseudonyms=True)
     parser.add_argument(
         "--max-body-bytes",
-        type=_positive_int,
+        type=positive_int,
         default=DEFAULT_MAX_BODY_BYTES,
         metavar="N",
         help=f"largest request body, on the wire and inflated (default {DEFAULT_MAX_BODY_BYTES})",
     )
     parser.add_argument(
         "--queue-size",
-        type=_positive_int,
+        type=positive_int,
         default=DEFAULT_QUEUE_SIZE,
         metavar="N",
         help=f"most requests in flight at once; more get 503 (default {DEFAULT_QUEUE_SIZE})",
     )
     parser.add_argument(
         "--upstream-timeout",
-        type=_positive_float,
+        type=positive_seconds,
         default=DEFAULT_UPSTREAM_TIMEOUT,
         metavar="S",
         help="seconds a request may take, from arrival to answer (scrubbing and every upstream "
@@ -87,10 +90,14 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         upstream = _upstream(args.upstream)
-        host, port = _listen(args.listen)
         options = RedactionOptions.from_args(args)
     except (_OptionError, RedactionOptionsError) as exc:
         _error(str(exc))
+        return 2
+    try:
+        host, port = parse_listen(args.listen)
+    except ValueError as exc:
+        _error(f"--listen {args.listen!r} {exc}, e.g. {_DEFAULT_LISTEN}")
         return 2
     profile = options.profile
     settings = ProxySettings(
@@ -103,13 +110,13 @@ def run(args: argparse.Namespace) -> int:
         upstream_timeout=args.upstream_timeout,
     )
     try:
-        sock = _bind(host, port)
+        sock = bind(host, port)
     except OSError as exc:
         _error(f"--listen {args.listen}: cannot listen: {exc.strerror or exc}")
         return 2
     _configure_logging()
     bound_host, bound_port = sock.getsockname()[:2]
-    shown = f"[{bound_host}]" if ":" in bound_host else bound_host
+    shown = shown_host(bound_host)
     print(
         f"tracecheck proxy: listening on http://{shown}:{bound_port}, forwarding to "
         f"{_without_userinfo(settings.upstream_url)} (profile {profile.name})",
@@ -117,7 +124,14 @@ def run(args: argparse.Namespace) -> int:
         flush=True,
     )
     # Requests in flight may finish: their delivery is bounded by the upstream timeout.
-    _serve(create_app(settings), sock, settings.upstream_timeout + 2)
+    serve(
+        create_app(settings),
+        sock,
+        access_log=False,
+        log_level="warning",
+        timeout_graceful_shutdown=math.ceil(settings.upstream_timeout + 2),
+        server_header=False,
+    )
     print("tracecheck proxy: stopped", file=sys.stderr, flush=True)
     return 0
 
@@ -149,49 +163,6 @@ def _upstream(url: str) -> str:
     return url.rstrip("/")
 
 
-def _listen(value: str) -> tuple[str, int]:
-    host, sep, port_text = value.rpartition(":")
-    if not sep or not host or not port_text.isdigit() or int(port_text) > 65535:
-        raise _OptionError(f"--listen {value!r}: expected HOST:PORT, e.g. {_DEFAULT_LISTEN}")
-    if host.startswith("[") and host.endswith("]"):
-        host = host[1:-1]
-    return host, int(port_text)
-
-
-def _bind(host: str, port: int) -> socket.socket:
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    try:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind((host, port))
-        sock.listen(2048)
-        sock.set_inheritable(True)
-    except OSError:
-        sock.close()
-        raise
-    return sock
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} must be at least 1")
-    return value
-
-
-def _positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not 0 < value < float("inf"):
-        raise argparse.ArgumentTypeError(f"{text!r} must be a positive number of seconds")
-    return value
-
-
 def _configure_logging() -> None:
     logger = logging.getLogger("redact.proxy")
     if not logger.handlers:
@@ -204,34 +175,3 @@ def _configure_logging() -> None:
 
 def _error(message: str) -> None:
     print(f"tracecheck: error: {message}", file=sys.stderr)
-
-
-def _serve(app: ProxyApp, sock: socket.socket, grace: float) -> None:
-    import uvicorn
-
-    class Server(uvicorn.Server):
-        """uvicorn's server, stopping on SIGINT/SIGTERM without raising the signal again after
-        a clean shutdown (so the command exits 0)."""
-
-        @contextlib.contextmanager
-        def capture_signals(self) -> Iterator[None]:
-            if threading.current_thread() is not threading.main_thread():
-                yield
-                return
-            handled = (signal.SIGINT, signal.SIGTERM)
-            previous = {sig: signal.signal(sig, self.handle_exit) for sig in handled}
-            try:
-                yield
-            finally:
-                for sig, handler in previous.items():
-                    signal.signal(sig, handler)
-
-    config = uvicorn.Config(
-        app,
-        lifespan="on",
-        access_log=False,
-        log_level="warning",
-        timeout_graceful_shutdown=math.ceil(grace),
-        server_header=False,
-    )
-    Server(config).run(sockets=[sock])

@@ -19,6 +19,7 @@ from tracecheck.cli_secrets import (
     RedactionOptionsError,
     add_redaction_arguments,
 )
+from tracecheck.cli_serve import positive_int
 from tracecheck.errors import AmbiguousFormatError, TraceReadError
 from tracecheck.readers import FORMATS, read_traces
 
@@ -83,14 +84,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
     add_redaction_arguments(parser, pseudonyms=True)
     parser.add_argument(
         "--batch-size",
-        type=_positive,
+        type=positive_int,
         default=512,
         metavar="N",
         help="spans per request (default: 512)",
     )
     parser.add_argument(
         "--max-attempts",
-        type=_positive,
+        type=positive_int,
         default=5,
         metavar="N",
         help="attempts per batch before giving up (default: 5)",
@@ -101,16 +102,6 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="redact and gate, print the request bodies on stdout (one JSON line per batch), "
         "send nothing; needs no URL, tenant or key",
     )
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
-    return value
 
 
 def run(args: argparse.Namespace) -> int:

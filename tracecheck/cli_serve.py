@@ -1,0 +1,104 @@
+"""What the commands that serve (`proxy`, `ingest-server`) and the ones that take counts share:
+a `HOST:PORT` to listen on, a socket bound before the server starts (so a bad or busy address
+is an exit code, not a traceback from inside the server), uvicorn stopping cleanly on SIGINT or
+SIGTERM, and argument types for positive numbers."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import ipaddress
+import signal
+import socket
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+__all__ = ["bind", "parse_listen", "positive_int", "positive_seconds", "serve", "shown_host"]
+
+
+def parse_listen(text: str) -> tuple[str, int]:
+    """`HOST:PORT` or `[IPv6]:PORT` → (host, port); ValueError says what is wrong."""
+    host, sep, port_text = text.rpartition(":")
+    if not sep or not host:
+        raise ValueError("is not HOST:PORT")
+    if host.startswith("[") and host.endswith("]"):
+        host = host[1:-1]
+        try:
+            ipaddress.IPv6Address(host)
+        except ValueError:
+            raise ValueError("has a bracketed host that is not an IPv6 address") from None
+    elif ":" in host:
+        raise ValueError("has an IPv6 host without brackets: write [HOST]:PORT")
+    if not port_text.isdigit() or not 0 <= int(port_text) < 65536:
+        raise ValueError("has a port that is not a number from 0 to 65535")
+    return host, int(port_text)
+
+
+def shown_host(host: str) -> str:
+    return f"[{host}]" if ":" in host else host
+
+
+def bind(host: str, port: int, *, backlog: int = 2048) -> socket.socket:
+    """A listening socket, bound now so that errors surface before the server starts."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    infos = socket.getaddrinfo(host, port, family, socket.SOCK_STREAM)
+    sock = socket.socket(infos[0][0], socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(infos[0][4])
+        sock.listen(backlog)
+        sock.set_inheritable(True)
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
+def serve(app: Any, sock: socket.socket, **config: Any) -> None:
+    """Run an ASGI app under uvicorn on `sock` until SIGINT or SIGTERM; a second SIGINT forces
+    the stop. uvicorn's own handling would re-raise the signal after a clean shutdown and end
+    the process by it; commands exit 0 instead."""
+    import uvicorn
+
+    class Server(uvicorn.Server):
+        @contextlib.contextmanager
+        def capture_signals(self) -> Iterator[None]:
+            if threading.current_thread() is not threading.main_thread():
+                yield
+                return
+
+            def stop(sig: int, frame: Any) -> None:
+                if self.should_exit and sig == signal.SIGINT:
+                    self.force_exit = True
+                self.should_exit = True
+
+            handled = (signal.SIGINT, signal.SIGTERM)
+            previous = {sig: signal.signal(sig, stop) for sig in handled}
+            try:
+                yield
+            finally:
+                for sig, handler in previous.items():
+                    signal.signal(sig, handler)
+
+    Server(uvicorn.Config(app, lifespan="on", **config)).run(sockets=[sock])
+
+
+def positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} must be at least 1")
+    return value
+
+
+def positive_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r} must be a positive number of seconds")
+    return value
