@@ -100,8 +100,6 @@ _MAX_KEY_CHARS = 256
 _MAX_ERROR_CHARS = 300
 # Pivots the seed's TraceSpanEvent declares as top-level fields; the writer leaves them in
 # `attributes`, so they are copied up (and kept in `attributes`) when their type fits.
-_STRING_PIVOTS = ("tangle.runId", "tangle.cellId", "tangle.scenarioId")
-_GENERATION_PIVOT = "tangle.generation"
 
 _log = logging.getLogger("redact.ship")
 _jitter = random.Random()
@@ -322,7 +320,7 @@ def prepare_shipment(
     batches: list[Batch] = []
     for number, first in enumerate(range(0, len(kept), batch_size), start=1):
         members = kept[first : first + batch_size]
-        events = [_with_pivots(row) for row in to_trace_span_events(members)]
+        events = to_trace_span_events(members)
         batches.append(
             Batch(
                 number=number,
@@ -345,23 +343,6 @@ def refusal_message(dropped: Sequence[DroppedSpan], total: int) -> str:
         f"{len(dropped)} of {total} {noun} not safe to share after redaction ({detail}); "
         "nothing sent"
     )
-
-
-def _with_pivots(row: dict[str, Any]) -> dict[str, Any]:
-    attributes: Mapping[str, Any] = row.get("attributes", {})
-    for key in _STRING_PIVOTS:
-        value = attributes.get(key)
-        if isinstance(value, str) and key not in row:
-            row[key] = value
-    generation = attributes.get(_GENERATION_PIVOT)
-    if (
-        isinstance(generation, int)
-        and not isinstance(generation, bool)
-        and generation >= 0
-        and _GENERATION_PIVOT not in row
-    ):
-        row[_GENERATION_PIVOT] = generation
-    return row
 
 
 def _body(events: list[dict[str, Any]], first: int) -> bytes:

@@ -177,6 +177,7 @@ def _proto_value(target: Any, value: Any) -> None:
 
 
 _EVENT_STATUS = {None: "UNSET", "ok": "OK", "error": "ERROR"}
+_STRING_PIVOTS = ("tangle.runId", "tangle.cellId", "tangle.scenarioId")
 
 
 def to_trace_span_events(spans: Iterable[Span]) -> list[dict[str, Any]]:
@@ -209,6 +210,15 @@ def _span_event(span: Span) -> dict[str, Any]:
         row["status"] = {"code": _EVENT_STATUS[span.status]}
         if span.status_message:
             row["status"]["message"] = span.status_message
+    # The wire's pivots are fields of the span (a store joins on them); spans carry them as
+    # attributes.
+    for key in _STRING_PIVOTS:
+        value = span.attributes.get(key)
+        if isinstance(value, str):
+            row[key] = value
+    generation = span.attributes.get("tangle.generation")
+    if isinstance(generation, int) and not isinstance(generation, bool) and generation >= 0:
+        row["tangle.generation"] = generation
     return row
 
 
