@@ -82,6 +82,73 @@ def _looks_like_a_credential(match: regex.Match[str]) -> bool:
     return not (token[:1].isalpha() and token[1:].isalpha() and token[1:].islower())
 
 
+# A5 (placeholders): documentation and templates write `ghp_XXXX…`, `sk-your-key-here`,
+# `sk_test_0000…` where a key goes. Real keys are random, so each mark below costs a real key of
+# a few hundred characters well under a one-in-a-hundred-thousand chance: a run of 8 equal
+# characters, at most 3 distinct characters, a long placeholder word, `your` or `xxx` standing as
+# a word of its own, or a body of lower-case words only. (A 3- or 4-letter mark anywhere in a
+# long key would not be rare enough: `your` turns up in about one 160-character key in 6,000.)
+_PLACEHOLDER_WORDS = ("placeholder", "redacted", "changeme", "...", "\u2026", "***")
+_PLACEHOLDER_WORD = regex.compile(
+    r"(?:\A|[^A-Za-z0-9])(?:your|x{3,})(?:[^A-Za-z0-9]|\Z)|\Ayour", regex.IGNORECASE | regex.ASCII
+)
+_RUN_OF_EIGHT = regex.compile(r"(.)\1{7}", regex.DOTALL)
+
+
+def _has_placeholder_mark(value: str) -> bool:
+    lowered = value.lower()
+    return (
+        any(word in lowered for word in _PLACEHOLDER_WORDS)
+        or _PLACEHOLDER_WORD.search(value) is not None
+        or _RUN_OF_EIGHT.search(value) is not None
+    )
+
+
+def _is_placeholder(body: str) -> bool:
+    if len(set(body)) <= 3 or _has_placeholder_mark(body):
+        return True
+    # `sk-learn-compatible-estimator`: words joined by separators, no digit, no capital.
+    return not any(c.isdigit() or c.isupper() for c in body) and any(c in "-_." for c in body)
+
+
+def _random_body(match: regex.Match[str]) -> bool:
+    return not _is_placeholder(match.group("body"))
+
+
+# Placeholders in an assignment's value (`HF_TOKEN=hf_xxx`, `API_KEY=YOUR_API_KEY`): the value may
+# be a short human password, so only marks no password generator writes are refused.
+_UPPER_SNAKE_NAME = regex.compile(r"[A-Z]+(?:_[A-Z]+)+", regex.ASCII)
+
+
+def _is_placeholder_value(value: str) -> bool:
+    if _has_placeholder_mark(value):
+        return True
+    # `YOUR_API_KEY`, `REPLACE_ME`: the name of a variable, not its value.
+    return _UPPER_SNAKE_NAME.fullmatch(value) is not None
+
+
+def _real_value(match: regex.Match[str]) -> bool:
+    return not _is_placeholder_value(match.group("value"))
+
+
+def _real_mixed_value(match: regex.Match[str]) -> bool:
+    return _has_digit_and_letter(match) and _real_value(match)
+
+
+def _real_password(match: regex.Match[str]) -> bool:
+    # `user:<password>@`, `user:${DB_PASSWORD}@`: a template, not a password.
+    value = match.group("value")
+    return not (value.startswith(("<", "${", "{{", "%(")) or _has_placeholder_mark(value))
+
+
+def _bearer_token(match: regex.Match[str]) -> bool:
+    # "Bearer authentication" is prose: a real token is not one lower-case word.
+    token = match.group("token")
+    if token.isalpha() and token[1:].islower():
+        return False
+    return not _is_placeholder(token)
+
+
 def _credential(
     id: str,
     description: str,
@@ -120,9 +187,10 @@ REFERENCE_DETECTORS: tuple[Detector, ...] = (
     _credential(
         "bearer",
         "A bearer token after the word Bearer (not a ${TOKEN} template or prose).",
-        rf"\bbearer{_WS}+[A-Za-z0-9._~+/=-]{{12,}}",
+        rf"\bbearer{_WS}+(?P<token>[A-Za-z0-9._~+/=-]{{12,}})",
         rf"(?i)\bbearer{_WS2}+[A-Za-z0-9._~+/=-]{{12}}",
         ignore_case=True,
+        accept=_bearer_token,
     ),
     _credential(
         "authorization-header",
@@ -137,45 +205,52 @@ REFERENCE_DETECTORS: tuple[Detector, ...] = (
     _credential(
         "anthropic-key",
         "An Anthropic API key (sk-ant-…).",
-        rf"{_NOT_IN_KEBAB_WORD}sk-ant-[A-Za-z0-9_-]{{16,}}",
+        rf"{_NOT_IN_KEBAB_WORD}sk-ant-(?P<body>[A-Za-z0-9_-]{{16,}})",
         r"sk-ant-[A-Za-z0-9_-]{16}",
+        accept=_random_body,
     ),
     _credential(
         "provider-key",
         "An OpenAI-style provider key: sk-, optionally proj- or tan-, then 16+ key characters.",
         # `sk-(?:proj-|tan-)?[…]{16,}` in the reference; the optional part is inside the class.
-        rf"{_NOT_IN_KEBAB_WORD}sk-[A-Za-z0-9_-]{{16,}}",
+        rf"{_NOT_IN_KEBAB_WORD}sk-(?P<body>[A-Za-z0-9_-]{{16,}})",
         r"sk-[A-Za-z0-9_-]{16}",
+        accept=_random_body,
     ),
     _credential(
         "stripe-key",
         "A Stripe secret or restricted key (sk_/rk_ live or test; publishable pk_ keys are not secret).",
-        rf"{_NOT_IN_WORD}[sr]k_(?:live|test)_[A-Za-z0-9_]{{10,}}",
+        rf"{_NOT_IN_WORD}[sr]k_(?:live|test)_(?P<body>[A-Za-z0-9_]{{10,}})",
         r"[sr]k_(?:live|test)_[A-Za-z0-9_]{10}",
+        accept=_random_body,
     ),
     _credential(
         "google-api-key",
         "A Google API key (AIza…).",
-        r"AIza[0-9A-Za-z_-]{20,}",
+        r"AIza(?P<body>[0-9A-Za-z_-]{20,})",
         r"AIza[0-9A-Za-z_-]{20}",
+        accept=_random_body,
     ),
     _credential(
         "github-token",
         "A GitHub token (ghp_, gho_, ghu_, ghs_, ghr_) or fine-grained PAT (github_pat_).",
-        rf"{_NOT_IN_WORD}(?:gh[pousr]_|github_pat_)[A-Za-z0-9_]{{20,}}",
+        rf"{_NOT_IN_WORD}(?:gh[pousr]_|github_pat_)(?P<body>[A-Za-z0-9_]{{20,}})",
         r"(?:gh[pousr]|github_pat)_[A-Za-z0-9_]{20}",
+        accept=_random_body,
     ),
     _credential(
         "slack-token",
         "A Slack token (xoxa-, xoxb-, xoxe-, xoxo-, xoxp-, xoxr-, xoxs-).",
-        r"xox[abeoprs]-[A-Za-z0-9-]{10,}",
+        r"xox[abeoprs]-(?P<body>[A-Za-z0-9-]{10,})",
         r"xox[abeoprs]-[A-Za-z0-9-]{10}",
+        accept=_random_body,
     ),
     _credential(
         "aws-access-key",
         "An AWS access key id (AKIA/ASIA and exactly 16 more characters).",
-        r"(?:AKIA|ASIA)[A-Z0-9]{16}\b",
+        r"(?:AKIA|ASIA)(?P<body>[A-Z0-9]{16})\b",
         r"A[KS]IA[A-Z0-9]{16}",
+        accept=_random_body,
     ),
     _credential(
         "tangle-capability",
@@ -188,9 +263,10 @@ REFERENCE_DETECTORS: tuple[Detector, ...] = (
         "A password inside a URL (scheme://user:password@, the user may be empty).",
         # The scheme starts at the first letter of its run that follows a non-word character.
         r"(?<![a-z0-9+.-])(?>[a-z0-9+.-]*?(?<![a-z0-9_])(?=[a-z]))\K"
-        rf"[a-z][a-z0-9+.-]*://[^{WHITESPACE}/:@]*:[^{WHITESPACE}/@]+@",
+        rf"[a-z][a-z0-9+.-]*://[^{WHITESPACE}/:@]*:(?P<value>[^{WHITESPACE}/@]+)@",
         r"://[^\t\n\x0b\x0c\r /:@]*:[^\t\n\x0b\x0c\r /@]+@",
         ignore_case=True,
+        accept=_real_password,
     ),
     _credential(
         "url-secret-param",
@@ -211,16 +287,17 @@ REFERENCE_DETECTORS: tuple[Detector, ...] = (
         rf"(?i)(?:{_ASSIGNMENT_KEYWORDS})[\"']?[ \t]*[:=][ \t]*[\"']?"
         r"[^\t\n\v\f\r \"'`,;&|$<\[{(%][^\t\n\v\f\r \"'`,;&|]{11,}",
         ignore_case=True,
-        accept=_has_digit_and_letter,
+        accept=_real_mixed_value,
     ),
     _credential(
         "json-secret",
         "A quoted secret-named field with a quoted value in JSON, YAML or a log line.",
         # The value's run (up to the next quote or line end) holding two spaces reads as prose.
         rf"[\"'][A-Za-z0-9_.-]{{0,40}}?(?:{_JSON_KEYWORDS})[\"'][ \t]*:[ \t]*[\"']"
-        r"(?!\[REDACTED)(?![$*{<])(?![^\"'\r\n ]* [^\"'\r\n ]* )[^\"'\r\n]{3,}[\"']",
+        r"(?!\[REDACTED)(?![$*{<])(?![^\"'\r\n ]* [^\"'\r\n ]* )(?P<value>[^\"'\r\n]{3,})[\"']",
         rf"(?i)(?:{_JSON_KEYWORDS})[\"'][ \t]*:[ \t]*[\"']",
         ignore_case=True,
+        accept=_real_value,
     ),
     _credential(
         "env-secret-assignment",
@@ -228,44 +305,51 @@ REFERENCE_DETECTORS: tuple[Detector, ...] = (
         # A4: the name may be the keyword alone (`PASSWORD=`); the reference needed one more
         # character in front. The keyword must touch `=`, so MAX_TOKENS=16 stays.
         rf"\b(?=[A-Z])[A-Z0-9_]*?(?:{_ENV_KEYWORDS})[ \t]*=[ \t]*"
-        rf"(?!encrypted:)(?![$<*{{%]){_VALUE_CHAR}{{4,}}",
+        rf"(?!encrypted:)(?![$<*{{%])(?P<value>{_VALUE_CHAR}{{4,}})",
         rf"(?:{_ENV_KEYWORDS})[ \t]*=",
+        accept=_real_value,
     ),
     _credential(
         "huggingface-token",
         "A Hugging Face access token (hf_…).",
-        r"\bhf_[A-Za-z0-9]{20,}",
+        r"\bhf_(?P<body>[A-Za-z0-9]{20,})",
         r"hf_[A-Za-z0-9]{20}",
+        accept=_random_body,
     ),
     _credential(
         "npm-token",
         "An npm access token (npm_…).",
-        r"\bnpm_[A-Za-z0-9]{20,}",
+        r"\bnpm_(?P<body>[A-Za-z0-9]{20,})",
         r"npm_[A-Za-z0-9]{20}",
+        accept=_random_body,
     ),
     _credential(
         "gitlab-token",
         "A GitLab personal access token (glpat-…).",
-        r"\bglpat-[A-Za-z0-9_-]{16,}",
+        r"\bglpat-(?P<body>[A-Za-z0-9_-]{16,})",
         r"glpat-[A-Za-z0-9_-]{16}",
+        accept=_random_body,
     ),
     _credential(
         "groq-key",
         "A Groq API key (gsk_…).",
-        r"\bgsk_[A-Za-z0-9]{20,}",
+        r"\bgsk_(?P<body>[A-Za-z0-9]{20,})",
         r"gsk_[A-Za-z0-9]{20}",
+        accept=_random_body,
     ),
     _credential(
         "xai-key",
         "An xAI API key (xai-…).",
-        r"\bxai-[A-Za-z0-9]{16,}",
+        r"\bxai-(?P<body>[A-Za-z0-9]{16,})",
         r"xai-[A-Za-z0-9]{16}",
+        accept=_random_body,
     ),
     _credential(
         "bare-sk-key",
         "A bare sk_ key of 32+ letters and digits ending at a word boundary.",
-        r"\bsk_[A-Za-z0-9]{32,}\b",
+        r"\bsk_(?P<body>[A-Za-z0-9]{32,})\b",
         r"sk_[A-Za-z0-9]{32}",
+        accept=_random_body,
     ),
     _credential(
         "cookie-header",

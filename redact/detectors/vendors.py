@@ -231,6 +231,25 @@ def _random_env_key(match: regex.Match[str]) -> bool:
     return switches >= 0.35 * (len(kinds) - 1)
 
 
+# Documentation fills a token's random part with one character (`dop_v1_000…`, `SG.xxx….xxx…`)
+# or a word (`SG.your-api-key`). A run of 8 of `x`, `X`, `0` or `*` turns up in a random base62
+# key of a few hundred characters about once in ten million; `A` and `/` are left out, since
+# base64 of zero or 0xff bytes repeats them and the X bearer token starts with a run of `A`.
+_FILLER = regex.compile(
+    r"([xX0*])\1{7}|(?:\A|[^A-Za-z0-9])(?:your|x{3,})(?:[^A-Za-z0-9]|\Z)|\Ayour",
+    regex.IGNORECASE | regex.ASCII,
+)
+
+
+def _not_filler(accept: Accept | None) -> Accept:
+    def guarded(match: regex.Match[str]) -> bool:
+        if _FILLER.search(_value(match)) or _FILLER.search(match.group(0)):
+            return False
+        return accept is None or accept(match)
+
+    return guarded
+
+
 def _d(
     id: str,
     description: str,
@@ -245,7 +264,7 @@ def _d(
         category="credential",
         pattern=regex.compile(pattern, flags | regex.ASCII | regex.VERSION0),
         prefilter=prefilter,
-        accept=accept,
+        accept=_not_filler(accept),
     )
 
 
