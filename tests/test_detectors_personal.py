@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import re
-import time
 
 import pytest
 import re2
-from hypothesis import HealthCheck, given, settings
+from detector_support import assert_linear_time, assert_prefilter_covers
 from hypothesis import strategies as st
 
 from redact.detectors import PERSONAL_DETECTORS, Detector, detector, replace_personal_data
@@ -191,24 +190,10 @@ def _texts_around(examples: list[str]) -> st.SearchStrategy[str]:
 @pytest.mark.parametrize("d", PERSONAL_DETECTORS, ids=lambda d: d.id)
 def test_prefilter_never_misses_a_match(d: Detector) -> None:
     examples = [c[1] for c in POSITIVES + NEAR_MISSES if c[0] == d.id]
-    prefilter = re2.compile(d.prefilter.encode())
-
-    @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-    @given(_texts_around(examples))
-    def holds(text: str) -> None:
-        if d.search(text):
-            assert prefilter.search(text.encode()), text
-
-    holds()
+    assert_prefilter_covers(d, _texts_around(examples), max_examples=300)
 
 
 # --- linear time ---------------------------------------------------------------------------------
-
-_SIZE = 100_000
-
-
-def _fill(unit: str) -> str:
-    return (unit * (_SIZE // len(unit) + 1))[:_SIZE]
 
 
 _HOSTILE_UNITS = [
@@ -235,15 +220,5 @@ _HOSTILE_UNITS = [
 @pytest.mark.parametrize("d", PERSONAL_DETECTORS, ids=lambda d: d.id)
 def test_hostile_input_runs_in_linear_time(d: Detector) -> None:
     near = [c[1] for c in POSITIVES + NEAR_MISSES if c[0] == d.id]
-    # Almost-matches: a few examples cut short, repeated to 100 KB. CPU time, not wall time, so
-    # other processes on the machine do not make this flaky; a quadratic pattern takes minutes.
-    units = _HOSTILE_UNITS + [t[:-1] for t in near[:6] if len(t) > 1]
-    total = 0.0
-    for unit in units:
-        text = _fill(unit)
-        started = time.process_time()
-        list(d.find(text))
-        spent = time.process_time() - started
-        assert spent < 0.25, repr(unit)
-        total += spent
-    assert total < 1.0
+    # Almost-matches: a few examples cut short, repeated to 100 KB.
+    assert_linear_time(d, _HOSTILE_UNITS + [t[:-1] for t in near[:6] if len(t) > 1])

@@ -7,11 +7,10 @@ token a secret scanner would flag. All values are fake.
 from __future__ import annotations
 
 import re
-import time
 
 import pytest
 import re2
-from hypothesis import HealthCheck, given, settings
+from detector_support import assert_linear_time, assert_prefilter_covers
 from hypothesis import strategies as st
 
 from redact.detectors import REFERENCE_DETECTORS, Detector, detect_credential, detector
@@ -292,24 +291,10 @@ def _texts_around(examples: list[str]) -> st.SearchStrategy[str]:
 @pytest.mark.parametrize("d", REFERENCE_DETECTORS, ids=lambda d: d.id)
 def test_prefilter_never_misses_a_match(d: Detector) -> None:
     examples = [text for detector_id, text, _ in POSITIVES + NEAR_MISSES if detector_id == d.id]
-    prefilter = re2.compile(d.prefilter.encode())
-
-    @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-    @given(_texts_around(examples))
-    def holds(text: str) -> None:
-        if d.search(text):
-            assert prefilter.search(text.encode()), text
-
-    holds()
+    assert_prefilter_covers(d, _texts_around(examples), max_examples=200)
 
 
 # --- linear time ---------------------------------------------------------------------------------
-
-_SIZE = 100_000
-
-
-def _fill(unit: str) -> str:
-    return (unit * (_SIZE // len(unit) + 1))[:_SIZE]
 
 
 _HOSTILE_UNITS = [
@@ -337,15 +322,5 @@ _HOSTILE_UNITS = [
 @pytest.mark.parametrize("d", REFERENCE_DETECTORS, ids=lambda d: d.id)
 def test_hostile_input_runs_in_linear_time(d: Detector) -> None:
     near = [text for detector_id, text, _ in POSITIVES + NEAR_MISSES if detector_id == d.id]
-    # Almost-matches: a few examples cut short, repeated to 100 KB. CPU time, not wall time, so
-    # other processes on the machine do not make this flaky; a quadratic pattern takes minutes.
-    units = _HOSTILE_UNITS + [t[:-1] for t in near[:6] if len(t) > 1]
-    total = 0.0
-    for unit in units:
-        text = _fill(unit)
-        started = time.process_time()
-        list(d.find(text))
-        spent = time.process_time() - started
-        assert spent < 0.25, repr(unit)
-        total += spent
-    assert total < 1.0
+    # Almost-matches: a few examples cut short, repeated to 100 KB.
+    assert_linear_time(d, _HOSTILE_UNITS + [t[:-1] for t in near[:6] if len(t) > 1])

@@ -19,43 +19,14 @@ import re2
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from redact.detectors import PERSONAL_DETECTORS, REFERENCE_DETECTORS
 from redact.detectors.base import Detector
 from redact.detectors.vendors import VENDOR_DETECTORS
 
 BY_ID: dict[str, Detector] = {d.id: d for d in VENDOR_DETECTORS}
 
-REFERENCE_IDS = frozenset(
-    {
-        "private-key",
-        "jwt",
-        "bearer",
-        "authorization-header",
-        "anthropic-key",
-        "provider-key",
-        "stripe-key",
-        "google-api-key",
-        "github-token",
-        "slack-token",
-        "aws-access-key",
-        "tangle-capability",
-        "url-credentials",
-        "url-secret-param",
-        "secret-assignment",
-        "json-secret",
-        "env-secret-assignment",
-        "huggingface-token",
-        "npm-token",
-        "gitlab-token",
-        "groq-key",
-        "xai-key",
-        "bare-sk-key",
-        "cookie-header",
-        "email",
-        "card-number",
-        "ssn",
-        "phone",
-    }
-)
+# Vendor ids must not collide with the reference or personal-data ones.
+REFERENCE_IDS = frozenset(d.id for d in (*REFERENCE_DETECTORS, *PERSONAL_DETECTORS))
 
 # ----------------------------------------------------------------------------- fake material
 
