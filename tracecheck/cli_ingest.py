@@ -8,12 +8,11 @@ until SIGINT or SIGTERM, then closes the store and exits 0.
 from __future__ import annotations
 
 import argparse
-import logging
 import socket
 import sys
 from typing import TYPE_CHECKING
 
-from tracecheck.cli_serve import bind, parse_listen, serve, shown_host
+from tracecheck.cli_serve import bind, log_to_stderr, parse_listen, serve, shown_host
 
 __all__ = ["DESCRIPTION", "configure", "run"]
 
@@ -126,13 +125,7 @@ def _profile(name: str) -> Profile | None:
 
 
 def _serve(app: IngestApp, sock: socket.socket) -> None:
-    # The receiver's own lines (tenant, counts; never a key or a value), beside uvicorn's.
-    receiver_log = logging.getLogger("redact.ingest_server")
-    if not receiver_log.handlers:
-        handler = logging.StreamHandler(sys.stderr)
-        handler.setFormatter(logging.Formatter("%(levelname)-9s %(message)s"))
-        receiver_log.addHandler(handler)
-        receiver_log.setLevel(logging.INFO)
+    log_to_stderr("redact.ingest_server", "%(levelname)-9s %(message)s")
     serve(app, sock, log_level="info")
 
 

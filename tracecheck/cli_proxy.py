@@ -8,7 +8,6 @@ then exit 0.
 from __future__ import annotations
 
 import argparse
-import logging
 import math
 import sys
 from typing import TYPE_CHECKING
@@ -17,6 +16,7 @@ from urllib.parse import urlsplit
 from tracecheck.cli_secrets import RedactionOptions, RedactionOptionsError, add_redaction_arguments
 from tracecheck.cli_serve import (
     bind,
+    log_to_stderr,
     parse_listen,
     positive_int,
     positive_seconds,
@@ -114,7 +114,7 @@ def run(args: argparse.Namespace) -> int:
     except OSError as exc:
         _error(f"--listen {args.listen}: cannot listen: {exc.strerror or exc}")
         return 2
-    _configure_logging()
+    log_to_stderr("redact.proxy", "tracecheck proxy: %(levelname)s: %(message)s")
     bound_host, bound_port = sock.getsockname()[:2]
     shown = shown_host(bound_host)
     print(
@@ -161,16 +161,6 @@ def _upstream(url: str) -> str:
             f"--upstream {shown!r}: give the base URL; the proxy adds /v1/traces itself"
         )
     return url.rstrip("/")
-
-
-def _configure_logging() -> None:
-    logger = logging.getLogger("redact.proxy")
-    if not logger.handlers:
-        handler = logging.StreamHandler(sys.stderr)
-        handler.setFormatter(logging.Formatter("tracecheck proxy: %(levelname)s: %(message)s"))
-        logger.addHandler(handler)
-        logger.setLevel(logging.INFO)
-        logger.propagate = False
 
 
 def _error(message: str) -> None:

@@ -171,17 +171,14 @@ def _read_spans(source: str, format: str | None) -> tuple[list[Span], str, bool]
     try:
         layout = format or detect_format(path)
         traces = read_traces(path, format=format)
-        raw = path.read_bytes()
+        gzipped, head, size = _head(path)
     except AmbiguousFormatError as exc:
         _error(str(exc))
         raise Stop(4) from None
     except (TraceReadError, OSError) as exc:
         _error(str(exc))
         raise Stop(3) from None
-    gzipped = raw[:2] == b"\x1f\x8b"
-    if gzipped:
-        raw = gzip.decompress(raw)
-    if layout == "otlp-proto" and looks_like_proto_stream(raw[:64], len(raw)):
+    if layout == "otlp-proto" and looks_like_proto_stream(head, size):
         layout = "otlp-pbstream"
     # One line of JSON sniffs as a document; by its name it is JSON Lines, and stays so
     # (a final newline included, so that files can be concatenated).
@@ -191,6 +188,18 @@ def _read_spans(source: str, format: str | None) -> tuple[list[Span], str, bool]
         print(f"{source}: a Claude Code record is written back as OTLP/JSON", file=sys.stderr)
         layout = "otlp-json"
     return [span for trace in traces for span in trace.spans], layout, gzipped
+
+
+def _head(path: Path) -> tuple[bool, bytes, int | None]:
+    """Whether the file is gzip, its first bytes (decompressed), and its size when known: what
+    telling a proto message from a proto stream needs, without reading the file again."""
+    with path.open("rb") as raw:
+        gzipped = raw.read(2) == b"\x1f\x8b"
+    if gzipped:
+        with gzip.open(path, "rb") as stream:
+            return True, stream.read(64), None
+    with path.open("rb") as stream:
+        return False, stream.read(64), path.stat().st_size
 
 
 def _encode(spans: Sequence[Span], layout: str) -> bytes:

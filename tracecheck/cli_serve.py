@@ -8,13 +8,23 @@ from __future__ import annotations
 import argparse
 import contextlib
 import ipaddress
+import logging
 import signal
 import socket
+import sys
 import threading
 from collections.abc import Iterator
 from typing import Any
 
-__all__ = ["bind", "parse_listen", "positive_int", "positive_seconds", "serve", "shown_host"]
+__all__ = [
+    "bind",
+    "log_to_stderr",
+    "parse_listen",
+    "positive_int",
+    "positive_seconds",
+    "serve",
+    "shown_host",
+]
 
 
 def parse_listen(text: str) -> tuple[str, int]:
@@ -82,6 +92,18 @@ def serve(app: Any, sock: socket.socket, **config: Any) -> None:
                     signal.signal(sig, handler)
 
     Server(uvicorn.Config(app, lifespan="on", **config)).run(sockets=[sock])
+
+
+def log_to_stderr(name: str, format: str) -> None:
+    """A server's own log lines (counts and reasons, never a key or a value) on stderr, at
+    INFO, beside uvicorn's; once, however often the command runs in one process."""
+    logger = logging.getLogger(name)
+    if not logger.handlers:
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter(format))
+        logger.addHandler(handler)
+        logger.setLevel(logging.INFO)
+        logger.propagate = False
 
 
 def positive_int(text: str) -> int:
