@@ -92,6 +92,7 @@ from redact.spans import assess_spans
 from tracecheck.errors import TraceReadError
 from tracecheck.readers.common import ReadContext
 from tracecheck.readers.flat import spans_from_rows
+from tracecheck.rules.pointers import a_json_type
 
 __all__ = [
     "DEFAULT_MAX_BODY_BYTES",
@@ -269,7 +270,7 @@ def validate_span(row: Any) -> dict[str, Any]:
 
 def _span(row: Any) -> dict[str, Any]:
     if not isinstance(row, dict):
-        raise _Invalid(f"the span is {_a(row)}, not an object")
+        raise _Invalid(f"the span is {a_json_type(row)}, not an object")
     _only(row, _SPAN_FIELDS, "")
     out = dict(row)
     out["traceId"] = _hex_id(row, "traceId", 16)
@@ -294,7 +295,9 @@ def _span(row: Any) -> dict[str, Any]:
         if pivot in row:
             _string(row, pivot, pivot)
     if "tangle.generation" in row and not _is_number(row["tangle.generation"]):
-        raise _Invalid(f"tangle.generation is {_a(row['tangle.generation'])}, not a number")
+        raise _Invalid(
+            f"tangle.generation is {a_json_type(row['tangle.generation'])}, not a number"
+        )
     return out
 
 
@@ -312,7 +315,7 @@ def _hex_id(row: dict[str, Any], name: str, size: int) -> str:
         raise _Invalid(f"{name} is missing")
     raw = row[name]
     if not isinstance(raw, str):
-        raise _Invalid(f"{name} is {_a(raw)}, not a string")
+        raise _Invalid(f"{name} is {a_json_type(raw)}, not a string")
     if len(raw) != 2 * size or not _HEX.fullmatch(raw):
         raise _Invalid(f"{name} is not {2 * size} hex digits")
     if not raw.strip("0"):
@@ -325,7 +328,7 @@ def _string(obj: dict[str, Any], name: str, where: str) -> str:
         raise _Invalid(f"{where} is missing")
     value = obj[name]
     if not isinstance(value, str):
-        raise _Invalid(f"{where} is {_a(value)}, not a string")
+        raise _Invalid(f"{where} is {a_json_type(value)}, not a string")
     return value
 
 
@@ -334,7 +337,7 @@ def _u64(obj: dict[str, Any], name: str, where: str) -> int:
         raise _Invalid(f"{where} is missing")
     value = obj[name]
     if not isinstance(value, str):
-        raise _Invalid(f"{where} is {_a(value)}, not a base-10 string")
+        raise _Invalid(f"{where} is {a_json_type(value)}, not a base-10 string")
     if not _CANONICAL_U64.fullmatch(value) or int(value) > _U64_MAX:
         raise _Invalid(f"{where} is not a canonical unsigned 64-bit base-10 string")
     return int(value)
@@ -350,23 +353,23 @@ def _is_number(value: Any) -> bool:
 
 def _attributes(raw: Any, where: str) -> None:
     if not isinstance(raw, dict):
-        raise _Invalid(f"{where} is {_a(raw)}, not an object")
+        raise _Invalid(f"{where} is {a_json_type(raw)}, not an object")
     for key, value in raw.items():
         if not key:
             raise _Invalid(f"{where} has an empty key")
         if not (isinstance(value, str | bool) or _is_number(value)):
             raise _Invalid(
-                f'{where}["{_short(key)}"] is {_a(value)}, not a string, number or boolean'
+                f'{where}["{_short(key)}"] is {a_json_type(value)}, not a string, number or boolean'
             )
 
 
 def _events(raw: Any) -> None:
     if not isinstance(raw, list):
-        raise _Invalid(f"events is {_a(raw)}, not a list")
+        raise _Invalid(f"events is {a_json_type(raw)}, not a list")
     for index, event in enumerate(raw):
         where = f"events[{index}]"
         if not isinstance(event, dict):
-            raise _Invalid(f"{where} is {_a(event)}, not an object")
+            raise _Invalid(f"{where} is {a_json_type(event)}, not an object")
         _only(event, _EVENT_FIELDS, where)
         _u64(event, "timeUnixNano", f"{where}.timeUnixNano")
         _string(event, "name", f"{where}.name")
@@ -376,7 +379,7 @@ def _events(raw: Any) -> None:
 
 def _status(raw: Any) -> None:
     if not isinstance(raw, dict):
-        raise _Invalid(f"status is {_a(raw)}, not an object")
+        raise _Invalid(f"status is {a_json_type(raw)}, not an object")
     _only(raw, _STATUS_FIELDS, "status")
     code = raw.get("code")
     if code not in _STATUS_CODES:
@@ -384,23 +387,6 @@ def _status(raw: Any) -> None:
         raise _Invalid(f"status.code is {shown}")
     if "message" in raw:
         _string(raw, "message", "status.message")
-
-
-def _a(value: Any) -> str:
-    """The JSON type of a value with its article, never the value."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, dict):
-        return "an object"
-    return f"a {type(value).__name__}"
 
 
 def _short(text: str, limit: int = 64) -> str:
@@ -642,7 +628,7 @@ def _version_message(where: str, got: Any) -> str:
     if got is None:
         return f"{where} is missing: this server accepts {WIRE_VERSION} only"
     if not isinstance(got, str):
-        return f"{where} is {_a(got)}: this server accepts {WIRE_VERSION} only"
+        return f"{where} is {a_json_type(got)}: this server accepts {WIRE_VERSION} only"
     return f'{where} "{_short(got, 40)}" is not accepted: this server accepts {WIRE_VERSION} only'
 
 
@@ -699,7 +685,7 @@ def _envelope(body: bytes) -> list[Any] | _Response:
             f"the body is not JSON: {exc.msg.rstrip('.')} at line {exc.lineno}, column {exc.colno}",
         )
     if not isinstance(document, dict):
-        return _error(400, f"the body is {_a(document)}, not an object")
+        return _error(400, f"the body is {a_json_type(document)}, not an object")
     unknown = sorted(name for name in document if name not in _ENVELOPE_FIELDS)
     if unknown:
         names = ", ".join(f'"{_short(name)}"' for name in unknown[:3])
@@ -710,7 +696,7 @@ def _envelope(body: bytes) -> list[Any] | _Response:
         return _error(400, "spans is missing")
     spans = document["spans"]
     if not isinstance(spans, list):
-        return _error(400, f"spans is {_a(spans)}, not a list")
+        return _error(400, f"spans is {a_json_type(spans)}, not a list")
     return spans
 
 

@@ -51,6 +51,7 @@ from redact.core import KnownSecretsArg
 from redact.model import RedactionReport
 from redact.profiles import Profile
 from redact.spans import DroppedSpan, scrub_spans
+from tracecheck.rules.pointers import a_json_type, json_type
 from tracecheck.spans import Span
 from tracecheck.writers import to_trace_span_events
 
@@ -641,25 +642,25 @@ def _response_problems(document: Any, size: int) -> list[str]:
     """Every way the body differs from `{accepted: int, rejected: [{index, reason}]}` for a
     batch of `size` spans; empty when it is valid."""
     if not isinstance(document, dict):
-        return [f"the body is a JSON {_json_type(document)}, not an object"]
+        return [f"the body is a JSON {json_type(document)}, not an object"]
     problems: list[str] = []
     accepted = document.get("accepted")
     if "accepted" not in document:
         problems.append("accepted: missing")
     elif not _is_int(accepted):
-        problems.append(f"accepted: a {_json_type(accepted)}, not an integer")
+        problems.append(f"accepted: {a_json_type(accepted)}, not an integer")
     elif not 0 <= accepted <= size:
         problems.append(f"accepted: {accepted}, outside 0..{size}")
     rejected = document.get("rejected")
     if "rejected" not in document:
         problems.append("rejected: missing")
     elif not isinstance(rejected, list):
-        problems.append(f"rejected: a {_json_type(rejected)}, not an array")
+        problems.append(f"rejected: {a_json_type(rejected)}, not an array")
     else:
         seen: set[int] = set()
         for i, item in enumerate(rejected):
             if not isinstance(item, dict):
-                problems.append(f"rejected/{i}: a {_json_type(item)}, not an object")
+                problems.append(f"rejected/{i}: {a_json_type(item)}, not an object")
                 continue
             index = item.get("index")
             if not _is_int(index):
@@ -681,18 +682,4 @@ def _response_problems(document: Any, size: int) -> list[str]:
 
 
 def _kind_of(item: Mapping[str, Any], key: str) -> str:
-    return "missing" if key not in item else f"a {_json_type(item[key])}"
-
-
-def _json_type(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int | float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    return "object"
+    return "missing" if key not in item else a_json_type(item[key])

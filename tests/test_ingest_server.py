@@ -262,7 +262,7 @@ def test_malformed_json_is_400(app: IngestApp) -> None:
 @pytest.mark.parametrize(
     ("body", "error"),
     [
-        ([span()], "the body is a list, not an object"),
+        ([span()], "the body is an array, not an object"),
         ({"wireVersion": WIRE_VERSION}, "spans is missing"),
         ({"wireVersion": WIRE_VERSION, "spans": {}}, "spans is an object, not a list"),
         (
@@ -362,7 +362,7 @@ def test_other_content_types_are_415(app: IngestApp) -> None:
         ),
         (span(endTimeUnixNano="1"), "endTimeUnixNano is before startTimeUnixNano"),
         ({k: v for k, v in span().items() if k != "attributes"}, "attributes is missing"),
-        (span(attributes=[]), "attributes is a list, not an object"),
+        (span(attributes=[]), "attributes is an array, not an object"),
         (
             span(attributes={"llm.input": {"role": "user"}}),
             'attributes["llm.input"] is an object, not a string, number or boolean',
@@ -378,7 +378,7 @@ def test_other_content_types_are_415(app: IngestApp) -> None:
         ),
         (
             span(events=[{"name": "retry", "timeUnixNano": "1", "attributes": {"a": [1]}}]),
-            'events[0].attributes["a"] is a list, not a string, number or boolean',
+            'events[0].attributes["a"] is an array, not a string, number or boolean',
         ),
         (
             span(events=[{"name": "retry", "timeUnixNano": "1", "level": "x"}]),

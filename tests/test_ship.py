@@ -566,7 +566,7 @@ def test_other_4xx_are_not_retried(status: int, body: Any, message: str) -> None
         (b'{"accepted": true, "rejected": []}', "accepted: a boolean, not an integer"),
         (b'{"accepted": 11.0, "rejected": []}', "accepted: a number, not an integer"),
         (b'{"accepted": 12, "rejected": []}', "accepted: 12, outside 0..11"),
-        (b'{"accepted": 11, "rejected": {}}', "rejected: a object, not an array"),
+        (b'{"accepted": 11, "rejected": {}}', "rejected: an object, not an array"),
         (
             b'{"accepted": 10, "rejected": [{"index": 11, "reason": "x"}]}',
             "rejected/0/index: 11, outside 0..10",

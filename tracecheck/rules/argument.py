@@ -11,7 +11,7 @@ from tracecheck.rules.base import (
     at,
 )
 from tracecheck.rules.canonical import canonical_json
-from tracecheck.rules.pointers import ABSENT, json_type, resolve
+from tracecheck.rules.pointers import ABSENT, json_type, resolve, with_article
 from tracecheck.rules.predicates import Predicate, RuleError, json_equal
 from tracecheck.rules.subject import Subject
 from tracecheck.spans import Span
@@ -28,20 +28,6 @@ class ArgumentCheck:
     value: Any = None
     values: tuple[Any, ...] = ()
     type: str | None = None
-
-
-_ARTICLES = {
-    "string": "a string",
-    "number": "a number",
-    "boolean": "a boolean",
-    "object": "an object",
-    "array": "an array",
-    "null": "null",
-}
-
-
-def _a(type_name: str) -> str:
-    return _ARTICLES.get(type_name, f"a {type_name}")
 
 
 def _pointer_text(pointer: str) -> str:
@@ -65,15 +51,17 @@ def _argument_problem(span: Span, pointer: str, check: ArgumentCheck) -> str | N
     if check.op == "equals":
         if json_equal(value, check.value):
             return None
-        return f"argument {shown} ({_a(actual)}) does not equal the expected value"
+        return f"argument {shown} ({with_article(actual)}) does not equal the expected value"
     if check.op == "oneOf":
         if any(json_equal(value, expected) for expected in check.values):
             return None
-        return f"argument {shown} ({_a(actual)}) is not one of the expected values"
+        return f"argument {shown} ({with_article(actual)}) is not one of the expected values"
     if check.op == "type":
         if actual == check.type:
             return None
-        return f"argument {shown} is {_a(actual)}, not {_a(check.type or 'value')}"
+        return (
+            f"argument {shown} is {with_article(actual)}, not {with_article(check.type or 'value')}"
+        )
     raise RuleError(f"unknown argument check {check.op!r}")
 
 

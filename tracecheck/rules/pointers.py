@@ -16,7 +16,15 @@ import jsonpointer
 
 from tracecheck.rules.predicates import RuleError
 
-__all__ = ["ABSENT", "json_type", "parse_pointer", "resolve", "without_member"]
+__all__ = [
+    "ABSENT",
+    "a_json_type",
+    "json_type",
+    "parse_pointer",
+    "resolve",
+    "with_article",
+    "without_member",
+]
 
 
 class _Absent:
@@ -102,3 +110,23 @@ def json_type(value: Any) -> str | None:
     if isinstance(value, (list, tuple)):
         return "array"
     return None
+
+
+_ARTICLES = {
+    "string": "a string",
+    "number": "a number",
+    "boolean": "a boolean",
+    "object": "an object",
+    "array": "an array",
+    "null": "null",
+}
+
+
+def with_article(type_name: str) -> str:
+    """`an object`, `a string`, `null`: a type named in a sentence."""
+    return _ARTICLES.get(type_name, f"a {type_name}")
+
+
+def a_json_type(value: Any) -> str:
+    """The JSON type of a value with its article: how a message names a value it may not show."""
+    return with_article(json_type(value) or type(value).__name__)
