@@ -20,6 +20,15 @@ def fill(unit: str, size: int = HOSTILE_SIZE) -> str:
     return (unit * (size // len(unit) + 1))[:size]
 
 
+def texts_around(examples: list[str], *others: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
+    """Text made of a detector's examples, cut-out pieces of them, and other pieces."""
+    example = st.sampled_from(examples)
+    cut = st.tuples(example, st.integers(0, 40), st.integers(1, 80)).map(
+        lambda t: t[0][t[1] : t[1] + t[2]]
+    )
+    return st.lists(st.one_of(example, cut, *others), max_size=8).map("".join)
+
+
 def assert_prefilter_covers(
     detector: Detector, texts: st.SearchStrategy[str], max_examples: int
 ) -> None:

@@ -6,7 +6,7 @@ import re
 
 import pytest
 import re2
-from detector_support import assert_linear_time, assert_prefilter_covers
+from detector_support import assert_linear_time, assert_prefilter_covers, texts_around
 from hypothesis import strategies as st
 
 from redact.detectors import PERSONAL_DETECTORS, Detector, detector, replace_personal_data
@@ -174,17 +174,12 @@ _CHARS = [*"aZ09_-.+%@() /\t\n:", "\u00a0", "\u3000", "é"]
 
 
 def _texts_around(examples: list[str]) -> st.SearchStrategy[str]:
-    example = st.sampled_from(examples)
-    piece = st.one_of(
-        example,
-        st.tuples(example, st.integers(0, 30), st.integers(1, 40)).map(
-            lambda t: t[0][t[1] : t[1] + t[2]]
-        ),
+    return texts_around(
+        examples,
         st.sampled_from(_FRAGMENTS),
         st.text(st.sampled_from(_CHARS), max_size=12),
         st.text(st.sampled_from([*"0123456789", " ", "-"]), min_size=10, max_size=24),
     )
-    return st.lists(piece, max_size=8).map("".join)
 
 
 @pytest.mark.parametrize("d", PERSONAL_DETECTORS, ids=lambda d: d.id)

@@ -10,7 +10,7 @@ import re
 
 import pytest
 import re2
-from detector_support import assert_linear_time, assert_prefilter_covers
+from detector_support import assert_linear_time, assert_prefilter_covers, texts_around
 from hypothesis import strategies as st
 
 from redact.detectors import REFERENCE_DETECTORS, Detector, detect_credential, detector
@@ -275,17 +275,12 @@ _CHARS = [*"aZ09_-.:/@=+~ \t\n\"'%\\{$", "\u00a0", "\u3000", "\ufeff", "é"]
 
 
 def _texts_around(examples: list[str]) -> st.SearchStrategy[str]:
-    example = st.sampled_from(examples)
-    piece = st.one_of(
-        example,
-        st.tuples(example, st.integers(0, 40), st.integers(1, 80)).map(
-            lambda t: t[0][t[1] : t[1] + t[2]]
-        ),
+    return texts_around(
+        examples,
         st.sampled_from(_FRAGMENTS),
         st.sampled_from(_CHARS),
         st.text(st.sampled_from(_CHARS), max_size=20),
     )
-    return st.lists(piece, max_size=8).map("".join)
 
 
 @pytest.mark.parametrize("d", REFERENCE_DETECTORS, ids=lambda d: d.id)
