@@ -43,6 +43,8 @@ class Profile:
     severity: Mapping[Category, Severity | None]
     keys: KeyRules = field(default_factory=KeyRules)
     disabled_detectors: frozenset[str] = frozenset()
+    # Opt-in detectors (`redact.detectors.OPT_IN_DETECTORS`) this profile runs.
+    enabled_detectors: frozenset[str] = frozenset()
 
     def severity_of(self, category: Category) -> Severity | None:
         return self.severity.get(category)
@@ -51,16 +53,29 @@ class Profile:
     def credential_detectors(self) -> tuple[Detector, ...]:
         from redact.detectors import CREDENTIAL_DETECTORS
 
-        return tuple(d for d in CREDENTIAL_DETECTORS if d.id not in self.disabled_detectors)
+        return self._chosen(CREDENTIAL_DETECTORS)
 
     @cached_property
     def personal_detectors(self) -> tuple[Detector, ...]:
         from redact.detectors import PERSONAL_DETECTORS
 
-        return tuple(d for d in PERSONAL_DETECTORS if d.id not in self.disabled_detectors)
+        return self._chosen(PERSONAL_DETECTORS)
+
+    def _chosen(self, on_by_default: tuple[Detector, ...]) -> tuple[Detector, ...]:
+        """The detectors of one category that run: those on by default and the opt-in ones this
+        profile enables, in registry order, less those it disables."""
+        from redact.detectors import OPT_IN_DETECTORS
+
+        category = on_by_default[0].category
+        opted_in = tuple(
+            d for d in OPT_IN_DETECTORS if d.category == category and d.id in self.enabled_detectors
+        )
+        return tuple(d for d in on_by_default + opted_in if d.id not in self.disabled_detectors)
 
     def __hash__(self) -> int:
-        return hash((self.name, self.max_string_bytes, self.disabled_detectors))
+        return hash(
+            (self.name, self.max_string_bytes, self.disabled_detectors, self.enabled_detectors)
+        )
 
 
 _DEFAULT = Profile(
@@ -126,7 +141,7 @@ _KEY_CLASSES = {
     "raw-content": KeyClass.RAW_CONTENT,
 }
 _TOP_KEYS = ("name", "extends", "maxStringBytes", "keys", "detectors")
-_DETECTOR_KEYS = ("disable",)
+_DETECTOR_KEYS = ("disable", "enable")
 
 
 def load_profile(source: str | Path | Mapping[str, Any]) -> Profile:
@@ -137,7 +152,7 @@ def load_profile(source: str | Path | Mapping[str, Any]) -> Profile:
     extends: share
     maxStringBytes: 32768          # may only lower the cap of the profile it extends
     keys: {credential: [x_acme_signature], identifier: [ticket_id]}
-    detectors: {disable: [phone]}
+    detectors: {disable: [phone], enable: [iban]}   # enable: the opt-in detectors
     ```
     """
     document, where = _document(source)
@@ -209,7 +224,7 @@ def _build(document: Any, problems: list[str]) -> Profile | None:
         problems.append("/name: must be a non-empty string")
     cap = _cap(document.get("maxStringBytes"), base, problems)
     extra = _keys(document.get("keys", {}), problems)
-    disabled = _disabled(document.get("detectors", {}), problems)
+    disabled, enabled = _detector_choices(document.get("detectors", {}), problems)
     if problems:
         return None
     return replace(
@@ -218,6 +233,7 @@ def _build(document: Any, problems: list[str]) -> Profile | None:
         max_string_bytes=cap,
         keys=KeyRules(extra) if extra else base.keys,
         disabled_detectors=base.disabled_detectors | disabled,
+        enabled_detectors=base.enabled_detectors | enabled,
     )
 
 
@@ -255,20 +271,32 @@ def _keys(value: Any, problems: list[str]) -> dict[KeyClass, frozenset[str]]:
     return extra
 
 
-def _disabled(value: Any, problems: list[str]) -> frozenset[str]:
-    from redact.detectors import DETECTORS
-    from tracecheck.contract.suggest import did_you_mean, unknown_message
+def _detector_choices(value: Any, problems: list[str]) -> tuple[frozenset[str], frozenset[str]]:
+    """The detector ids a profile disables and enables."""
+    from tracecheck.contract.suggest import unknown_message
     from tracecheck.contract.words import quote
 
     if not isinstance(value, Mapping):
-        problems.append("/detectors: must be an object with the key: disable")
-        return frozenset()
+        problems.append("/detectors: must be an object with the keys: disable, enable")
+        return frozenset(), frozenset()
     for key in value:
         if key not in _DETECTOR_KEYS:
             problems.append("/detectors: " + unknown_message("key", key, _DETECTOR_KEYS))
-    names = value.get("disable", [])
+    disabled = _detector_ids(value, "disable", problems)
+    enabled = _detector_ids(value, "enable", problems)
+    for name in sorted(disabled & enabled):
+        problems.append(f"/detectors: {quote(name)} is both disabled and enabled")
+    return disabled, enabled
+
+
+def _detector_ids(value: Mapping[str, Any], key: str, problems: list[str]) -> frozenset[str]:
+    from redact.detectors import DETECTORS
+    from tracecheck.contract.suggest import did_you_mean
+    from tracecheck.contract.words import quote
+
+    names = value.get(key, [])
     if not isinstance(names, list):
-        problems.append("/detectors/disable: must be a list of detector ids")
+        problems.append(f"/detectors/{key}: must be a list of detector ids")
         return frozenset()
     known = tuple(DETECTORS)
     for index, name in enumerate(names):
@@ -277,5 +305,5 @@ def _disabled(value: Any, problems: list[str]) -> frozenset[str]:
             # more than a hundred.
             suggestion = did_you_mean(name, known)
             hint = f' — did you mean "{suggestion}"?' if suggestion else ""
-            problems.append(f"/detectors/disable/{index}: unknown detector {quote(name)}{hint}")
+            problems.append(f"/detectors/{key}/{index}: unknown detector {quote(name)}{hint}")
     return frozenset(n for n in names if isinstance(n, str))

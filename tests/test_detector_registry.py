@@ -19,6 +19,7 @@ import pytest
 from redact.detectors import (
     CREDENTIAL_DETECTORS,
     DETECTORS,
+    OPT_IN_DETECTORS,
     PERSONAL_DETECTORS,
     REFERENCE_DETECTORS,
     Detector,
@@ -152,7 +153,7 @@ def test_credential_order_is_reference_then_vendors() -> None:
 
 
 def test_every_detector_is_registered_once_by_id() -> None:
-    everything = CREDENTIAL_DETECTORS + PERSONAL_DETECTORS
+    everything = CREDENTIAL_DETECTORS + PERSONAL_DETECTORS + OPT_IN_DETECTORS
     assert len(DETECTORS) == len(everything)
     assert list(DETECTORS) == [d.id for d in everything]
     assert all(DETECTORS[d.id] is d for d in everything)

@@ -1,4 +1,5 @@
-"""The four personal-data shapes (spec §B5.2), replaced in place, with the Part A4 e-mail fix."""
+"""The four personal-data shapes (spec §B5.2), replaced in place, with the Part A4 e-mail fix,
+and the opt-in shapes a profile may enable (A8)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,27 @@ import re2
 from detector_support import assert_linear_time, assert_prefilter_covers, texts_around
 from hypothesis import strategies as st
 
-from redact.detectors import PERSONAL_DETECTORS, Detector, detector, replace_personal_data
+from redact.detectors import (
+    OPT_IN_DETECTORS,
+    PERSONAL_DETECTORS,
+    Detector,
+    detector,
+    replace_personal_data,
+)
+
+EVERY_SHAPE = PERSONAL_DETECTORS + OPT_IN_DETECTORS
+
+
+def _iban(country: str, bban: str, *, grouped: bool = False) -> str:
+    """A fake IBAN with correct ISO 7064 check digits, built here rather than written down."""
+    digits = "".join(str(int(c, 36)) for c in bban + country + "00")
+    iban = f"{country}{98 - int(digits) % 97:02d}{bban}"
+    return " ".join(iban[i : i + 4] for i in range(0, len(iban), 4)) if grouped else iban
+
+
+_GB_IBAN = _iban("GB", "WEST12345698765432")
+_DE_IBAN_GROUPED = _iban("DE", "500105175407324931", grouped=True)
+_BAD_CHECK_IBAN = _GB_IBAN[:2] + f"{(int(_GB_IBAN[2:4]) + 1) % 100:02d}" + _GB_IBAN[4:]
 
 # (detector id, text, the text after replacement, why)
 POSITIVES: list[tuple[str, str, str, str]] = [
@@ -63,6 +84,21 @@ POSITIVES: list[tuple[str, str, str, str]] = [
     ("phone", "tel +1-415-555-2671.", "tel [REDACTED:phone].", "plus-one"),
     ("phone", "+1 415.555.2671", "[REDACTED:phone]", "dots"),
     ("phone", "415\u00a0555\u00a02671", "[REDACTED:phone]", "nbsp"),
+    ("iban", f"refund to {_GB_IBAN} today", "refund to [REDACTED:iban] today", "compact"),
+    ("iban", f"IBAN: {_DE_IBAN_GROUPED}.", "IBAN: [REDACTED:iban].", "printed-groups"),
+    (
+        "ipv4-address",
+        "login from 203.0.113.42 failed",
+        "login from [REDACTED:ipv4-address] failed",
+        "plain",
+    ),
+    ("ipv4-address", "client=198.51.100.7:443", "client=[REDACTED:ipv4-address]:443", "port"),
+    (
+        "ipv4-address",
+        "hosts 10.0.0.1, 10.0.0.2.",
+        "hosts [REDACTED:ipv4-address], [REDACTED:ipv4-address].",
+        "list",
+    ),
 ]
 
 # (detector id, text, why): that detector leaves the text alone.
@@ -96,14 +132,27 @@ NEAR_MISSES: list[tuple[str, str, str]] = [
     ("phone", "+14155552671", "e164"),
     ("phone", "415-555-26710", "too-long"),
     ("phone", "loop over 3600 1800 900 seconds", "numbers"),
+    ("iban", f"refund to {_BAD_CHECK_IBAN}", "check-digits"),
+    ("iban", f"ref{_GB_IBAN}", "glued-to-letters"),
+    ("iban", "SKU AB12CDEF3456", "too-short"),
+    ("iban", "trace 4bf92f3577b34da6a3ce929d0e0e4736", "trace-id"),
+    ("ipv4-address", "listening on 127.0.0.1:8080", "loopback"),
+    ("ipv4-address", "bind 0.0.0.0", "unspecified"),
+    ("ipv4-address", "mask 255.255.255.255", "broadcast"),
+    ("ipv4-address", "group 239.1.2.3", "multicast"),
+    ("ipv4-address", "version 1.2.3.4.5", "five-parts"),
+    ("ipv4-address", "oid 2.16.840.1.113883", "oid"),
+    ("ipv4-address", "256.1.2.3", "octet-over-255"),
+    ("ipv4-address", "v10.1.2.3", "glued-to-letters"),
 ]
 
 
 def test_ids_and_order() -> None:
     assert [d.id for d in PERSONAL_DETECTORS] == ["email", "card-number", "ssn", "phone"]
+    assert [d.id for d in OPT_IN_DETECTORS] == ["iban", "ipv4-address"]
 
 
-@pytest.mark.parametrize("d", PERSONAL_DETECTORS, ids=lambda d: d.id)
+@pytest.mark.parametrize("d", EVERY_SHAPE, ids=lambda d: d.id)
 def test_every_detector_is_documented_and_covered(d: Detector) -> None:
     assert re.fullmatch(r"[a-z0-9]+(?:-[a-z0-9]+)*", d.id)
     assert d.description and "\n" not in d.description and len(d.description) <= 100
@@ -169,6 +218,10 @@ _FRAGMENTS = [
     "1111-",
     "123-45-",
     "2x",
+    "GB82 ",
+    "DE",
+    "10.0.",
+    "203.0.113.",
 ]
 _CHARS = [*"aZ09_-.+%@() /\t\n:", "\u00a0", "\u3000", "é"]
 
@@ -182,7 +235,7 @@ def _texts_around(examples: list[str]) -> st.SearchStrategy[str]:
     )
 
 
-@pytest.mark.parametrize("d", PERSONAL_DETECTORS, ids=lambda d: d.id)
+@pytest.mark.parametrize("d", EVERY_SHAPE, ids=lambda d: d.id)
 def test_prefilter_never_misses_a_match(d: Detector) -> None:
     examples = [c[1] for c in POSITIVES + NEAR_MISSES if c[0] == d.id]
     assert_prefilter_covers(d, _texts_around(examples), max_examples=300)
@@ -207,12 +260,15 @@ _HOSTILE_UNITS = [
     "415-",
     "+1 ",
     "123-45-",
+    "GB82 WEST ",
+    "1.2.",
+    "10.0.0.1.",
     " ",
     "\u3000",
 ]
 
 
-@pytest.mark.parametrize("d", PERSONAL_DETECTORS, ids=lambda d: d.id)
+@pytest.mark.parametrize("d", EVERY_SHAPE, ids=lambda d: d.id)
 def test_hostile_input_runs_in_linear_time(d: Detector) -> None:
     near = [c[1] for c in POSITIVES + NEAR_MISSES if c[0] == d.id]
     # Almost-matches: a few examples cut short, repeated to 100 KB.

@@ -1,8 +1,8 @@
 """redaction.md §B2 and A8: the built-in profiles, asserted through what they do, and profiles
 extended from YAML/JSON text, a file or a dict, validated strictly with exact messages.
 
-The profile loader supports `detectors.disable` only (A8 also mentions enabling detectors; every
-built-in detector is on already, so there is nothing to enable).
+`detectors.disable` turns off any detector; `detectors.enable` turns on the opt-in ones
+(`redact.detectors.OPT_IN_DETECTORS`), which no built-in profile runs.
 """
 
 from __future__ import annotations
@@ -342,7 +342,10 @@ def test_max_string_bytes_may_lower_the_cap_or_keep_it() -> None:
         ),
         (
             {"extends": "share", "detectors": {"disabel": ["phone"]}},
-            ['/detectors: unknown key "disabel" — did you mean "disable"? (allowed: disable)'],
+            [
+                '/detectors: unknown key "disabel" — did you mean "disable"? '
+                "(allowed: disable, enable)"
+            ],
         ),
         (
             {"extends": "share", "detectors": {"disable": "phone"}},
@@ -350,7 +353,19 @@ def test_max_string_bytes_may_lower_the_cap_or_keep_it() -> None:
         ),
         (
             {"extends": "share", "detectors": ["phone"]},
-            ["/detectors: must be an object with the key: disable"],
+            ["/detectors: must be an object with the keys: disable, enable"],
+        ),
+        (
+            {"extends": "share", "detectors": {"enable": ["ibna"]}},
+            ['/detectors/enable/0: unknown detector "ibna" — did you mean "iban"?'],
+        ),
+        (
+            {"extends": "share", "detectors": {"enable": "iban"}},
+            ["/detectors/enable: must be a list of detector ids"],
+        ),
+        (
+            {"extends": "share", "detectors": {"enable": ["iban"], "disable": ["iban", "phone"]}},
+            ['/detectors: "iban" is both disabled and enabled'],
         ),
         (
             {"extends": "share", "keys": {"credential": "x_sig"}},
@@ -505,6 +520,27 @@ def test_a_disabled_detector_no_longer_fires() -> None:
     assert redact({"phone": PHONE}, profile=profile).value == {
         "phone": "[REDACTED:personal-data-key]"
     }
+
+
+def test_an_enabled_opt_in_detector_fires_only_in_that_profile() -> None:
+    profile = load_profile({"extends": "share", "detectors": {"enable": ["ipv4-address"]}})
+    text = "login from 203.0.113.42 by " + EMAIL
+    assert redact_text(text, profile="share") == "login from 203.0.113.42 by [REDACTED:email]"
+    assert redact_text(text, profile=profile) == (
+        "login from [REDACTED:ipv4-address] by [REDACTED:email]"
+    )
+    assert statuses({"note": "from 203.0.113.42"}, "share") == ("SAFE", [])
+    assert statuses({"note": "from 203.0.113.42"}, profile) == (
+        "UNSAFE",
+        [("personal-data", "ipv4-address", "error")],
+    )
+    # The built-in profiles are unchanged by the extension.
+    assert "ipv4-address" not in {d.id for d in PROFILES["share"].personal_detectors}
+
+
+def test_enabling_a_detector_that_is_on_changes_nothing() -> None:
+    profile = load_profile({"extends": "default", "detectors": {"enable": ["email"]}})
+    assert profile.personal_detectors == PROFILES["default"].personal_detectors
 
 
 def test_a_disabled_credential_detector_leaves_other_detectors_on() -> None:

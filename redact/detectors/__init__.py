@@ -7,6 +7,7 @@ from redact.detectors.reference import REFERENCE_DETECTORS
 from redact.detectors.registry import (
     CREDENTIAL_DETECTORS,
     DETECTORS,
+    OPT_IN_DETECTORS,
     PERSONAL_DETECTORS,
     detect_credential,
     detect_personal_data,
@@ -17,6 +18,7 @@ from redact.detectors.registry import (
 __all__ = [
     "CREDENTIAL_DETECTORS",
     "DETECTORS",
+    "OPT_IN_DETECTORS",
     "PERSONAL_DETECTORS",
     "REFERENCE_DETECTORS",
     "Detector",

@@ -6,6 +6,7 @@ reference's would, and only at the first possible place of a run (see `reference
 
 from __future__ import annotations
 
+import ipaddress
 from collections.abc import Callable
 
 import regex
@@ -13,7 +14,7 @@ import regex
 from redact.detectors.base import Detector
 from redact.detectors.reference import WHITESPACE, WHITESPACE_RE2
 
-__all__ = ["PERSONAL_DETECTORS"]
+__all__ = ["OPT_IN_DETECTORS", "PERSONAL_DETECTORS"]
 
 _FLAGS = regex.ASCII | regex.VERSION0
 
@@ -236,5 +237,56 @@ PERSONAL_DETECTORS: tuple[Detector, ...] = (
         "A US/NANP phone number with separators, optionally +1 and a parenthesised area code.",
         _PHONE,
         rf"[0-9]{{3}}(?:\)[{WHITESPACE_RE2}]?|{_SEP_RE2})[0-9]{{3}}{_SEP_RE2}[0-9]{{4}}",
+    ),
+)
+
+
+# --- opt-in shapes ------------------------------------------------------------------------------
+#
+# Off in every built-in profile, on where a profile names them under `detectors.enable`: each is
+# personal data for some teams (a client's address under the GDPR, a customer's account) and
+# ordinary payload for others (a service's address, a test fixture).
+
+# An IBAN written whole or in the printed groups of four; the ISO 7064 check decides.
+_IBAN = r"\b[A-Z]{2}[0-9]{2}(?:[A-Z0-9]{11,30}|(?: [A-Z0-9]{4}){2,7}(?: [A-Z0-9]{1,3})?)\b"
+
+
+def _passes_iban_check(match: regex.Match[str]) -> bool:
+    compact = match.group().replace(" ", "")
+    if not 15 <= len(compact) <= 34:
+        return False
+    rearranged = compact[4:] + compact[:4]
+    return int("".join(str(int(c, 36)) for c in rearranged)) % 97 == 1
+
+
+_OCTET = r"(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"
+# Not a piece of a longer dotted number (a five-part version, an OID).
+_IPV4 = rf"(?<![A-Za-z0-9_.]){_OCTET}(?:\.{_OCTET}){{3}}(?![A-Za-z0-9_]|\.[0-9])"
+
+
+def _is_host_address(match: regex.Match[str]) -> bool:
+    address = ipaddress.IPv4Address(match.group())
+    return not (
+        address.is_loopback
+        or address.is_unspecified
+        or address.is_multicast
+        or address == ipaddress.IPv4Address("255.255.255.255")
+    )
+
+
+OPT_IN_DETECTORS: tuple[Detector, ...] = (
+    _personal(
+        "iban",
+        "An international bank account number (IBAN) that passes its ISO 7064 check digits.",
+        _IBAN,
+        r"[A-Z]{2}[0-9]{2} ?[A-Z0-9]{4}",
+        _passes_iban_check,
+    ),
+    _personal(
+        "ipv4-address",
+        "An IPv4 host address (not loopback, unspecified, multicast or broadcast).",
+        _IPV4,
+        r"[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}",
+        _is_host_address,
     ),
 )

@@ -7,13 +7,14 @@ from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 
 from redact.detectors.base import Detector
-from redact.detectors.personal import PERSONAL_DETECTORS
+from redact.detectors.personal import OPT_IN_DETECTORS, PERSONAL_DETECTORS
 from redact.detectors.reference import REFERENCE_DETECTORS
 from redact.detectors.vendors import VENDOR_DETECTORS
 
 __all__ = [
     "CREDENTIAL_DETECTORS",
     "DETECTORS",
+    "OPT_IN_DETECTORS",
     "PERSONAL_DETECTORS",
     "detect_credential",
     "detect_personal_data",
@@ -35,7 +36,10 @@ def _by_id(detectors: Sequence[Detector]) -> Mapping[str, Detector]:
     return MappingProxyType(by_id)
 
 
-DETECTORS: Mapping[str, Detector] = _by_id(CREDENTIAL_DETECTORS + PERSONAL_DETECTORS)
+# Every detector a profile may name, the opt-in ones (on only where a profile enables them) last.
+DETECTORS: Mapping[str, Detector] = _by_id(
+    CREDENTIAL_DETECTORS + PERSONAL_DETECTORS + OPT_IN_DETECTORS
+)
 
 
 def detector(id: str) -> Detector:
