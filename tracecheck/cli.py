@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import time
+import traceback
 from collections.abc import Sequence
 from enum import IntEnum
 from pathlib import Path
@@ -20,14 +22,16 @@ from tracecheck.errors import AmbiguousFormatError, ContractError, TraceReadErro
 from tracecheck.readers import FORMATS, read_traces
 from tracecheck.report import (
     CheckedTrace,
+    ReadFailure,
     render_annotations,
     render_json,
     render_junit,
     render_text,
 )
+from tracecheck.report.safe import printable
 from tracecheck.show import render_trace, trace_facts
 from tracecheck.spans import Trace
-from tracecheck.verdict import worst
+from tracecheck.verdict import RuleResult, Verdict, worst
 
 __all__ = ["ExitCode", "main"]
 
@@ -49,6 +53,8 @@ exit codes:
   2  usage error, malformed or contradictory contract, or a rule that could not be evaluated
   3  a trace or input file could not be read
   4  a trace's format is ambiguous: pass --format
+when several apply (one run fails, another cannot be read), the highest code wins;
+every input is still read and every readable trace checked and reported.
 """
 
 
@@ -72,6 +78,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args.run(args))
     except _Stop as stop:
         return int(stop.code)
+    except KeyboardInterrupt:
+        _error("interrupted")
+        return 130
+    except BrokenPipeError:  # the reader went away (`| head`): stop quietly
+        _silence_stdout()
+        return ExitCode.FAILED
+    except Exception as exc:  # a bug must not reach the user as a traceback
+        if os.environ.get("TRACECHECK_DEBUG"):
+            traceback.print_exc()
+        _error(f"internal error: {type(exc).__name__}: {exc} (TRACECHECK_DEBUG=1 shows where)")
+        return ExitCode.USAGE
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -195,31 +212,44 @@ def _trace_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _check(args: argparse.Namespace) -> ExitCode:
+    if args.json == "-" and args.junit == "-":
+        _error("--json - and --junit - both want stdout: send one of them to a file")
+        raise _Stop(ExitCode.USAGE)
     contracts = _load_contracts(args.contract)
-    traces = _read(args.traces, args.format, args.trace_id)
+    traces, failures = _read(args.traces, args.format, args.trace_id)
     checked = [
         _timed(source, trace, contract) for source, trace in traces for contract in contracts
     ]
-    machine_on_stdout = args.json == "-"
+    machine_on_stdout = "-" in (args.json, args.junit)
     human = sys.stderr if machine_on_stdout else sys.stdout
     verbosity = -1 if args.quiet or machine_on_stdout else (1 if args.verbose else 0)
-    print(render_text(checked, color=_use_color(human), verbosity=verbosity), file=human)
+    if checked:
+        _print(render_text(checked, color=_use_color(human), verbosity=verbosity), human)
     if args.json:
-        document = orjson.dumps(render_json(checked), option=orjson.OPT_INDENT_2) + b"\n"
-        _write(args.json, document)
+        _write(args.json, _json_bytes(render_json(checked, failures)))
     if args.junit:
-        _write(args.junit, render_junit(checked))
+        _write(args.junit, render_junit(checked, failures))
     if args.annotations or os.environ.get("GITHUB_ACTIONS") == "true":
-        annotations = render_annotations(checked)
+        annotations = render_annotations(checked, failures)
         if annotations:
-            print(annotations, file=human)
+            _print(annotations, human)
     status = worst([item.verdict.status for item in checked])
-    return {"pass": ExitCode.OK, "fail": ExitCode.FAILED, "error": ExitCode.USAGE}[status]
+    code = {"pass": ExitCode.OK, "fail": ExitCode.FAILED, "error": ExitCode.USAGE}[status]
+    return max([code, *(_failure_code(failure) for failure in failures)])
+
+
+def _failure_code(failure: ReadFailure) -> ExitCode:
+    return ExitCode.AMBIGUOUS if failure.kind == "ambiguous" else ExitCode.UNREADABLE
 
 
 def _timed(source: str, trace: Trace, contract: Contract) -> CheckedTrace:
     started = time.perf_counter()
-    verdict = check(trace, contract)
+    try:
+        verdict = check(trace, contract)
+    except Exception as exc:  # a bug in one rule must not hide the other verdicts
+        error = f"internal error: {type(exc).__name__}: {exc}"
+        rule = RuleResult("(check)", None, "error", error=error)
+        verdict = Verdict(contract.name, trace.trace_id, "error", (rule,), 0.0, "0/1 rules passed")
     return CheckedTrace(source, contract.source, verdict, time.perf_counter() - started)
 
 
@@ -227,7 +257,7 @@ def _load_contracts(paths: Sequence[str]) -> list[Contract]:
     """Every contract compiled, or every problem printed: lint errors refuse a contract."""
     contracts: list[Contract] = []
     refused = False
-    for path in paths:
+    for path in dict.fromkeys(paths):  # the same file twice is checked once
         try:
             findings = lint_contract(Path(path))
             contract = compile_contract(Path(path))
@@ -246,30 +276,81 @@ def _load_contracts(paths: Sequence[str]) -> list[Contract]:
     return contracts
 
 
+STDIN = "-"
+
+
 def _read(
     sources: Sequence[str], format: str | None, trace_id: str | None
-) -> list[tuple[str, Trace]]:
+) -> tuple[list[tuple[str, Trace]], list[ReadFailure]]:
+    """Every trace of every source, and every source that gave none (each error printed).
+
+    A source that reads but holds no span is a failure too: nothing checked must not pass.
+    """
+    if trace_id is not None and not trace_id.strip():
+        _error("--trace-id needs a trace id")
+        raise _Stop(ExitCode.USAGE)
+    if list(sources).count(STDIN) > 1:
+        _error("- (standard input) can be read only once")
+        raise _Stop(ExitCode.USAGE)
     traces: list[tuple[str, Trace]] = []
-    for source in sources:
-        progress = _Progress(source)
+    failures: list[ReadFailure] = []
+    for source in _unique(sources):
         try:
-            traces.extend((source, trace) for trace in read_traces(source, format=format))
-            progress.done(traces)
+            found = _read_one(source, format)
         except AmbiguousFormatError as exc:
-            _error(str(exc))
-            raise _Stop(ExitCode.AMBIGUOUS) from None
+            failures.append(ReadFailure(source, "ambiguous", _input_error(exc, source)))
         except TraceReadError as exc:
-            _error(str(exc))
-            raise _Stop(ExitCode.UNREADABLE) from None
-    if trace_id:
-        traces = [(s, t) for s, t in traces if t.trace_id == trace_id.lower()]
+            failures.append(ReadFailure(source, "unreadable", _input_error(exc, source)))
+        except Exception as exc:  # a reader bug: this input is unreadable, the others are not
+            message = f"{_label(source)}: could not be read: internal error: "
+            failures.append(ReadFailure(source, "unreadable", message + f"{exc!r}"))
+        else:
+            if found:
+                traces.extend((_label(source), trace) for trace in found)
+            else:
+                message = f"{_label(source)}: holds no spans, so there is nothing to check"
+                failures.append(ReadFailure(source, "unreadable", message))
+    for failure in failures:
+        _error(printable(failure.message))
+    if trace_id is not None:
+        wanted = trace_id.strip().lower()
+        traces = [(s, t) for s, t in traces if t.trace_id == wanted]
         if not traces:
-            _error(f"no trace has id {trace_id}")
-            raise _Stop(ExitCode.USAGE)
+            _error(f"no trace has id {printable(trace_id)}")
+            raise _Stop(max([ExitCode.USAGE, *(_failure_code(f) for f in failures)]))
     notes = dict.fromkeys(str(note) for _, trace in traces for note in trace.notes)
     for note in notes:
-        print(f"note: {note}", file=sys.stderr)
-    return traces
+        print(f"note: {printable(note)}", file=sys.stderr)
+    return traces, failures
+
+
+def _unique(sources: Sequence[str]) -> list[str]:
+    """Each source once, however it was spelled (`a.jsonl`, `./a.jsonl`)."""
+    seen: dict[str, str] = {}
+    for source in sources:
+        key = source if source == STDIN else os.path.realpath(source)
+        seen.setdefault(key, source)
+    return list(seen.values())
+
+
+def _label(source: str) -> str:
+    return "<stdin>" if source == STDIN else source
+
+
+def _input_error(exc: TraceReadError, source: str) -> str:
+    text = str(exc)
+    if source == STDIN and text.startswith("<bytes>"):
+        text = "<stdin>" + text.removeprefix("<bytes>")
+    return text
+
+
+def _read_one(source: str, format: str | None) -> list[Trace]:
+    if source == STDIN:
+        return read_traces(sys.stdin.buffer.read(), format=format)
+    progress = _Progress(source)
+    found = read_traces(source, format=format)
+    progress.done(found)
+    return found
 
 
 class _Progress:
@@ -284,31 +365,38 @@ class _Progress:
             size = _size(source)
             self.shown = size > self.THRESHOLD_BYTES
             if self.shown:
-                print(f"tracecheck: reading {source} ({size / 1e6:.0f} MB)…", file=sys.stderr)
+                print(
+                    f"tracecheck: reading {printable(source)} ({size / 1e6:.0f} MB)…",
+                    file=sys.stderr,
+                )
 
-    def done(self, traces: Sequence[tuple[str, Trace]]) -> None:
+    def done(self, traces: Sequence[Trace]) -> None:
         if self.shown:
-            spans = sum(len(trace.spans) for _, trace in traces)
+            spans = sum(len(trace.spans) for trace in traces)
             took = time.perf_counter() - self.started
             print(f"tracecheck: read {spans} spans in {took:.1f} s", file=sys.stderr)
 
 
 def _size(source: str) -> int:
-    path = Path(source)
-    if path.is_dir():
-        return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
-    return path.stat().st_size if path.exists() else 0
+    try:
+        path = Path(source)
+        if path.is_dir():
+            return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
+        return path.stat().st_size if path.exists() else 0
+    except OSError:
+        return 0
 
 
 def _show(args: argparse.Namespace) -> ExitCode:
-    traces = [trace for _, trace in _read(args.traces, args.format, args.trace_id)]
+    found, failures = _read(args.traces, args.format, args.trace_id)
+    traces = [trace for _, trace in found]
     if args.json:
         document = {"version": 1, "traces": [trace_facts(trace) for trace in traces]}
-        sys.stdout.write(orjson.dumps(document, option=orjson.OPT_INDENT_2).decode() + "\n")
-    else:
+        _print(_json_bytes(document).decode().rstrip("\n"), sys.stdout)
+    elif traces:
         color = _use_color(sys.stdout)
-        print("\n\n".join(render_trace(trace, color=color) for trace in traces))
-    return ExitCode.OK
+        _print("\n\n".join(render_trace(trace, color=color) for trace in traces), sys.stdout)
+    return max([ExitCode.OK, *(_failure_code(failure) for failure in failures)])
 
 
 def _lint(args: argparse.Namespace) -> ExitCode:
@@ -341,14 +429,50 @@ def _explain(args: argparse.Namespace) -> ExitCode:
 
 def _write(target: str, data: bytes) -> None:
     if target == "-":
-        sys.stdout.buffer.write(data)
-        sys.stdout.flush()
+        try:
+            sys.stdout.flush()
+            sys.stdout.buffer.write(data)
+            sys.stdout.flush()
+        except BrokenPipeError:
+            _silence_stdout()
         return
     try:
-        Path(target).write_bytes(data)
+        path = Path(target)
+        path.parent.mkdir(parents=True, exist_ok=True)  # `--junit reports/out.xml` in CI
+        path.write_bytes(data)
     except OSError as exc:
-        _error(f"{target}: cannot write: {exc.strerror}")
+        _error(f"{target}: cannot write: {exc.strerror or exc}")
         raise _Stop(ExitCode.USAGE) from None
+
+
+def _json_bytes(document: object) -> bytes:
+    try:
+        return orjson.dumps(document, option=orjson.OPT_INDENT_2) + b"\n"
+    except orjson.JSONEncodeError:  # text orjson refuses (a lone surrogate): escape it
+        return json.dumps(document, indent=2, ensure_ascii=True).encode() + b"\n"
+
+
+def _print(text: str, stream: TextIO) -> None:
+    """`text` and a newline; a reader that went away (`| head -1`) ends the output quietly."""
+    try:
+        print(text, file=stream, flush=True)
+    except BrokenPipeError:
+        if stream is sys.stdout:
+            _silence_stdout()
+    except UnicodeEncodeError:  # a terminal that cannot show ✓: escape what it cannot show
+        encoding = getattr(stream, "encoding", None) or "ascii"
+        safe = text.encode(encoding, "backslashreplace").decode(encoding)
+        print(safe, file=stream, flush=True)
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so the interpreter's final flush cannot fail loudly."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):  # not a real file (captured in tests)
+        pass
 
 
 def _use_color(stream: TextIO) -> bool:
@@ -356,6 +480,8 @@ def _use_color(stream: TextIO) -> bool:
         return False
     if os.environ.get("FORCE_COLOR"):
         return True
+    if os.environ.get("TERM") == "dumb":
+        return False
     return stream.isatty()
 
 

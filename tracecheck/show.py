@@ -1,7 +1,8 @@
 """A trace as a tree a person reads at a glance, and the same facts for machines.
 
 Only structure is shown (kind, tool, model, tokens, timing, status): never attribute values
-or status messages, which may hold secrets.
+or status messages, which may hold secrets. Recorded names are shown with control characters
+escaped, so a span name cannot drive the terminal or forge a line of the tree.
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from tracecheck.report.safe import printable, shorten
 from tracecheck.spans import Kind, Span, TokenUsage, Trace
 
 __all__ = ["render_trace", "trace_facts"]
@@ -20,9 +22,9 @@ def render_trace(trace: Trace, *, color: bool = False) -> str:
     """The trace as an indented tree, one line per span, children in read order."""
     paint = _painter(color)
     run = trace.run_record
-    status = (run.status if run else None) or "unknown"
+    status = printable((run.status if run else None) or "unknown")
     header = (
-        f"trace {trace.trace_id or '(no trace id)'}  {len(trace.spans)} span(s)"
+        f"trace {printable(trace.trace_id or '(no trace id)')}  {len(trace.spans)} span(s)"
         f"{_maybe(' · ', _duration(_trace_duration(trace)))} · run {status}"
     )
     lines = [paint(_BOLD, header)]
@@ -93,12 +95,12 @@ def _walk(trace: Trace) -> Iterator[tuple[str, Span]]:
 
 def _span_line(span: Span, paint: Callable[[str, str], str]) -> str:
     kind = span.kind
-    label = span.name or "(unnamed)"
+    label = _name(span.name) or "(unnamed)"
     parts = [f"{kind.value:<9} {label}"]
     if span.tool_name and span.tool_name != span.name:
-        parts.append(f"tool={span.tool_name}")
+        parts.append(f"tool={_name(span.tool_name)}")
     if span.model and kind in (Kind.LLM, Kind.EMBEDDING):
-        parts.append(f"model={span.model}")
+        parts.append(f"model={_name(span.model)}")
     tokens = _tokens(span.tokens)
     if tokens:
         parts.append(tokens)
@@ -106,8 +108,13 @@ def _span_line(span: Span, paint: Callable[[str, str], str]) -> str:
     parts.append(duration or "no timing")
     line = "  ".join(parts)
     if span.is_error:
-        return paint(_RED, f"{line}  ✗ error") + paint(_DIM, f"  {span.span_id or ''}")
-    return line + paint(_DIM, f"  {span.span_id or ''}")
+        return paint(_RED, f"{line}  ✗ error") + paint(_DIM, f"  {_name(span.span_id)}")
+    return line + paint(_DIM, f"  {_name(span.span_id)}")
+
+
+def _name(text: str | None) -> str:
+    """A recorded name for one line of the tree: escaped, and shortened when very long."""
+    return shorten(printable(text), 200) if text else ""
 
 
 def _tokens(tokens: TokenUsage) -> str:

@@ -1,24 +1,40 @@
-"""GitHub Actions workflow commands: one annotation per violation or rule error."""
+"""GitHub Actions workflow commands: one annotation per violation, rule error or unread input.
+
+Escaping follows the runner's rules (as `@actions/core` does): in the message `%`, CR and LF
+are percent-encoded; in properties also `:` and `,`. Other control characters are shown as
+escapes, so recorded text cannot forge a second command. A rule shows at most
+`MAX_VIOLATIONS` annotations, the last one counting the rest.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from tracecheck.report.model import CheckedTrace
+from tracecheck.report.model import CheckedTrace, ReadFailure
+from tracecheck.report.safe import printable
 
 __all__ = ["render_annotations"]
 
+MAX_VIOLATIONS = 5
 
-def render_annotations(checked: Sequence[CheckedTrace]) -> str:
-    lines = []
+
+def render_annotations(
+    checked: Sequence[CheckedTrace], failures: Sequence[ReadFailure] = ()
+) -> str:
+    lines = [_command(f.source, "tracecheck: input not read", f.message) for f in failures]
     for item in checked:
         verdict = item.verdict
         for rule in verdict.rules:
             title = f"{verdict.contract}: {rule.label}"
             if rule.status == "error":
                 lines.append(_command(item.source, title, f"could not be evaluated: {rule.error}"))
-            for violation in rule.violations if rule.status == "fail" else ():
-                lines.append(_command(item.source, title, violation.detail))
+            if rule.status != "fail":
+                continue
+            shown = rule.violations[:MAX_VIOLATIONS]
+            hidden = len(rule.violations) - len(shown)
+            for index, violation in enumerate(shown):
+                more = f" (and {hidden} more)" if hidden and index == len(shown) - 1 else ""
+                lines.append(_command(item.source, title, violation.detail + more))
     return "\n".join(lines)
 
 
@@ -27,7 +43,8 @@ def _command(path: str, title: str, message: str) -> str:
 
 
 def _data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    escaped = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return printable(escaped)
 
 
 def _property(text: str) -> str:

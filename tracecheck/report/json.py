@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from tracecheck.report.model import CheckedTrace
+from tracecheck.report.model import CheckedTrace, ReadFailure
 from tracecheck.verdict import worst
 
 __all__ = ["REPORT_VERSION", "render_json"]
@@ -13,11 +13,22 @@ __all__ = ["REPORT_VERSION", "render_json"]
 REPORT_VERSION = 1
 
 
-def render_json(checked: Sequence[CheckedTrace]) -> dict[str, Any]:
+def render_json(
+    checked: Sequence[CheckedTrace], failures: Sequence[ReadFailure] = ()
+) -> dict[str, Any]:
+    """Every verdict, and every input that gave nothing to check (`unread`).
+
+    `status` is the worst verdict status, and `error` when an input could not be read.
+    """
+    status = worst([item.verdict.status for item in checked])
     return {
         "version": REPORT_VERSION,
-        "status": worst([item.verdict.status for item in checked]),
+        "status": "error" if failures else status,
         "results": [_result(item) for item in checked],
+        "unread": [
+            {"source": failure.source, "kind": failure.kind, "error": failure.message}
+            for failure in failures
+        ],
     }
 
 

@@ -1,64 +1,115 @@
 """JUnit XML: one testsuite per trace and contract, one testcase per rule.
 
-The layout is the common JUnit schema CI viewers read: `failure` for a failed rule (its first
-violation as the message, all of them as the text), `error` for a rule that could not be
-evaluated, `skipped` for the rules of an alternative that another alternative made moot.
+The layout is the common (Jenkins/Surefire) JUnit schema CI viewers read: `failure` for a failed
+rule (its first violation as the message, all of them as the text), `error` for a rule that
+could not be evaluated, `skipped` for the rules of an alternative that another alternative made
+moot. An input that could not be read gets a testsuite of its own holding one `error`, so a
+viewer shows why the job failed. Counts add up at both levels; text XML 1.0 cannot hold is
+shown as escapes.
 """
 
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 from collections.abc import Sequence
+from datetime import datetime
 
-from tracecheck.report.model import CheckedTrace
+from tracecheck.report.model import CheckedTrace, ReadFailure
+from tracecheck.report.safe import shorten, xml_safe
 
 __all__ = ["render_junit"]
 
+_COUNTS = ("tests", "failures", "errors", "skipped")
 
-def render_junit(checked: Sequence[CheckedTrace]) -> bytes:
+
+def render_junit(
+    checked: Sequence[CheckedTrace],
+    failures: Sequence[ReadFailure] = (),
+    *,
+    timestamp: datetime | None = None,
+) -> bytes:
+    """The report as UTF-8 XML. `timestamp` (local time, no zone) marks when checking began."""
+    stamp = (timestamp or datetime.now()).replace(microsecond=0, tzinfo=None).isoformat()
     root = ET.Element("testsuites", name="tracecheck")
-    totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
+    suites = [_suite(item, stamp) for item in checked]
+    suites.extend(_unread_suite(failure, stamp) for failure in failures)
+    for key in _COUNTS:
+        root.set(key, str(sum(int(suite.get(key, "0")) for suite in suites)))
     root.set("time", f"{sum(item.seconds for item in checked):.3f}")
-    for item in checked:
-        suite = _suite(item)
-        root.append(suite)
-        for key in totals:
-            totals[key] += int(suite.get(key, "0"))
-    for key, value in totals.items():
-        root.set(key, str(value))
+    root.extend(suites)
     ET.indent(root)
     document: bytes = ET.tostring(root, encoding="utf-8", xml_declaration=True)
     return document + b"\n"
 
 
-def _suite(item: CheckedTrace) -> ET.Element:
+def _element(tag: str, **attributes: str) -> ET.Element:
+    return ET.Element(tag, {key: xml_safe(value) for key, value in attributes.items()})
+
+
+def _sub(parent: ET.Element, tag: str, **attributes: str) -> ET.Element:
+    child = _element(tag, **attributes)
+    parent.append(child)
+    return child
+
+
+def _suite(item: CheckedTrace, timestamp: str) -> ET.Element:
     verdict = item.verdict
     rules = verdict.rules
-    suite = ET.Element(
+    name = f"{verdict.contract} @ {verdict.trace_id or item.source}"
+    suite = _element(
         "testsuite",
-        name=f"{verdict.contract} @ {verdict.trace_id or item.source}",
+        name=name,
         tests=str(len(rules)),
         failures=str(sum(r.status == "fail" for r in rules)),
         errors=str(sum(r.status == "error" for r in rules)),
         skipped=str(sum(r.status == "skipped" for r in rules)),
         time=f"{item.seconds:.3f}",
+        timestamp=timestamp,
     )
-    properties = ET.SubElement(suite, "properties")
-    for name, value in (
+    properties = _sub(suite, "properties")
+    for key, value in (
         ("trace.source", item.source),
         ("trace.id", verdict.trace_id or ""),
+        ("contract", verdict.contract),
         ("contract.source", item.contract_source or ""),
         ("verdict", verdict.status),
     ):
-        ET.SubElement(properties, "property", name=name, value=value)
+        _sub(properties, "property", name=key, value=value)
     for rule in rules:
-        case = ET.SubElement(suite, "testcase", name=rule.label, classname=verdict.contract)
+        # The classname names the suite: a rule label recurs in every trace a contract checks.
+        case = _sub(suite, "testcase", name=rule.label, classname=name, time="0.000")
         if rule.status == "fail":
             details = [v.detail for v in rule.violations]
-            failure = ET.SubElement(case, "failure", message=details[0] if details else "")
-            failure.text = "\n".join(details)
+            first = details[0] if details else "the rule failed"
+            more = f" (and {len(details) - 1} more)" if len(details) > 1 else ""
+            failure = _sub(
+                case, "failure", message=shorten(first, 1000) + more, type="ContractViolation"
+            )
+            failure.text = xml_safe("\n".join(details))
         elif rule.status == "error":
-            ET.SubElement(case, "error", message=rule.error or "could not be evaluated")
+            error = rule.error or "could not be evaluated"
+            node = _sub(case, "error", message=shorten(error, 1000), type="RuleError")
+            node.text = xml_safe(error)
         elif rule.status == "skipped":
-            ET.SubElement(case, "skipped", message="another alternative passed")
+            _sub(case, "skipped", message="another alternative passed")
+    return suite
+
+
+def _unread_suite(failure: ReadFailure, timestamp: str) -> ET.Element:
+    suite = _element(
+        "testsuite",
+        name=failure.source,
+        tests="1",
+        failures="0",
+        errors="1",
+        skipped="0",
+        time="0.000",
+        timestamp=timestamp,
+    )
+    properties = _sub(suite, "properties")
+    _sub(properties, "property", name="trace.source", value=failure.source)
+    case = _sub(suite, "testcase", name="read", classname=failure.source, time="0.000")
+    kind = "AmbiguousFormat" if failure.kind == "ambiguous" else "UnreadableTrace"
+    error = _sub(case, "error", message=shorten(failure.message, 1000), type=kind)
+    error.text = xml_safe(failure.message)
     return suite

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from tracecheck.report.model import CheckedTrace
+from tracecheck.report.safe import printable, shorten
 from tracecheck.verdict import RuleResult
 
 __all__ = ["MAX_VIOLATIONS", "render_text"]
@@ -24,8 +25,8 @@ def render_text(checked: Sequence[CheckedTrace], *, color: bool = False, verbosi
         verdict = item.verdict
         status = paint(verdict.status, verdict.status.upper())
         lines.append(
-            f"{item.source}: trace {verdict.trace_id or '(no trace id)'}: "
-            f'contract "{verdict.contract}" {status} ({verdict.notes})'
+            f"{printable(item.source)}: trace {printable(verdict.trace_id or '(no trace id)')}: "
+            f'contract "{printable(verdict.contract)}" {status} ({printable(verdict.notes)})'
         )
         if verbosity < 0:
             continue
@@ -38,17 +39,23 @@ def render_text(checked: Sequence[CheckedTrace], *, color: bool = False, verbosi
 
 def _rule_lines(rule: RuleResult, paint: Callable[[str, str], str]) -> list[str]:
     mark = paint(rule.status, _MARKS[rule.status])
+    label = printable(rule.label)
     if rule.status == "error":
-        return [f"  {mark} {rule.label}: could not be evaluated: {rule.error}"]
+        return [f"  {mark} {label}: could not be evaluated: {_line(rule.error or '')}"]
     if rule.status == "skipped":
-        return [f"  {mark} {rule.label}: skipped (another alternative passed)"]
-    lines = [f"  {mark} {rule.label}"]
+        return [f"  {mark} {label}: skipped (another alternative passed)"]
+    lines = [f"  {mark} {label}"]
     shown = rule.violations[:MAX_VIOLATIONS]
-    lines.extend(f"      {violation.detail}" for violation in shown)
+    lines.extend(f"      {_line(violation.detail)}" for violation in shown)
     hidden = len(rule.violations) - len(shown)
     if hidden > 0:
         lines.append(f"      … and {hidden} more")
     return lines
+
+
+def _line(text: str) -> str:
+    """One report line from recorded text: controls escaped, a very long one shortened."""
+    return shorten(printable(text))
 
 
 def _painter(color: bool) -> Callable[[str, str], str]:

@@ -1,0 +1,51 @@
+"""Text from a trace made safe for where it is shown.
+
+Span names, tool names and file names come from recorded input and may hold anything: control
+characters that move a terminal's cursor or recolour it, line breaks that forge report lines,
+bidirectional overrides that reorder what a reader sees, and characters XML 1.0 cannot hold.
+Each is shown as a visible escape (`\\x1b`, `\\n`, `\\u202e`) instead.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["printable", "shorten", "xml_safe"]
+
+# C0 and C1 controls, DEL, line/paragraph separators, bidi embeddings/overrides/isolates,
+# and lone surrogates (which no UTF-8 stream can carry).
+_UNPRINTABLE = re.compile(
+    "[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff\ufffe\uffff]"
+)
+# Everything XML 1.0 cannot hold: its Char production minus tab, newline and carriage return
+# (which XML can carry; attribute values escape them).
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _escape(match: re.Match[str]) -> str:
+    char = match.group()
+    named = _NAMED.get(char)
+    if named is not None:
+        return named
+    code = ord(char)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def printable(text: str) -> str:
+    """`text` with every control, separator and bidi character shown as an escape."""
+    return _UNPRINTABLE.sub(_escape, text)
+
+
+def xml_safe(text: str) -> str:
+    """`text` with the characters XML 1.0 cannot hold shown as escapes."""
+    return _NOT_XML.sub(_escape, text)
+
+
+def shorten(text: str, limit: int = 500) -> str:
+    """`text`, or its head and tail around an ellipsis when it is longer than `limit`."""
+    if len(text) <= limit:
+        return text
+    tail = limit // 3
+    head = limit - tail - 3
+    return f"{text[:head]} … {text[-tail:]}"
