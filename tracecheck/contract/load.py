@@ -1,18 +1,22 @@
 """Reading a contract document: a path, JSON or YAML text, or an already-parsed value.
 
 A file's problems name the file (`ContractError.source`). JSON syntax errors carry their line
-and column; YAML is read with `yaml.safe_load`.
+and column; YAML is read with PyYAML's safe loader. A key written twice in one object is
+refused at its place (both parsers would silently keep the last one, dropping a check).
 """
 
 from __future__ import annotations
 
+import json
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import orjson
 import yaml
 
+from tracecheck.contract.words import key_path, quote
 from tracecheck.errors import ContractError, ContractProblem
 
 __all__ = ["ContractSource", "load_document", "parse_text"]
@@ -91,9 +95,42 @@ def parse_text(text: str, source: str | None) -> Any:
 
 def _parse_json(text: str, source: str | None) -> Any:
     try:
-        return orjson.loads(text)
+        document = orjson.loads(text)
     except orjson.JSONDecodeError as exc:
         raise _json_error(exc, source) from None
+    try:
+        members = json.loads(text, object_pairs_hook=_Pairs)
+        _refuse(list(_json_duplicates(members, "")), source)
+    except RecursionError:
+        raise _fail(source, "malformed JSON: nested too deeply") from None
+    return document
+
+
+def _refuse(problems: list[ContractProblem], source: str | None) -> None:
+    if problems:
+        raise ContractError(problems, source=source)
+
+
+def _duplicate(where: str, key: Any, at: str = "") -> ContractProblem:
+    return ContractProblem(where, f"duplicate key {quote(key)}{at}")
+
+
+class _Pairs(list[tuple[str, Any]]):
+    """A JSON object as written: its members in order, repeated keys kept (an
+    `object_pairs_hook`), so that a second pass can name where a key repeats."""
+
+
+def _json_duplicates(value: Any, where: str) -> Iterator[ContractProblem]:
+    if isinstance(value, _Pairs):
+        seen: set[str] = set()
+        for key, member in value:
+            if key in seen:
+                yield _duplicate(where, key)
+            seen.add(key)
+            yield from _json_duplicates(member, key_path(where, key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _json_duplicates(item, f"{where}[{index}]")
 
 
 def _json_error(exc: orjson.JSONDecodeError, source: str | None) -> ContractError:
@@ -102,13 +139,58 @@ def _json_error(exc: orjson.JSONDecodeError, source: str | None) -> ContractErro
     )
 
 
-def _load_yaml(text: str) -> Any:
-    return yaml.safe_load(text)
+def _load_yaml(text: str, source: str | None = None) -> Any:
+    loader = yaml.SafeLoader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        _refuse(list(_yaml_duplicates(loader, node, "", set())), source)
+        return loader.construct_document(node)
+    finally:
+        loader.dispose()
+
+
+def _yaml_duplicates(
+    loader: yaml.SafeLoader, node: yaml.Node, where: str, visited: set[int]
+) -> Iterator[ContractProblem]:
+    """Keys written twice in one mapping (a `<<` merge may override; that is not a repeat).
+    A node reached again through an alias is checked once, so a recursive alias ends."""
+    if id(node) in visited:
+        return
+    visited.add(id(node))
+    if isinstance(node, yaml.SequenceNode):
+        for index, item in enumerate(node.value):
+            yield from _yaml_duplicates(loader, item, f"{where}[{index}]", visited)
+    elif isinstance(node, yaml.MappingNode):
+        seen: set[Any] = set()
+        for key_node, value_node in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                continue
+            key = _yaml_key(loader, key_node)
+            if key in seen:
+                mark = key_node.start_mark
+                yield _duplicate(where, key, f" (line {mark.line + 1}, column {mark.column + 1})")
+            seen.add(key)
+            yield from _yaml_duplicates(loader, value_node, key_path(where, str(key)), visited)
+
+
+def _yaml_key(loader: yaml.SafeLoader, node: yaml.Node) -> Any:
+    """A mapping key as the loader would build it; one that cannot be hashed is compared by
+    its text."""
+    key = loader.construct_object(node, deep=True)
+    try:
+        hash(key)
+    except TypeError:
+        return repr(key)
+    return key
 
 
 def _parse_yaml(text: str, source: str | None) -> Any:
     try:
-        return _load_yaml(text)
+        return _load_yaml(text, source)
+    except ContractError:
+        raise
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark
         where = f"line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
