@@ -210,6 +210,75 @@ def test_a_broken_contract_in_the_marker_is_a_setup_error(agent_tests: pytest.Py
     )
 
 
+def test_a_missing_contract_file_is_a_setup_error_naming_it(agent_tests: pytest.Pytester) -> None:
+    agent_tests.makepyfile(
+        """
+        import pytest
+
+        @pytest.mark.trace_contract("contracts/missing.json")
+        def test_missing(trace_spans):
+            pass
+        """
+    )
+    result = agent_tests.runpytest()
+    result.assert_outcomes(errors=1)
+    missing = agent_tests.path / "contracts" / "missing.json"
+    result.stdout.fnmatch_lines([f"trace_contract: {missing}: cannot be read: *"])
+    # One clear message: not the ContractError again as a chained exception.
+    assert "During handling of the above exception" not in result.stdout.str()
+
+
+def test_a_test_that_emits_no_span_fails_instead_of_passing_vacuously(
+    agent_tests: pytest.Pytester,
+) -> None:
+    # Low-level rules get no capture-evidence error (contracts.md 4.11, 9.7): with no span at
+    # all this contract would pass, though nothing was checked.
+    agent_tests.makefile(
+        ".json",
+        never_bash=json.dumps(
+            {
+                "name": "never-bash",
+                "rules": [{"kind": "never", "label": "n", "p": {"tool": "Bash"}}],
+            }
+        ),
+    )
+    agent_tests.makepyfile(
+        """
+        import pytest
+        from tracecheck.testing import assert_contract
+
+        @pytest.mark.trace_contract("never_bash.json")
+        def test_marker(trace_spans):
+            pass  # the code under test was not given the provider
+
+        def test_helper(trace_spans):
+            trace_spans.assert_contract("never_bash.json")
+
+        def test_free_function():
+            assert_contract([], "never_bash.json")
+
+        @pytest.mark.trace_contract("never_bash.json")
+        def test_with_a_span(trace_spans):
+            with trace_spans.tracer("agent").start_as_current_span("work"):
+                pass
+        """
+    )
+    result = agent_tests.runpytest()
+    result.assert_outcomes(failed=3, passed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*_ test_marker _*",
+            'trace contract "never-bash" could not be checked: no spans were captured',
+            "pass the fixture's provider or tracer to the code under test",
+            "hint: run `tracecheck explain never_bash.json` to see what each rule requires",
+            "*_ test_helper _*",
+            '*AssertionError: trace contract "never-bash" could not be checked: no spans were captured',
+            "*_ test_free_function _*",
+            '*AssertionError: trace contract "never-bash" could not be checked: no spans were given',
+        ]
+    )
+
+
 def test_marker_paths_are_relative_to_the_rootdir(agent_tests: pytest.Pytester) -> None:
     (agent_tests.path / "contracts").mkdir()
     (agent_tests.path / "contracts" / "refund-desk.json").write_bytes(CONTRACT.read_bytes())

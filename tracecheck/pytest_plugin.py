@@ -5,7 +5,8 @@
   It never touches the global provider unless the test asks with
   `@pytest.mark.trace_spans(global_provider=True)`.
 - marker `@pytest.mark.trace_contract("contracts/x.json", ...)`: after the test body passes,
-  the captured spans are checked; a violation fails the test (in the call phase).
+  the captured spans are checked; a violation fails the test (in the call phase), and so does
+  a test that emitted no span at all (nothing was checked).
 - option `--tracecheck-evidence-dir DIR`: a failing check writes the spans (OTLP JSON) and the
   verdict (JSON) there.
 
@@ -112,7 +113,7 @@ class SpanCapture:
         """The verdict on the captured spans and, unless it passes, the failure message."""
         spans = self.spans()
         verdict = check(spans, contract)
-        if verdict.ok:
+        if verdict.ok and spans:  # no span at all passes nothing: the capture is not wired
             return verdict, None
         message = failure_message(verdict, label, span_count=len(spans))
         if self._evidence_dir is not None:
@@ -186,6 +187,7 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     if not markers:
         return
     contracts: list[tuple[str, Contract]] = []
+    problems: list[str] = []
     for marker in markers:
         if not marker.args or not all(isinstance(a, str | Path) for a in marker.args):
             pytest.fail(
@@ -195,10 +197,11 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
             )
         for arg in marker.args:
             try:
-                contract = compile_contract(item.config.rootpath / arg)
+                contracts.append((str(arg), compile_contract(item.config.rootpath / arg)))
             except ContractError as exc:
-                pytest.fail(f"{MARKER}: {exc}", pytrace=False)
-            contracts.append((str(arg), contract))
+                problems.append(f"{MARKER}: {exc}")
+    if problems:  # failed outside the handler: the report shows no chained ContractError
+        pytest.fail("\n".join(problems), pytrace=False)
     item.stash[_CONTRACTS] = contracts
 
 

@@ -27,11 +27,18 @@ def assert_contract(spans_or_trace: Trace | Iterable[Span], contract: ContractIn
 
     `contract` is a compiled `Contract`, a path, JSON or YAML text, or a parsed document; a
     malformed one raises `ContractError`. The message names rules, span ids and details, and
-    never an attribute value. Returns the passing verdict.
+    never an attribute value. An empty list of spans fails: nothing checked is no evidence.
+    Returns the passing verdict.
     """
     __tracebackhide__ = True
     compiled = contract if isinstance(contract, Contract) else compile_contract(contract)
-    verdict = check(spans_or_trace, compiled)
+    subject = spans_or_trace if isinstance(spans_or_trace, Trace) else list(spans_or_trace)
+    verdict = check(subject, compiled)
+    if isinstance(subject, list) and not subject:  # nothing to check must not pass
+        raise AssertionError(
+            f'trace contract "{compiled.name}" could not be checked: no spans were given\n'
+            + _hint(compiled.source)
+        )
     if not verdict.ok:
         raise AssertionError(failure_message(verdict, compiled.source))
     return verdict
@@ -43,10 +50,18 @@ def failure_message(
     """Summary line, one bullet per failed or errored rule, then a hint.
 
     `contract_path` (the file as the user named it) goes into the hint; `span_count` of zero
-    adds a line saying that nothing was captured.
+    adds a line saying that nothing was captured (and makes a passing verdict a failure).
     """
     considered = [r for r in verdict.rules if r.status != "skipped"]
     bad = [r for r in considered if r.status in ("fail", "error")]
+    if verdict.ok and span_count == 0:  # a vacuous pass: report the missing capture alone
+        return "\n".join(
+            [
+                f'trace contract "{verdict.contract}" could not be checked: no spans were captured',
+                "pass the fixture's provider or tracer to the code under test",
+                _hint(contract_path),
+            ]
+        )
     errored = sum(r.status == "error" for r in bad)
     outcome = "failed" if verdict.status == "fail" else "could not be checked"
     summary = (
