@@ -2804,3 +2804,198 @@ def test_equal_keys_in_sibling_objects_are_fine() -> None:
     compile_contract(
         "name: a\nrules:\n  - {kind: never, label: x, p: {kind: TOOL}}\n  - {kind: never, label: y, p: {kind: LLM}}\n"
     )
+
+
+# =============================================================================================
+# More edges found while auditing
+# =============================================================================================
+
+MORE_BAD: list[tuple[str, dict[str, Any], str]] = [
+    (
+        "a did-you-mean tie goes to the first candidate",
+        {"rulx": 1},
+        'unknown key "rulx" — did you mean "run"?',
+    ),
+    ("did-you-mean ignores case", {"RULX": 1}, 'unknown key "RULX" — did you mean "run"?'),
+    (
+        "an enum value in the wrong case is refused with the right one",
+        {"tools": {"requiredOrder": ["a", "b"], "orderMode": "START-ORDER"}},
+        'tools.orderMode: unknown value "START-ORDER" — did you mean "start-order"?',
+    ),
+    (
+        "a kind in title case",
+        low("never", p={"kind": "Tool"}),
+        'rules[0].p.kind: unknown value "Tool" — did you mean "TOOL"?',
+    ),
+    ("an empty not", low("never", p={"not": {}}), "rules[0].p.not:"),
+    ("an empty attr", low("never", p={"attr": {}}), "rules[0].p.attr:"),
+    (
+        "a matcher with both forms",
+        low("never", p={"name": {"$regex": "a", "oneOf": ["a"]}}),
+        "rules[0].p.name:",
+    ),
+    (
+        "a matcher flag typo",
+        low("never", p={"name": {"$regex": "a", "flag": "i"}}),
+        'did you mean "flags"?',
+    ),
+    (
+        "a non-string oneOf entry",
+        low("never", p={"name": {"oneOf": ["a", 1]}}),
+        "rules[0].p.name.oneOf[1]",
+    ),
+    (
+        "equals without a value",
+        low("argument", p={"kind": "TOOL"}, pointer="/a", check={"op": "equals"}),
+        "rules[0].check",
+    ),
+    (
+        "a value beside exists",
+        low("argument", p={"kind": "TOOL"}, pointer="/a", check={"op": "exists", "value": 1}),
+        "rules[0].check",
+    ),
+    (
+        "exists as a string",
+        {"tools": {"arguments": [{"tool": "R", "pointer": "/a", "exists": "true"}]}},
+        "tools.arguments[0].exists",
+    ),
+    ("a write as a bare name", {"retries": {"writes": ["p"]}}, "retries.writes[0]"),
+    (
+        "a blank alternative id",
+        {
+            "tools": {"maxCalls": 1},
+            "alternatives": {"anyOf": [{"id": " ", "tools": {"required": ["R"]}}]},
+        },
+        "alternatives.anyOf[0].id",
+    ),
+    (
+        "a scope kind typo",
+        {"scope": {"root": {"kind": "agnt"}}, "tools": {"maxCalls": 1}},
+        'did you mean "AGENT"?',
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("doc", "fragment"), [c[1:] for c in MORE_BAD], ids=[c[0] for c in MORE_BAD]
+)
+def test_more_refusals(doc: dict[str, Any], fragment: str) -> None:
+    found = problems({"name": "x", **doc})
+    assert any(fragment in p for p in found), found
+
+
+MORE_OUTCOMES: list[tuple[str, dict[str, Any], list[Span], Outcome]] = [
+    (
+        "last needs every start too",
+        arg(equals=1, occurrence="last"),
+        [tool("t1", "Run", 1, 2, args={"a": 1}), tool("t2", "Run", None, 2, args={"a": 1})],
+        ("fail", [("t2", "span t2 has no start time, so the last call cannot be chosen")]),
+    ),
+    (
+        "all-occurrences: an untimed later candidate",
+        order("all-occurrences"),
+        [tool("r1", "a", 0, 5), tool("s", "b", 10, 20), tool("r2", "a", 30, None)],
+        ("fail", [("s", B_NOT_A + "span r2 has no end time, so its order cannot be proven")]),
+    ),
+    (
+        "all-occurrences: a span never witnesses itself",
+        low("precedes", a={"kind": "TOOL"}, b={"tool": "x"}, order="all-occurrences"),
+        [tool("s", "x", 10, 20), tool("r", "y", 0, 5)],
+        PASS(),
+    ),
+    (
+        "allowedModels: an LLM call without a model fails",
+        {"llm": {"allowedModels": ["a", "b"]}},
+        [llm("l", model=None)],
+        ("fail", [("l", 'span l ("chat") matches never(kind=LLM,not(model=oneOf(a|b)))')]),
+    ),
+    (
+        "maxCallsPerTool counts only that tool",
+        {"tools": {"maxCallsPerTool": {"Read": 1}}},
+        [tool("a", "Read"), tool("g", "Grep"), tool("b", "Read")],
+        ("fail", [("b", "2 span(s) match kind=TOOL,tool=Read, over the limit of 1")]),
+    ),
+    (
+        "a run over a fractional limit",
+        {"run": {"maxDurationMs": 0.5}},
+        [agent("r", 0, 1)],
+        ("fail", [(None, "run took 1 ms, over 0.5 ms")]),
+    ),
+    (
+        "an object attribute compares regardless of key order",
+        low("eventually", p={"attr": {"k": {"a": 1, "b": [1]}}}),
+        [sp("s", attrs={"k": {"b": [1.0], "a": 1}})],
+        PASS(),
+    ),
+    (
+        "the verbose regex flag",
+        low("eventually", p={"name": {"$regex": "a b  # comment", "flags": "x"}}),
+        [sp("s", "ab")],
+        PASS(),
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("doc", "spans", "expected"), [c[1:] for c in MORE_OUTCOMES], ids=[c[0] for c in MORE_OUTCOMES]
+)
+def test_more_outcomes(doc: dict[str, Any], spans: list[Span], expected: Outcome) -> None:
+    verdict = run_check(doc, spans)
+    label = (
+        "tools.requiredOrder[a->b]" if "tools" in doc and "requiredOrder" in doc["tools"] else None
+    )
+    assert outcome(verdict, label) == expected
+
+
+def test_a_value_that_cannot_be_canonicalized_is_a_rule_error() -> None:
+    spans = [tool(f"s{i}", "search", attrs={"tool.arguments": {"n": float("nan")}}) for i in (1, 2)]
+    verdict = run_check(retries(reads=["lookup"]), spans)
+    assert verdict.status == "error"
+    status, found = outcome(verdict)
+    assert status == "error" and "canonicalized" in found[0][1]
+
+
+def test_every_scoped_rule_errors_and_none_passes() -> None:
+    doc = {
+        "scope": {"root": {"name": "none"}},
+        "tools": {"required": ["B"]},
+        "llm": {"maxCalls": 1},
+    }
+    verdict = run_check(doc, [sp("a")])
+    assert (verdict.status, verdict.score, verdict.notes) == (
+        "error",
+        0.0,
+        "0/2 rules passed; 2 could not be evaluated",
+    )
+
+
+def test_capture_evidence_inside_an_alternative() -> None:
+    doc = {
+        "llm": {"maxCalls": 1},
+        "alternatives": {
+            "anyOf": [
+                {"id": "x", "tools": {"forbidden": ["B"]}},
+                {"id": "y", "llm": {"maxCalls": 0}},
+            ]
+        },
+    }
+    verdict = run_check(doc, [llm("l")])
+    assert [(r.label, r.status) for r in verdict.rules] == [
+        ("llm.maxCalls", "pass"),
+        ("x/tools.forbidden[B]", "error"),
+        ("y/llm.maxCalls", "fail"),
+    ]
+    assert verdict.status == "error"
+
+
+def test_lint_llm_max_calls_zero_message_agrees_in_number() -> None:
+    (one,) = lint_contract({"name": "x", "llm": {"maxCalls": 0, "maxTotalTokens": 3}})
+    assert (
+        one.message == "is 0, so no model may be called, yet llm.maxTotalTokens limits model calls"
+    )
+    (two,) = lint_contract(
+        {"name": "x", "llm": {"maxCalls": 0, "maxTotalTokens": 3, "allowedModels": ["m"]}}
+    )
+    assert two.message == (
+        "is 0, so no model may be called, yet llm.maxTotalTokens and llm.allowedModels limit model calls"
+    )

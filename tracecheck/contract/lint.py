@@ -249,9 +249,10 @@ def _lint_path(path: PathSpec) -> Iterator[LintFinding]:
             if present
         ]
         if limits:
+            verb = "limit" if len(limits) > 1 else "limits"
             yield _finding(
                 "llm.max-calls-zero-with-limits",
                 at("llm.maxCalls"),
-                f"is 0, so no model may be called, yet llm.{' and llm.'.join(limits)} limit "
+                f"is 0, so no model may be called, yet llm.{' and llm.'.join(limits)} {verb} "
                 "model calls",
             )
