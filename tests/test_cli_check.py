@@ -173,18 +173,39 @@ def test_lint_and_explain(capsys: pytest.CaptureFixture[str], tmp_path: Path) ->
     assert main(["explain", write(tmp_path, "bad.json", "{")]) == ExitCode.USAGE
 
 
-def test_a_progress_line_for_large_inputs_on_a_terminal(
+def test_a_progress_line_for_large_or_slow_inputs(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import sys
+    import threading
 
     from tracecheck import cli
 
     main(["check", recorded("clean"), "--contract", CONTRACT])
-    assert "reading" not in capsys.readouterr().err  # small input: silent
-    monkeypatch.setattr(cli._Progress, "THRESHOLD_BYTES", 0)
-    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    assert "reading" not in capsys.readouterr().err  # small and quick: silent
+    monkeypatch.setattr(cli._Progress, "THRESHOLD_BYTES", 0)  # a large file: at once
     main(["check", recorded("clean"), "--contract", CONTRACT])
     err = capsys.readouterr().err.splitlines()
     assert err[0].startswith(f"tracecheck: reading {recorded('clean')} (")
+    assert err[1].startswith("tracecheck: read 11 spans in ")
+    # A slow read (gzip, a directory, stdin): the line comes once the threshold has passed.
+    monkeypatch.setattr(cli._Progress, "THRESHOLD_BYTES", 10**12)
+    monkeypatch.setattr(cli._Progress, "THRESHOLD_SECONDS", 0.01)
+    real = cli.read_traces
+    announced = threading.Event()
+
+    def slow(source: object, **kwargs: object) -> object:
+        announced.wait(timeout=10)
+        return real(source, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(cli, "read_traces", slow)
+    original = cli._Progress._announce
+
+    def announce(self: object) -> None:
+        original(self)  # type: ignore[arg-type]
+        announced.set()
+
+    monkeypatch.setattr(cli._Progress, "_announce", announce)
+    main(["check", recorded("clean"), "--contract", CONTRACT])
+    err = capsys.readouterr().err.splitlines()
+    assert err[0] == f"tracecheck: reading {recorded('clean')}…"  # too small to give a size
     assert err[1].startswith("tracecheck: read 11 spans in ")

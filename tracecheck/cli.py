@@ -6,6 +6,7 @@ import argparse
 import json
 import os
 import sys
+import threading
 import time
 import traceback
 from collections.abc import Sequence
@@ -345,30 +346,54 @@ def _input_error(exc: TraceReadError, source: str) -> str:
 
 
 def _read_one(source: str, format: str | None) -> list[Trace]:
-    if source == STDIN:
-        return read_traces(sys.stdin.buffer.read(), format=format)
-    progress = _Progress(source)
-    found = read_traces(source, format=format)
+    progress = _Progress(_label(source), 0 if source == STDIN else _size(source))
+    try:
+        if source == STDIN:
+            found = read_traces(sys.stdin.buffer.read(), format=format)
+        else:
+            found = read_traces(source, format=format)
+    finally:
+        progress.stop()
     progress.done(found)
     return found
 
 
 class _Progress:
-    """A line on a terminal's stderr while a large input is read; silent otherwise."""
+    """A line on stderr when reading takes long: at once for a large file, otherwise after
+    `THRESHOLD_SECONDS` (gzip, directories, stdin); then how much was read and how fast."""
 
     THRESHOLD_BYTES = 50_000_000  # about two seconds of reading on a modest machine
+    THRESHOLD_SECONDS = 2.0
 
-    def __init__(self, source: str) -> None:
+    def __init__(self, source: str, size: int) -> None:
+        self.source = source
+        self.size = size
         self.started = time.perf_counter()
         self.shown = False
-        if sys.stderr.isatty():
-            size = _size(source)
-            self.shown = size > self.THRESHOLD_BYTES
-            if self.shown:
-                print(
-                    f"tracecheck: reading {printable(source)} ({size / 1e6:.0f} MB)…",
-                    file=sys.stderr,
-                )
+        self.stopped = False
+        self.lock = threading.Lock()
+        self.timer: threading.Timer | None = None
+        if size > self.THRESHOLD_BYTES:
+            self._announce()
+        else:
+            self.timer = threading.Timer(self.THRESHOLD_SECONDS, self._announce)
+            self.timer.daemon = True
+            self.timer.start()
+
+    def _announce(self) -> None:
+        with self.lock:
+            if self.stopped or self.shown:
+                return
+            self.shown = True
+            large = self.size > min(self.THRESHOLD_BYTES, 500_000)
+            size = f" ({self.size / 1e6:.0f} MB)" if large else ""
+            print(f"tracecheck: reading {printable(self.source)}{size}…", file=sys.stderr)
+
+    def stop(self) -> None:
+        if self.timer is not None:
+            self.timer.cancel()
+        with self.lock:
+            self.stopped = True
 
     def done(self, traces: Sequence[Trace]) -> None:
         if self.shown:
