@@ -454,6 +454,7 @@ def test_without_the_sdk_the_fixture_names_the_extra(agent_tests: pytest.Pyteste
             "pip install 'tracecheck[otel]'"
         ]
     )
+    assert "During handling of the above exception" not in result.stdout.str()
 
 
 def test_the_plugin_loads_from_its_entry_point_or_by_name(

@@ -232,6 +232,10 @@ def trace_spans(request: pytest.FixtureRequest) -> Generator[SpanCapture, None, 
         from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
         from opentelemetry.sdk.trace.sampling import ALWAYS_ON
     except ImportError:
+        sdk_missing = True
+    else:
+        sdk_missing = False
+    if sdk_missing:  # failed outside the handler: the report shows no chained ImportError
         pytest.fail(MISSING_SDK, pytrace=False)
     marker = request.node.get_closest_marker(FIXTURE)
     options: dict[str, Any] = dict(marker.kwargs) if marker is not None else {}
