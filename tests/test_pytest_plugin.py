@@ -343,6 +343,30 @@ def test_the_evidence_dir_keeps_spans_and_verdict_of_a_failure(
     assert "tools.forbidden[run_shell]" in failed
 
 
+def test_an_evidence_dir_that_cannot_be_written_still_reports_the_verdict(
+    agent_tests: pytest.Pytester,
+) -> None:
+    agent_tests.makepyfile(
+        """
+        import pytest
+        from conftest import REFUND_DESK, run_agent
+
+        @pytest.mark.trace_contract(REFUND_DESK)
+        def test_shell(trace_spans):
+            run_agent(trace_spans.tracer("agent"), tools=("lookup_order", "run_shell"))
+        """
+    )
+    (agent_tests.path / "taken").write_text("a file, not a directory")
+    result = agent_tests.runpytest("--tracecheck-evidence-dir", "taken")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            'trace contract "refund-desk" failed: *',
+            f"evidence could not be written to {agent_tests.path / 'taken'}: *",
+        ]
+    )
+
+
 def test_the_fixture_leaves_the_global_provider_alone(agent_tests: pytest.Pytester) -> None:
     agent_tests.makepyfile(
         """

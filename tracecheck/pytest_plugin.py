@@ -117,7 +117,10 @@ class SpanCapture:
             return verdict, None
         message = failure_message(verdict, label, span_count=len(spans))
         if self._evidence_dir is not None:
-            message += "\n" + self._write_evidence(spans, verdict)
+            try:
+                message += "\n" + self._write_evidence(spans, verdict)
+            except OSError as exc:  # the verdict still reaches the user
+                message += f"\nevidence could not be written to {self._evidence_dir}: {exc}"
         return verdict, message
 
     def _write_evidence(self, spans: list[Span], verdict: Verdict) -> str:
