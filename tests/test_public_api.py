@@ -8,7 +8,20 @@ import pytest
 
 
 @pytest.mark.parametrize(
-    "module", ["tracecheck", "redact", "tracecheck.readers", "tracecheck.spans"]
+    "module",
+    [
+        "tracecheck",
+        "redact",
+        "tracecheck.readers",
+        "tracecheck.spans",
+        "tracecheck.errors",
+        "tracecheck.cli",
+        "tracecheck.report",
+        "tracecheck.report.safe",
+        "tracecheck.testing",
+        "tracecheck.pytest_plugin",
+        "tracecheck.show",
+    ],
 )
 def test_all_names_exist(module: str) -> None:
     imported = importlib.import_module(module)
@@ -22,3 +35,48 @@ def test_tracecheck_exports_the_reading_api() -> None:
 
     for name in ("read_traces", "iter_spans", "spans_from_otel", "Span", "Trace", "TraceReadError"):
         assert name in tracecheck.__all__
+
+
+def test_tracecheck_exports_the_design_api() -> None:
+    """The names DESIGN.md promises under "Public API"."""
+    import redact
+    import tracecheck
+
+    for name in (
+        "read_traces",
+        "compile_contract",
+        "check",
+        "check_all",
+        "lint_contract",
+        "explain_contract",
+        "ContractError",
+        "AmbiguousFormatError",
+        "Verdict",
+        "RuleResult",
+        "Violation",
+        "LintFinding",
+    ):
+        assert name in tracecheck.__all__, name
+    for name in (
+        "redact",
+        "redact_text",
+        "assess",
+        "redact_for_share",
+        "share_allowed",
+        "classify_key",
+        "redact_spans",
+        "assess_spans",
+    ):
+        assert name in redact.__all__, name
+
+
+def test_exit_codes_are_stable() -> None:
+    from tracecheck.cli import ExitCode
+
+    assert [(code.name, int(code)) for code in ExitCode] == [
+        ("OK", 0),
+        ("FAILED", 1),
+        ("USAGE", 2),
+        ("UNREADABLE", 3),
+        ("AMBIGUOUS", 4),
+    ]
