@@ -89,7 +89,8 @@ from redact.ingest_store import RecordedResponse, SpanRow, SpanStore, StoreUnava
 from redact.model import ShareVerdict, share_allowed
 from redact.profiles import Profile
 from redact.spans import assess_spans
-from tracecheck.errors import TraceReadError
+from tracecheck.contract.load import load_yaml
+from tracecheck.errors import ContractError, TraceReadError
 from tracecheck.readers.common import ReadContext
 from tracecheck.readers.flat import spans_from_rows
 from tracecheck.rules.pointers import a_json_type
@@ -193,7 +194,9 @@ class Tenants:
             reason = exc.strerror if isinstance(exc, OSError) else "not UTF-8 text"
             raise TenantError(f"{path}: cannot read: {reason}") from None
         try:
-            document = yaml.safe_load(text)
+            document = load_yaml(text)
+        except ContractError as exc:  # a tenant written twice
+            raise TenantError(f"{path}: {exc.problems[0]}") from None
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None)
             where = f" at line {mark.line + 1}" if mark is not None else ""

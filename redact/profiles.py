@@ -179,8 +179,13 @@ def _document(source: str | Path | Mapping[str, Any]) -> tuple[Any, str | None]:
         where: str | None = str(path)
     else:
         text, where = source, None
+    from tracecheck.contract.load import load_yaml
+    from tracecheck.errors import ContractError
+
     try:
-        return yaml.safe_load(text), where
+        return load_yaml(text), where
+    except ContractError as exc:  # a key written twice
+        raise ProfileError([str(problem) for problem in exc.problems], where) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         place = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""

@@ -689,6 +689,10 @@ def test_tenants_file(tmp_path: Path) -> None:
         ("acme: plain-text-key", 'tenant "acme": the key hash is not "sha256:" and 64 hex digits'),
         ("acme: sha256:abc", 'tenant "acme": the key hash is not "sha256:" and 64 hex digits'),
         ("acme: [", "not YAML or JSON at line 1"),
+        (
+            f"acme: {'sha256:' + 'a' * 64}\nacme: {'sha256:' + 'b' * 64}\n",
+            'duplicate key "acme" (line 2, column 1)',
+        ),
     ],
 )
 def test_a_bad_tenants_file(tmp_path: Path, text: str, message: str) -> None:

@@ -443,6 +443,16 @@ def test_file_errors_name_the_file(tmp_path: Path) -> None:
     assert str(info.value) == f"{latin1}: is not UTF-8 text (byte 24)"
 
 
+def test_a_key_written_twice_is_refused_at_its_line() -> None:
+    # Silently keeping the last one would drop the first key's extra names.
+    with pytest.raises(ProfileError) as info:
+        load_profile("extends: share\nkeys: {credential: [x_sig]}\nkeys: {identifier: [t]}\n")
+    assert info.value.problems == ['duplicate key "keys" (line 3, column 1)']
+    with pytest.raises(ProfileError) as info:
+        load_profile('{"extends": "share", "detectors": {"disable": ["phone"], "disable": []}}')
+    assert info.value.problems == ['detectors: duplicate key "disable" (line 1, column 58)']
+
+
 def test_invalid_json_text_names_line_and_column() -> None:
     with pytest.raises(ProfileError) as info:
         load_profile('{"extends": "share",\n "keys": {')

@@ -19,7 +19,7 @@ import yaml
 from tracecheck.contract.words import key_path, quote
 from tracecheck.errors import ContractError, ContractProblem
 
-__all__ = ["ContractSource", "load_document", "parse_text"]
+__all__ = ["ContractSource", "load_document", "load_yaml", "parse_text"]
 
 ContractSource = str | os.PathLike[str] | bytes | Any
 _JSON_SUFFIXES = (".json",)
@@ -139,7 +139,10 @@ def _json_error(exc: orjson.JSONDecodeError, source: str | None) -> ContractErro
     )
 
 
-def _load_yaml(text: str, source: str | None = None) -> Any:
+def load_yaml(text: str, source: str | None = None) -> Any:
+    """YAML (or JSON) text as PyYAML's safe loader builds it, refusing a key written twice in
+    one mapping with a `ContractError` that names its place and line. PyYAML's own errors
+    propagate."""
     loader = yaml.SafeLoader(text)
     try:
         node = loader.get_single_node()
@@ -188,7 +191,7 @@ def _yaml_key(loader: yaml.SafeLoader, node: yaml.Node) -> Any:
 
 def _parse_yaml(text: str, source: str | None) -> Any:
     try:
-        return _load_yaml(text, source)
+        return load_yaml(text, source)
     except ContractError:
         raise
     except yaml.MarkedYAMLError as exc:
