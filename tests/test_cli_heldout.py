@@ -479,3 +479,15 @@ def test_a_closed_pipe_ends_output_quietly(tmp_path: Path) -> None:
         err = process.stderr.read().decode()
         process.wait(timeout=60)
         assert "Traceback" not in err and "BrokenPipeError" not in err, err
+
+
+def test_check_help_lists_the_exit_codes_and_which_one_wins(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["check", "--help"]) == ExitCode.OK
+    out = capsys.readouterr().out
+    assert "  3  a trace or input file could not be read\n" in out
+    assert out.endswith(
+        "when several apply (one run fails, another cannot be read), the highest code wins;\n"
+        "every input is still read and every readable trace checked and reported.\n"
+    )

@@ -54,7 +54,8 @@ exit codes:
   2  usage error, malformed or contradictory contract, or a rule that could not be evaluated
   3  a trace or input file could not be read
   4  a trace's format is ambiguous: pass --format
-when several apply (one run fails, another cannot be read), the highest code wins;
+"""
+_PRECEDENCE = """when several apply (one run fails, another cannot be read), the highest code wins;
 every input is still read and every readable trace checked and reported.
 """
 
@@ -102,12 +103,14 @@ def _parser() -> argparse.ArgumentParser:
     parser.set_defaults(command=None)
     commands = parser.add_subparsers(title="commands", metavar="COMMAND")
 
-    def command(name: str, summary: str, description: str) -> argparse.ArgumentParser:
+    def command(
+        name: str, summary: str, description: str, epilog: str = _EPILOG
+    ) -> argparse.ArgumentParser:
         sub = commands.add_parser(
             name,
             help=summary,
             description=description,
-            epilog=_EPILOG,
+            epilog=epilog,
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
         sub.set_defaults(command=name)
@@ -116,7 +119,9 @@ def _parser() -> argparse.ArgumentParser:
     check_command = command(
         "check",
         "check traces against contracts",
-        "Check every trace against every contract and report each rule's verdict.",
+        "Check every trace against every contract and report each rule's verdict. "
+        "TRACE is a file, a directory, or - for standard input.",
+        _EPILOG + _PRECEDENCE,
     )
     _trace_arguments(check_command)
     check_command.add_argument(
@@ -141,6 +146,7 @@ def _parser() -> argparse.ArgumentParser:
         "print each trace as a tree of spans",
         "Print each trace as a tree: one line per span with its kind, tool or model, tokens, "
         "duration and status.",
+        _EPILOG + _PRECEDENCE,
     )
     _trace_arguments(show)
     show.add_argument("--json", action="store_true", help="print JSON (version 1) on stdout")
