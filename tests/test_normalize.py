@@ -295,6 +295,22 @@ def test_tool_arguments(
             None,
         ),
         ({"llm.tools.0.tool.json_schema": "{}"}, (), "llm.tools has an entry without a tool name"),
+        # A schema that is not a JSON object names no tool, however it reads.
+        (
+            {"llm.tools.0.tool.json_schema": "Read"},
+            (),
+            "llm.tools has an entry without a tool name",
+        ),
+        (
+            {"llm.tools.0.tool.json_schema": "{bad"},
+            (),
+            "llm.tools has an entry without a tool name",
+        ),
+        (
+            {"llm.tools.0.tool.json_schema": '"Read"', "llm.tools.1.tool.json_schema": ["Grep"]},
+            (),
+            "llm.tools has an entry without a tool name",
+        ),
     ],
 )
 def test_offered_tools(

@@ -230,8 +230,10 @@ def offered_tools(attributes: Mapping[str, Any]) -> tuple[tuple[str, ...], str |
     )
     if schemas:
         recorded = True
+        # Each is a JSON object; unlike a tool definition, a bare string is no tool name.
         entries = [_parse_if_text(attributes[key]) for _, key in schemas]
-        found = _collect_names(entries, names, "llm.tools")
+        objects = [entry if isinstance(entry, dict) else None for entry in entries]
+        found = _collect_names(objects, names, "llm.tools")
         problem = problem or found
     if not recorded:
         return None
