@@ -536,10 +536,10 @@ ATTRIBUTES: dict[str, Any] = {
 }
 
 
-def proto_request(trace_id: str = TRACE) -> ExportTraceServiceRequest:
+def proto_request(trace_id: str = TRACE, span_id: str = SPAN) -> ExportTraceServiceRequest:
     span = trace_pb2.Span(
         trace_id=bytes.fromhex(trace_id),
-        span_id=bytes.fromhex(SPAN),
+        span_id=bytes.fromhex(span_id),
         parent_span_id=bytes.fromhex(PARENT),
         name="chat model",
         kind=trace_pb2.Span.SPAN_KIND_CLIENT,
@@ -587,7 +587,7 @@ def json_value(value: Any) -> dict[str, Any]:
     return {"stringValue": value}
 
 
-def json_request(trace_id: str = TRACE) -> dict[str, Any]:
+def json_request(trace_id: str = TRACE, span_id: str = SPAN) -> dict[str, Any]:
     return {
         "resourceSpans": [
             {
@@ -598,7 +598,7 @@ def json_request(trace_id: str = TRACE) -> dict[str, Any]:
                         "spans": [
                             {
                                 "traceId": trace_id,
-                                "spanId": SPAN,
+                                "spanId": span_id,
                                 "parentSpanId": PARENT,
                                 "name": "chat model",
                                 "kind": 3,
@@ -653,9 +653,12 @@ def test_protobuf_message_reads_like_its_json_form(tmp_path: Path) -> None:
 
 
 def test_collector_length_prefixed_proto_stream(tmp_path: Path) -> None:
-    data = proto_stream(proto_request(), proto_request(TRACE_2), proto_request())
+    later = "00000000000000aa"
+    data = proto_stream(proto_request(), proto_request(TRACE_2), proto_request(TRACE, later))
     traces = read_traces(write(tmp_path, "traces.proto", data))
-    lines = "\n".join(json.dumps(json_request(t)) for t in (TRACE, TRACE_2, TRACE))
+    lines = "\n".join(
+        json.dumps(json_request(t, s)) for t, s in ((TRACE, SPAN), (TRACE_2, SPAN), (TRACE, later))
+    )
     from_json = read_traces(write(tmp_path, "traces.jsonl", lines))
     assert [len(t.spans) for t in traces] == [2, 1]
     assert_same_spans(traces, from_json)

@@ -44,7 +44,10 @@ def span_sets(draw: st.DrawFn) -> list[Span]:
     scope = draw(st.none() | st.builds(Scope, st.text(max_size=8), st.text(max_size=8), ATTRIBUTES))
     trace_ids = draw(st.lists(hex_id(16), min_size=1, max_size=3))
     spans = []
-    for _ in range(draw(st.integers(min_value=1, max_value=6))):
+    count = draw(st.integers(min_value=1, max_value=6))
+    # Span ids are unique: a repeated id is the same span recorded twice, which reads once.
+    span_ids = draw(st.lists(hex_id(8), min_size=count, max_size=count, unique=True))
+    for span_id in span_ids:
         start = draw(TIMES)
         end = draw(TIMES)
         if start is not None and end is not None and end < start:
@@ -54,7 +57,7 @@ def span_sets(draw: st.DrawFn) -> list[Span]:
         spans.append(
             Span(
                 draw(st.sampled_from(trace_ids)),
-                draw(hex_id(8)),
+                span_id,
                 draw(st.none() | hex_id(8)),
                 draw(st.text(max_size=16)),
                 start,

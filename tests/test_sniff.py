@@ -278,6 +278,44 @@ def test_directory_notes_name_each_file(tmp_path: Path) -> None:
     ]
 
 
+def test_the_same_run_saved_twice_is_read_once_with_a_note(tmp_path: Path) -> None:
+    write(tmp_path, "run.otlp.json", json.dumps(otlp_request()))
+    write(tmp_path, "run.otlp.pb", proto_message())
+    (trace,) = read_traces(tmp_path)
+    assert [s.span_id for s in trace.spans] == [SPAN]
+    assert [str(n) for n in trace.notes] == [
+        f"{tmp_path}: trace {TRACE}: span {SPAN} is recorded more than once (not all copies "
+        "alike); only the first copy is kept"
+    ]
+    assert trace.spans[0].attributes["gen_ai.request.model"] == "m"  # the JSON copy, read first
+
+
+def test_a_batch_exported_twice_counts_each_span_once(tmp_path: Path) -> None:
+    # An exporter that retries a batch the collector had already written writes it again.
+    ids = [f"{n:016x}" for n in range(1, 6)]
+    lines = [json.dumps(otlp_request(span_id)) for span_id in ids]
+    path = write(tmp_path, "run.jsonl", "\n".join(lines + lines[1:3]) + "\n")
+    (trace,) = read_traces(path)
+    assert [s.span_id for s in trace.spans] == ids
+    assert [n.message for n in trace.notes] == [
+        f"2 spans are recorded more than once: {ids[1]}, {ids[2]}; only the first copy is kept"
+    ]
+    path = write(tmp_path, "many.jsonl", "\n".join(lines + lines) + "\n")
+    (trace,) = read_traces(path)
+    assert [n.message for n in trace.notes] == [
+        f"5 spans are recorded more than once: {ids[0]}, {ids[1]}, {ids[2]}, and 2 more; "
+        "only the first copy is kept"
+    ]
+
+
+def test_spans_without_an_id_are_never_merged(tmp_path: Path) -> None:
+    orphan = {"traceId": TRACE, "name": "orphan"}
+    document = {"resourceSpans": [{"scopeSpans": [{"spans": [orphan, orphan]}]}]}
+    (trace,) = read_traces(write(tmp_path, "a.json", json.dumps(document)))
+    assert [s.name for s in trace.spans] == ["orphan", "orphan"]
+    assert all("recorded more than once" not in n.message for n in trace.notes)
+
+
 def test_directory_without_traces(tmp_path: Path) -> None:
     write(tmp_path, "README.md", "# nothing\n")
     write(tmp_path, ".hidden.json", json.dumps(otlp_request()))
@@ -314,8 +352,11 @@ def test_directory_with_a_format_skips_files_that_hold_no_trace(tmp_path: Path) 
 
 
 def test_directory_with_a_format_reads_ambiguous_files_as_that_format(tmp_path: Path) -> None:
-    record = {"type": "assistant", "session_id": "s", "traceId": "a" * 32, "spanId": "b" * 16}
-    write(tmp_path, "both.jsonl", json.dumps(record) + "\n" + json.dumps(record) + "\n")
+    records = [
+        {"type": "assistant", "session_id": "s", "traceId": "a" * 32, "spanId": span_id}
+        for span_id in ("b" * 16, "c" * 16)
+    ]
+    write(tmp_path, "both.jsonl", "".join(json.dumps(record) + "\n" for record in records))
     with pytest.raises(AmbiguousFormatError):
         read_traces(tmp_path)
     (trace,) = read_traces(tmp_path, format="spans")

@@ -46,11 +46,13 @@ def read_traces(source: Source, *, format: str | None = None) -> list[Trace]:
     """Every trace in `source` (a file, a directory, or the bytes of one file).
 
     One `Trace` per trace id, in first-seen order, each holding its spans in read order and
-    the notes the reader made about them. Raises `TraceReadError` for input it cannot read.
+    the notes the reader made about them. A span recorded more than once (an exporter's retry,
+    the same run saved twice in a directory) is kept once, with a note. Raises
+    `TraceReadError` for input it cannot read.
     """
     notes: list[ReadNote] = []
     with collector_paused():
-        return group_traces(iter_spans(source, format=format, notes=notes), notes)
+        return group_traces(iter_spans(source, format=format, notes=notes), notes, _name(source))
 
 
 def iter_spans(
@@ -96,20 +98,33 @@ def detect_format(source: Source) -> str:
     return _detect(name, head, len(head) if size is None and len(head) < HEAD_SIZE else size)
 
 
-def group_traces(spans: Iterable[Span], notes: Iterable[ReadNote] = ()) -> list[Trace]:
+def group_traces(
+    spans: Iterable[Span], notes: Iterable[ReadNote] = (), source: str = "<spans>"
+) -> list[Trace]:
     """Spans grouped by trace id in first-seen order, each trace with the notes about it.
 
-    A note that names no trace present (there is none yet) rides with every trace.
+    A span id seen again in the same trace is the same span recorded twice: the first copy is
+    kept and the repeat noted (counting it would double its calls and tokens). A note that
+    names no trace present (there is none yet) rides with every trace.
     """
     groups: dict[str | None, list[Span]] = {}
+    first_copy: dict[tuple[str | None, str], Span] = {}
+    repeats: dict[tuple[str | None, str], list[Span]] = {}
     for span in spans:
+        if span.span_id is not None:
+            key = (span.trace_id, span.span_id)
+            first = first_copy.setdefault(key, span)
+            if first is not span:
+                repeats.setdefault(key, []).append(span)
+                continue
         group = groups.get(span.trace_id)
         if group is None:
             groups[span.trace_id] = group = []
         group.append(span)
+    all_notes = [*notes, *_repeat_notes(repeats, first_copy, source)]
     by_trace: dict[str | None, list[ReadNote]] = {}
     unplaced: list[ReadNote] = []
-    for note in notes:
+    for note in all_notes:
         (by_trace.setdefault(note.trace_id, []) if note.trace_id in groups else unplaced).append(
             note
         )
@@ -117,6 +132,31 @@ def group_traces(spans: Iterable[Span], notes: Iterable[ReadNote] = ()) -> list[
         Trace(trace_id, tuple(group), (*by_trace.get(trace_id, ()), *unplaced))
         for trace_id, group in groups.items()
     ]
+
+
+def _repeat_notes(
+    repeats: dict[tuple[str | None, str], list[Span]],
+    first_copy: dict[tuple[str | None, str], Span],
+    source: str,
+) -> Iterator[ReadNote]:
+    """One note per trace that holds repeated spans, naming the first few."""
+    by_trace: dict[str | None, list[str]] = {}
+    differing: set[str | None] = set()
+    for (trace_id, span_id), copies in repeats.items():
+        by_trace.setdefault(trace_id, []).append(span_id)
+        if any(copy != first_copy[trace_id, span_id] for copy in copies):
+            differing.add(trace_id)
+    for trace_id, span_ids in by_trace.items():
+        how = " (not all copies alike)" if trace_id in differing else ""
+        if len(span_ids) == 1:
+            what = f"span {span_ids[0]} is recorded more than once{how}"
+        else:
+            more = f", and {len(span_ids) - 3} more" if len(span_ids) > 3 else ""
+            named = ", ".join(span_ids[:3]) + more
+            what = f"{len(span_ids)} spans are recorded more than once{how}: {named}"
+        yield ReadNote(
+            source, f"trace {trace_id}", f"{what}; only the first copy is kept", trace_id
+        )
 
 
 def _read_directory(root: Path, format: str | None, notes: list[ReadNote]) -> Iterator[Span]:
