@@ -122,6 +122,27 @@ def test_an_empty_directory_exits_3(tmp_path: Path) -> None:
     assert main(["check", str(tmp_path / "runs"), "--contract", CONTRACT]) == 3
 
 
+def test_a_broken_file_in_a_directory_fails_alone(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    write(runs, "a-clean.otlp.jsonl", Path(CLEAN).read_text(encoding="utf-8"))
+    cut = write(runs, "b-cut.otlp.jsonl", Path(FORBIDDEN).read_text(encoding="utf-8")[:500])
+    junit = tmp_path / "out.xml"
+    assert main(["check", str(runs), "--contract", CONTRACT, "--junit", str(junit)]) == 3
+    captured = capsys.readouterr()
+    assert 'contract "refund-desk" PASS' in captured.out
+    assert f"tracecheck: error: {cut}: line 1, column 501: malformed JSON" in captured.err
+    suites = {suite.get("name"): suite for suite in ET.parse(junit).getroot()}
+    assert suites[cut].get("errors") == "1"
+    assert len(suites) == 2
+    # The ambiguous file fails too, with its own code; the readable run is still checked.
+    ambiguous(runs)
+    assert main(["check", str(runs), "--contract", CONTRACT]) == ExitCode.AMBIGUOUS
+    assert 'contract "refund-desk" PASS' in capsys.readouterr().out
+
+
 def test_show_of_an_input_without_spans_exits_3(tmp_path: Path) -> None:
     path = write(tmp_path, "zero.json", '{"resourceSpans": []}')
     assert main(["show", path]) == ExitCode.UNREADABLE

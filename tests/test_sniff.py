@@ -344,6 +344,23 @@ def test_directory_with_an_ambiguous_or_broken_file_raises(tmp_path: Path) -> No
     assert str(failure.value).startswith(f"{broken}: could not be read: ")
 
 
+def test_directory_failures_can_be_collected_instead_of_raised(tmp_path: Path) -> None:
+    write(tmp_path, "a.json", json.dumps(otlp_request()))
+    record = {"type": "user", "session_id": "s", "trace_id": TRACE, "span_id": SPAN}
+    both = write(tmp_path, "b.jsonl", json.dumps(record) + "\n" + json.dumps(record) + "\n")
+    # Broken after a first good line: none of its spans are given, nor its notes.
+    orphan = {"resourceSpans": [{"scopeSpans": [{"spans": [{"name": "orphan"}]}]}]}
+    broken = write(tmp_path, "c.jsonl", json.dumps(orphan) + "\n{broken\n")
+    failures: list[TraceReadError] = []
+    (trace,) = read_traces(tmp_path, failures=failures)
+    assert [s.span_id for s in trace.spans] == [SPAN]
+    assert trace.notes == ()
+    assert [(type(f), f.source) for f in failures] == [
+        (AmbiguousFormatError, str(both)),
+        (TraceReadError, str(broken)),
+    ]
+
+
 def test_directory_with_a_format_skips_files_that_hold_no_trace(tmp_path: Path) -> None:
     write(tmp_path, "a.json", json.dumps(otlp_request()))
     write(tmp_path, "b.txt", "not json")

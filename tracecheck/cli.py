@@ -12,7 +12,7 @@ import traceback
 from collections.abc import Sequence
 from enum import IntEnum
 from pathlib import Path
-from typing import TextIO
+from typing import Literal, TextIO
 
 import orjson
 
@@ -302,21 +302,23 @@ def _read(
     traces: list[tuple[str, Trace]] = []
     failures: list[ReadFailure] = []
     for source in _unique(sources):
+        # A directory's broken files fail alone: the traces of the others are still checked.
+        broken: list[TraceReadError] = []
         try:
-            found = _read_one(source, format)
-        except AmbiguousFormatError as exc:
-            failures.append(ReadFailure(source, "ambiguous", _input_error(exc, source)))
+            found = _read_one(source, format, broken)
         except TraceReadError as exc:
-            failures.append(ReadFailure(source, "unreadable", _input_error(exc, source)))
+            broken.append(exc)
+            found = []
         except Exception as exc:  # a reader bug: this input is unreadable, the others are not
             message = f"{_label(source)}: could not be read: internal error: "
             failures.append(ReadFailure(source, "unreadable", message + f"{exc!r}"))
-        else:
-            if found:
-                traces.extend((_label(source), trace) for trace in found)
-            else:
-                message = f"{_label(source)}: holds no spans, so there is nothing to check"
-                failures.append(ReadFailure(source, "unreadable", message))
+            continue
+        failures.extend(_read_failure(exc, source) for exc in broken)
+        if found:
+            traces.extend((_label(source), trace) for trace in found)
+        elif not broken:
+            message = f"{_label(source)}: holds no spans, so there is nothing to check"
+            failures.append(ReadFailure(source, "unreadable", message))
     for failure in failures:
         _error(printable(failure.message))
     if trace_id is not None:
@@ -344,6 +346,15 @@ def _label(source: str) -> str:
     return "<stdin>" if source == STDIN else source
 
 
+def _read_failure(exc: TraceReadError, source: str) -> ReadFailure:
+    """The failure of `source`, or of the file inside the directory `source` that broke."""
+    kind: Literal["unreadable", "ambiguous"] = (
+        "ambiguous" if isinstance(exc, AmbiguousFormatError) else "unreadable"
+    )
+    where = source if source == STDIN or exc.source == "<bytes>" else exc.source
+    return ReadFailure(where, kind, _input_error(exc, source))
+
+
 def _input_error(exc: TraceReadError, source: str) -> str:
     text = str(exc)
     if source == STDIN and text.startswith("<bytes>"):
@@ -351,13 +362,13 @@ def _input_error(exc: TraceReadError, source: str) -> str:
     return text
 
 
-def _read_one(source: str, format: str | None) -> list[Trace]:
+def _read_one(source: str, format: str | None, broken: list[TraceReadError]) -> list[Trace]:
     progress = _Progress(_label(source), 0 if source == STDIN else _size(source))
     try:
         if source == STDIN:
             found = read_traces(sys.stdin.buffer.read(), format=format)
         else:
-            found = read_traces(source, format=format)
+            found = read_traces(source, format=format, failures=broken)
     finally:
         progress.stop()
     progress.done(found)

@@ -42,26 +42,39 @@ _UTF8_BOM = b"\xef\xbb\xbf"
 _INPUT_ERRORS = (OSError, EOFError, zlib.error, UnicodeDecodeError, RecursionError, OverflowError)
 
 
-def read_traces(source: Source, *, format: str | None = None) -> list[Trace]:
+def read_traces(
+    source: Source,
+    *,
+    format: str | None = None,
+    failures: list[TraceReadError] | None = None,
+) -> list[Trace]:
     """Every trace in `source` (a file, a directory, or the bytes of one file).
 
     One `Trace` per trace id, in first-seen order, each holding its spans in read order and
     the notes the reader made about them. A span recorded more than once (an exporter's retry,
     the same run saved twice in a directory) is kept once, with a note. Raises
-    `TraceReadError` for input it cannot read.
+    `TraceReadError` for input it cannot read; given a `failures` list, a directory's files
+    that cannot be read are listed there instead and the others read.
     """
     notes: list[ReadNote] = []
     with collector_paused():
-        return group_traces(iter_spans(source, format=format, notes=notes), notes, _name(source))
+        spans = iter_spans(source, format=format, notes=notes, failures=failures)
+        return group_traces(spans, notes, _name(source))
 
 
 def iter_spans(
-    source: Source, *, format: str | None = None, notes: list[ReadNote] | None = None
+    source: Source,
+    *,
+    format: str | None = None,
+    notes: list[ReadNote] | None = None,
+    failures: list[TraceReadError] | None = None,
 ) -> Iterator[Span]:
     """Spans of `source` as they are read: record-oriented files are streamed record by record.
 
     Notes about spans that were kept but not trusted (missing ids, an end before the start)
-    are appended to `notes` when it is given.
+    are appended to `notes` when it is given. With a `failures` list, a directory's files that
+    cannot be read (or whose format is ambiguous) are appended to it and skipped; each file is
+    then read whole before its spans are given, so a file that breaks half-way gives none.
     """
     if format is not None and format not in FORMATS:
         raise TraceReadError(
@@ -73,7 +86,7 @@ def iter_spans(
         return
     path = Path(source)
     if path.is_dir():
-        yield from _read_directory(path, format, sink)
+        yield from _read_directory(path, format, sink, failures)
     elif path.exists():
         yield from _read_file(path, format, sink)
     else:
@@ -159,7 +172,12 @@ def _repeat_notes(
         )
 
 
-def _read_directory(root: Path, format: str | None, notes: list[ReadNote]) -> Iterator[Span]:
+def _read_directory(
+    root: Path,
+    format: str | None,
+    notes: list[ReadNote],
+    failures: list[TraceReadError] | None,
+) -> Iterator[Span]:
     found = False
     for path in sorted(p for p in root.rglob("*") if p.is_file()):
         if any(part.startswith(".") for part in path.relative_to(root).parts):
@@ -168,12 +186,26 @@ def _read_directory(root: Path, format: str | None, notes: list[ReadNote]) -> It
             detected = detect_format(path)
         except UnrecognizedFormatError:
             continue
-        except AmbiguousFormatError:
+        except AmbiguousFormatError as exc:
             if format is None:
-                raise
+                if failures is None:
+                    raise
+                failures.append(exc)
+                found = True
+                continue
             detected = format
         found = True
-        yield from _read_file(path, format or detected, notes)
+        if failures is None:
+            yield from _read_file(path, format or detected, notes)
+            continue
+        own_notes: list[ReadNote] = []
+        try:
+            spans = list(_read_file(path, format or detected, own_notes))
+        except TraceReadError as exc:
+            failures.append(exc)
+            continue
+        notes.extend(own_notes)
+        yield from spans
     if not found:
         raise UnrecognizedFormatError(str(root), "holds no trace file this command reads")
 
