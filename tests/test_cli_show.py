@@ -67,6 +67,26 @@ def test_show_selects_a_trace_by_id(capsys: pytest.CaptureFixture[str], tmp_path
     assert f"no trace has id {'f' * 32}" in capsys.readouterr().err
 
 
+def test_siblings_are_listed_in_start_order(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # Exporters group spans by scope: here the model calls are written before the tool call
+    # they precede and follow; the untimed span keeps its place after the timed ones.
+    def span(span_id: str, name: str, start: int | None) -> dict[str, object]:
+        timed = {} if start is None else {"startTimeUnixNano": str(start)}
+        own = {"traceId": "a" * 32, "spanId": span_id, "parentSpanId": "f" * 16, "name": name}
+        return own | timed
+
+    root = {"traceId": "a" * 32, "spanId": "f" * 16, "name": "agent"}
+    spans = [root, span("1" * 16, "chat 1", 10), span("2" * 16, "untimed", None)]
+    spans += [span("3" * 16, "chat 2", 30), span("4" * 16, "tool", 20)]
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]}))
+    assert main(["show", "--json", str(path)]) == ExitCode.OK
+    (trace,) = json.loads(capsys.readouterr().out)["traces"]
+    assert [s["name"] for s in trace["spans"]] == ["agent", "chat 1", "tool", "chat 2", "untimed"]
+
+
 def test_unreadable_trace_exits_3(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     broken = tmp_path / "broken.json"
     broken.write_text('{"resourceSpans": [\n  {"scopeSpans": [}\n]}')

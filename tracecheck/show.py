@@ -19,7 +19,7 @@ _RED, _DIM, _BOLD, _RESET = "\x1b[31m", "\x1b[2m", "\x1b[1m", "\x1b[0m"
 
 
 def render_trace(trace: Trace, *, color: bool = False) -> str:
-    """The trace as an indented tree, one line per span, children in read order."""
+    """The trace as an indented tree, one line per span, siblings in start order."""
     paint = _painter(color)
     run = trace.run_record
     status = printable((run.status if run else None) or "unknown")
@@ -34,7 +34,7 @@ def render_trace(trace: Trace, *, color: bool = False) -> str:
 
 
 def trace_facts(trace: Trace) -> dict[str, Any]:
-    """What `render_trace` shows, as JSON-ready data (depth-first, children in read order)."""
+    """What `render_trace` shows, as JSON-ready data (depth-first, siblings in start order)."""
     spans = []
     for prefix, span in _walk(trace):
         tokens = span.tokens
@@ -70,9 +70,14 @@ def trace_facts(trace: Trace) -> dict[str, Any]:
 
 
 def _walk(trace: Trace) -> Iterator[tuple[str, Span]]:
-    """(tree prefix, span) depth-first; spans caught in a parent cycle still appear once."""
+    """(tree prefix, span) depth-first; spans caught in a parent cycle still appear once.
+
+    Siblings are listed in start order (read order among equal and unrecorded starts):
+    exporters group a trace's spans by instrumentation scope, not by time, so read order can
+    show every model call of a run before any of its tool calls.
+    """
     children: dict[str, list[Span]] = {}
-    for span in trace.spans:
+    for span in sorted(trace.spans, key=_start_order):
         if span.parent_span_id:
             children.setdefault(span.parent_span_id, []).append(span)
     seen: set[int] = set()
@@ -85,12 +90,16 @@ def _walk(trace: Trace) -> Iterator[tuple[str, Span]]:
         for index, child in enumerate(below):
             yield from visit(child, inner, index == len(below) - 1, False)
 
-    for root in trace.roots:
+    for root in sorted(trace.roots, key=_start_order):
         if id(root) not in seen:
             yield from visit(root, "", True, True)
     for span in trace.spans:
         if id(span) not in seen:
             yield from visit(span, "", True, True)
+
+
+def _start_order(span: Span) -> tuple[bool, int]:
+    return span.start_ns is None, span.start_ns or 0
 
 
 def _span_line(span: Span, paint: Callable[[str, str], str]) -> str:
