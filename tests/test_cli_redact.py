@@ -14,7 +14,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from tracecheck import read_traces
+from tracecheck import iter_spans, read_traces
 from tracecheck.cli import ExitCode, main
 from tracecheck.readers import detect_format
 from tracecheck.readers.otlp_proto import looks_like_proto_stream
@@ -65,7 +65,8 @@ def leaky(instrumentation: str, suffix: str = "jsonl") -> str:
 
 
 def span_ids(path: Path | str) -> list[str]:
-    return sorted(span.span_id or "" for trace in read_traces(path) for span in trace.spans)
+    """Every span written, repeated copies included."""
+    return sorted(span.span_id or "" for span in iter_spans(path))
 
 
 def no_secret_in(*texts: str | bytes) -> None:
@@ -489,6 +490,19 @@ def test_an_ambiguous_input_exits_4(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert not out.exists()
     assert main(["redact", str(both), "-o", str(out), "--format", "spans"]) == ExitCode.OK
     assert span_ids(out) == ["b" * 16, "b" * 16]
+
+
+def test_a_repeated_span_is_redacted_and_assessed_in_every_copy(tmp_path: Path) -> None:
+    # Reading for a check keeps the first copy; redaction must see the copy that differs.
+    clean = Span("a" * 32, "b" * 16, None, "tool", 1, 2, None, None, {"note": "fine"})
+    leaky = clean.replace(attributes={"note": "key " + OPENAI_KEY})
+    source = tmp_path / "run.json"
+    source.write_bytes(to_otlp_json([clean, leaky]))
+    assert main(["verify-safe", str(source)]) == ExitCode.FAILED
+    out = tmp_path / "out.json"
+    assert main(["redact", str(source), "-o", str(out)]) == ExitCode.OK
+    assert span_ids(out) == ["b" * 16, "b" * 16]
+    no_secret_in(out.read_bytes())
 
 
 def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

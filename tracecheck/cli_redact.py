@@ -26,7 +26,7 @@ from redact import (
 from redact.profiles import Profile
 from tracecheck.cli_secrets import RedactionOptions, RedactionOptionsError
 from tracecheck.errors import AmbiguousFormatError, TraceReadError, UnrecognizedFormatError
-from tracecheck.readers import detect_format, read_traces
+from tracecheck.readers import detect_format, iter_spans
 from tracecheck.readers.otlp_proto import looks_like_proto_stream
 from tracecheck.spans import Span
 from tracecheck.writers import (
@@ -108,7 +108,8 @@ def _verdict_of(
         _error(f"{path}: no such file or directory")
         raise Stop(3)
     try:
-        traces = read_traces(path, format=format)
+        # Every span as recorded, repeated copies included: a copy may differ from the first.
+        spans = list(iter_spans(path, format=format))
     except (UnrecognizedFormatError, AmbiguousFormatError):
         if Path(path).is_dir():
             _error(f"{path}: holds no trace files")
@@ -117,7 +118,6 @@ def _verdict_of(
     except TraceReadError as exc:
         _error(str(exc))
         raise Stop(3) from None
-    spans = [span for trace in traces for span in trace.spans]
     return assess_spans(spans, profile=profile, known_secrets=known)
 
 
@@ -170,7 +170,7 @@ def _read_spans(source: str, format: str | None) -> tuple[list[Span], str, bool]
     path = Path(source)
     try:
         layout = format or detect_format(path)
-        traces = read_traces(path, format=format)
+        spans = list(iter_spans(path, format=format))  # as recorded, repeats included
         gzipped, head, size = _head(path)
     except AmbiguousFormatError as exc:
         _error(str(exc))
@@ -187,7 +187,7 @@ def _read_spans(source: str, format: str | None) -> tuple[list[Span], str, bool]
     if layout == "claude-stream":
         print(f"{source}: a Claude Code record is written back as OTLP/JSON", file=sys.stderr)
         layout = "otlp-json"
-    return [span for trace in traces for span in trace.spans], layout, gzipped
+    return spans, layout, gzipped
 
 
 def _head(path: Path) -> tuple[bool, bytes, int | None]:
