@@ -226,7 +226,7 @@ def offered_tools(attributes: Mapping[str, Any]) -> tuple[tuple[str, ...], str |
     schemas = sorted(
         (int(match.group(1)), key)
         for key in attributes
-        if (match := _OPENINFERENCE_TOOL_SCHEMA.match(key))
+        if key.startswith("llm.tools.") and (match := _OPENINFERENCE_TOOL_SCHEMA.match(key))
     )
     if schemas:
         recorded = True

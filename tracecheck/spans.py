@@ -162,6 +162,10 @@ _SPAN_FIELDS = (
 )
 
 
+# A derived field not computed yet (`None` is a value: no model, no offered tools).
+_UNSET: Any = object()
+
+
 class Span:
     """One span, normalised and immutable. Readers fill the recorded fields; the derived
     fields (kind, tool name, model, tokens, arguments, offered tools) are computed on first
@@ -257,6 +261,12 @@ class Span:
         set_scope(self, scope)
         set_declared_kind(self, declared_kind)
         set_otlp_kind(self, otlp_kind)
+        _set_kind(self, _UNSET)
+        _set_tool_name(self, _UNSET)
+        _set_model(self, _UNSET)
+        _set_tokens(self, _UNSET)
+        _set_arguments(self, _UNSET)
+        _set_offered(self, _UNSET)
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise FrozenInstanceError(f"cannot assign to field {name!r}")
@@ -291,63 +301,58 @@ class Span:
             raise TypeError(f"Span has no field {', '.join(sorted(unknown))}")
         return Span(**{**values, **changes})
 
-    # Derived fields: each computed on first use and kept in its own slot. A slot that was
-    # never written raises AttributeError, which is the cheapest "not yet" Python offers.
+    # Derived fields: each computed on first use and kept in its own slot, which starts as
+    # `_UNSET`. (Leaving the slot empty and catching the AttributeError saves one store per
+    # field at read time, but raising costs ten times more on every span's first use.)
 
     @property
     def kind(self) -> Kind:
-        try:
-            return self._kind
-        except AttributeError:
+        kind = self._kind
+        if kind is _UNSET:
             kind = _KINDS[normalize.kind(self.declared_kind, self.attributes, self.name)]
-            object.__setattr__(self, "_kind", kind)
-            return kind
+            _set_kind(self, kind)
+        return kind
 
     @property
     def tool_name(self) -> str | None:
-        try:
-            return self._tool_name
-        except AttributeError:
+        name = self._tool_name
+        if name is _UNSET:
             name = normalize.tool_name(self.attributes, self.name, self.kind)
-            object.__setattr__(self, "_tool_name", name)
-            return name
+            _set_tool_name(self, name)
+        return name
 
     @property
     def model(self) -> str | None:
-        try:
-            return self._model
-        except AttributeError:
+        model = self._model
+        if model is _UNSET:
             model = normalize.model(self.attributes)
-            object.__setattr__(self, "_model", model)
-            return model
+            _set_model(self, model)
+        return model
 
     @property
     def tokens(self) -> TokenUsage:
-        try:
-            return self._tokens
-        except AttributeError:
+        tokens = self._tokens
+        if tokens is _UNSET:
             tokens = TokenUsage(*normalize.tokens(self.attributes))
-            object.__setattr__(self, "_tokens", tokens)
-            return tokens
+            _set_tokens(self, tokens)
+        return tokens
 
     @property
     def arguments(self) -> ToolArguments:
-        try:
-            return self._arguments
-        except AttributeError:
+        arguments = self._arguments
+        if arguments is _UNSET:
             arguments = ToolArguments(*normalize.tool_arguments(self.attributes))
-            object.__setattr__(self, "_arguments", arguments)
-            return arguments
+            _set_arguments(self, arguments)
+        return arguments
 
     @property
     def offered_tools(self) -> OfferedTools | None:
-        try:
-            return self._offered
-        except AttributeError:
+        offered = self._offered
+        if offered is _UNSET:
             found = normalize.offered_tools(self.attributes)
             offered = None if found is None else OfferedTools(*found)
-            object.__setattr__(self, "_offered", offered)
-            return offered
+            _set_offered(self, offered)
+        return offered
 
     @property
     def is_error(self) -> bool:
@@ -374,6 +379,12 @@ class Span:
 
 # Slot descriptors write past the immutability guard; only `Span.__init__` uses them.
 _SPAN_SETTERS = tuple(Span.__dict__[name].__set__ for name in _SPAN_FIELDS)
+_set_kind = Span.__dict__["_kind"].__set__
+_set_tool_name = Span.__dict__["_tool_name"].__set__
+_set_model = Span.__dict__["_model"].__set__
+_set_tokens = Span.__dict__["_tokens"].__set__
+_set_arguments = Span.__dict__["_arguments"].__set__
+_set_offered = Span.__dict__["_offered"].__set__
 
 
 @dataclass(frozen=True, slots=True)
