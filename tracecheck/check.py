@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from tracecheck.contract.model import Alternative, Contract
+from tracecheck.readers.common import collector_paused
 from tracecheck.rules.operators import Rule
 from tracecheck.rules.predicates import Predicate, RuleError
 from tracecheck.rules.subject import Subject
@@ -25,6 +26,13 @@ def check(
 
     `run` stands in for the trace's run record when the contract is not scoped.
     """
+    # A large trace keeps millions of objects alive; the collector would walk them all again
+    # and again while the check builds its indexes, and the check makes no reference cycles.
+    with collector_paused():
+        return _check(trace, contract, run)
+
+
+def _check(trace: Trace | Iterable[Span], contract: Contract, run: RunRecord | None) -> Verdict:
     spans = tuple(trace.spans if isinstance(trace, Trace) else trace)
     trace_id = trace.trace_id if isinstance(trace, Trace) else _trace_id(spans)
     if contract.scope is not None:
