@@ -298,6 +298,7 @@ def _detector_ids(value: Mapping[str, Any], key: str, problems: list[str]) -> fr
     from redact.detectors import DETECTORS
     from tracecheck.contract.suggest import did_you_mean
     from tracecheck.contract.words import quote
+    from tracecheck.rules.pointers import a_json_type
 
     names = value.get(key, [])
     if not isinstance(names, list):
@@ -305,7 +306,11 @@ def _detector_ids(value: Mapping[str, Any], key: str, problems: list[str]) -> fr
         return frozenset()
     known = tuple(DETECTORS)
     for index, name in enumerate(names):
-        if name not in DETECTORS:
+        if not isinstance(name, str):
+            problems.append(
+                f"/detectors/{key}/{index}: must be a detector id, not {a_json_type(name)}"
+            )
+        elif name not in DETECTORS:
             # Not the whole list of ids, as `redact.detectors.detector` does: there are
             # more than a hundred.
             suggestion = did_you_mean(name, known)

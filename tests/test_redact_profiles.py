@@ -364,6 +364,13 @@ def test_max_string_bytes_may_lower_the_cap_or_keep_it() -> None:
             ["/detectors/enable: must be a list of detector ids"],
         ),
         (
+            {"extends": "share", "detectors": {"disable": [["phone"], 7]}},
+            [
+                "/detectors/disable/0: must be a detector id, not an array",
+                "/detectors/disable/1: must be a detector id, not a number",
+            ],
+        ),
+        (
             {"extends": "share", "detectors": {"enable": ["iban"], "disable": ["iban", "phone"]}},
             ['/detectors: "iban" is both disabled and enabled'],
         ),
