@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.metadata
 import json
 import subprocess
 import sys
@@ -118,6 +119,11 @@ def test_help_lists_exit_codes(capsys: pytest.CaptureFixture[str]) -> None:
     out = capsys.readouterr().out
     for code in range(5):
         assert f"\n  {code}  " in out
+
+
+def test_version_names_the_installed_distribution(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--version"]) == ExitCode.OK
+    assert capsys.readouterr().out == f"tracecheck {importlib.metadata.version('tracecheck')}\n"
 
 
 def test_notes_go_to_stderr(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

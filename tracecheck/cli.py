@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib.metadata
 import json
 import os
 import sys
@@ -93,6 +94,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return ExitCode.USAGE
 
 
+def _version() -> str:
+    try:
+        return importlib.metadata.version("tracecheck")
+    except importlib.metadata.PackageNotFoundError:  # run from a source tree
+        return "unknown"
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tracecheck",
@@ -100,6 +108,7 @@ def _parser() -> argparse.ArgumentParser:
         epilog=_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    parser.add_argument("--version", action="version", version=f"tracecheck {_version()}")
     parser.set_defaults(command=None)
     commands = parser.add_subparsers(title="commands", metavar="COMMAND")
 
