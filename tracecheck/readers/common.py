@@ -71,16 +71,16 @@ class ReadContext:
     # Raw trace id → normalised one: a file holds few traces and many spans of each, and
     # sharing one string per trace also saves memory.
     trace_ids: dict[Any, str | None] = field(default_factory=dict)
+    # Likewise parent ids: the children of one span all name it.
+    parent_ids: dict[Any, str | None] = field(default_factory=dict)
 
     def trace_id(self, raw: Any, convert: Callable[[Any], str | None]) -> str | None:
         """`convert(raw)`, remembered for the rest of the file when `raw` is a str or bytes."""
-        if raw.__class__ is not str and raw.__class__ is not bytes:
-            return convert(raw)
-        known = self.trace_ids
-        if raw in known:
-            return known[raw]
-        trace_id = known[raw] = convert(raw)
-        return trace_id
+        return _remembered(self.trace_ids, raw, convert)
+
+    def parent_id(self, raw: Any, convert: Callable[[Any], str | None]) -> str | None:
+        """As `trace_id`, for parent span ids."""
+        return _remembered(self.parent_ids, raw, convert)
 
     def note(self, where: str, message: str, trace_id: str | None = None) -> None:
         self.notes.append(ReadNote(self.source, where, message, trace_id))
@@ -94,6 +94,17 @@ class ReadContext:
         """The error for JSON that does not parse, at the line and column of the fault."""
         where = f"line {exc.lineno if line is None else line}, column {exc.colno}"
         return self.error(where, f"malformed JSON: {exc.msg.rstrip('.')}")
+
+
+def _remembered(
+    known: dict[Any, str | None], raw: Any, convert: Callable[[Any], str | None]
+) -> str | None:
+    if raw.__class__ is not str and raw.__class__ is not bytes:
+        return convert(raw)
+    if raw in known:
+        return known[raw]
+    converted = known[raw] = convert(raw)
+    return converted
 
 
 def normalize_id(raw: Any, size: int) -> str | None:

@@ -147,7 +147,7 @@ def typed_spans(data: bytes | memoryview, ctx: ReadContext, prefix: str) -> list
             request = _DECODER.decode(data)
         except (msgspec.ValidationError, msgspec.DecodeError):
             return None
-        local = ReadContext(ctx.source, [], ctx.trace_ids)
+        local = ReadContext(ctx.source, [], ctx.trace_ids, ctx.parent_ids)
         try:
             spans = list(_spans(request, local, prefix))
         except (_Decline, ValueError):
@@ -184,17 +184,19 @@ def _span(
     where: str,
     index: int,
 ) -> Span:
-    attributes = base.copy()
-    for pair in span.attributes:
-        value = pair.value
-        text = value.stringValue if value is not None else None
-        attributes[pair.key] = text if text is not None else _value(value)
+    own = {
+        pair.key: text
+        if (value := pair.value) is not None and (text := value.stringValue) is not None
+        else _value(value)
+        for pair in span.attributes
+    }
+    attributes = {**base, **own} if base else own
     status = span.status
     return checked(
         Span(
             ctx.trace_id(span.traceId, _as_trace_id),
             normalize_id(span.spanId, 8),
-            normalize_id(span.parentSpanId, 8),
+            ctx.parent_id(span.parentSpanId, _as_span_id),
             span.name,
             parse_unix_nano(span.startTimeUnixNano),
             parse_unix_nano(span.endTimeUnixNano),
@@ -215,6 +217,10 @@ def _span(
 
 def _as_trace_id(raw: str) -> str | None:
     return normalize_id(raw, 16)
+
+
+def _as_span_id(raw: str) -> str | None:
+    return normalize_id(raw, 8)
 
 
 def _attributes(pairs: list[KeyValue]) -> dict[str, Any]:

@@ -98,7 +98,7 @@ def _span(
         Span(
             ctx.trace_id(span.trace_id, _hex),
             _hex(span.span_id),
-            _hex(span.parent_span_id),
+            ctx.parent_id(span.parent_span_id, _hex),
             span.name,
             span.start_time_unix_nano or None,
             span.end_time_unix_nano or None,
