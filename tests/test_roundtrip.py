@@ -3,17 +3,32 @@
 from __future__ import annotations
 
 import gzip
+import pickle
 import struct
+from pathlib import Path
 
 import orjson
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tracecheck import Event, Link, ReadNote, Scope, Span, iter_spans, read_traces
+from tracecheck import (
+    Event,
+    Link,
+    ReadNote,
+    Scope,
+    Span,
+    check,
+    compile_contract,
+    iter_spans,
+    read_traces,
+)
 from tracecheck.readers.common import ReadContext
 from tracecheck.readers.otlp_json import spans_from_request
 from tracecheck.readers.otlp_json_typed import typed_spans
 from tracecheck.writers import to_otlp_json, to_otlp_jsonl, to_otlp_proto
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
 INT64 = st.integers(min_value=-(2**63), max_value=2**63 - 1)
 TIMES = st.one_of(st.none(), st.integers(min_value=1, max_value=2**63 - 1))
@@ -164,3 +179,30 @@ def test_the_typed_reader_declines_what_only_the_general_reader_reads() -> None:
         assert typed_spans(data, ReadContext("f"), "") is None
     (span,) = iter_spans(snake)
     assert span.trace_id == "a" * 32
+
+
+@settings(max_examples=50, deadline=None)
+@given(span_sets())
+def test_spans_pickle_and_stay_read_only(spans: list[Span]) -> None:
+    # Worker processes (multiprocessing, pytest-xdist) receive spans by pickle.
+    back = pickle.loads(pickle.dumps(spans))
+    assert_same(back, spans)
+    for span in back:
+        with pytest.raises(TypeError):
+            span.attributes["new"] = 1  # type: ignore[index]
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "otel-genai/clean.otlp.jsonl",
+        "openinference/clean.otlp.pb",
+        "claude/refund-stream.jsonl",
+        "frameworks/strands/tool-error.otlp.pb",
+    ],
+)
+def test_recorded_traces_and_their_verdicts_pickle(path: str) -> None:
+    traces = read_traces(FIXTURES / path)
+    assert pickle.loads(pickle.dumps(traces)) == traces
+    verdict = check(traces[0], compile_contract(FIXTURES.parent / "contracts/no-shell.yaml"))
+    assert pickle.loads(pickle.dumps(verdict)) == verdict

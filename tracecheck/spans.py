@@ -50,6 +50,10 @@ class Kind(StrEnum):
     UNKNOWN = "UNKNOWN"
 
 
+def _picklable(mapping: Mapping[str, Any]) -> dict[str, Any]:
+    return dict(mapping)
+
+
 _KINDS = {kind.value: kind for kind in Kind}  # a dict lookup; calling the enum is slow
 
 
@@ -59,12 +63,18 @@ class Event:
     time_ns: int | None = None
     attributes: Mapping[str, Any] = _no_attributes()
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        return Event, (self.name, self.time_ns, _picklable(self.attributes))
+
 
 @dataclass(frozen=True, slots=True)
 class Link:
     trace_id: str | None
     span_id: str | None
     attributes: Mapping[str, Any] = _no_attributes()
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return Link, (self.trace_id, self.span_id, _picklable(self.attributes))
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +84,9 @@ class Scope:
     name: str = ""
     version: str = ""
     attributes: Mapping[str, Any] = _no_attributes()
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return Scope, (self.name, self.version, _picklable(self.attributes))
 
 
 @dataclass(frozen=True, slots=True)
@@ -271,6 +284,15 @@ class Span:
     def __setattr__(self, name: str, value: Any) -> None:
         raise FrozenInstanceError(f"cannot assign to field {name!r}")
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Read-only mappings do not pickle: send plain dicts, which `__init__` wraps again.
+        fields = self._fields()
+        attributes, resource = _SPAN_FIELDS.index("attributes"), _SPAN_FIELDS.index("resource")
+        values = list(fields)
+        values[attributes] = _picklable(fields[attributes])
+        values[resource] = _picklable(fields[resource])
+        return Span, tuple(values)
+
     def __delattr__(self, name: str) -> None:
         raise FrozenInstanceError(f"cannot delete field {name!r}")
 
@@ -289,9 +311,6 @@ class Span:
     def __repr__(self) -> str:
         fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in _SPAN_FIELDS)
         return f"Span({fields})"
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (Span, self._fields())
 
     def replace(self, **changes: Any) -> Span:
         """A copy with some recorded fields changed (derived fields are recomputed)."""
