@@ -243,6 +243,18 @@ def test_missing_path(tmp_path: Path) -> None:
     assert str(info.value) == f"{path}: no such file or directory"
 
 
+def test_a_jaeger_export_is_named_with_what_to_export_instead(tmp_path: Path) -> None:
+    span = {"traceID": TRACE, "spanID": SPAN, "operationName": "chat", "startTime": 1, "tags": []}
+    jaeger = {"data": [{"traceID": TRACE, "spans": [span], "processes": {}}]}
+    path = write(tmp_path, "jaeger.json", json.dumps(jaeger, indent=2))
+    with pytest.raises(UnrecognizedFormatError) as info:
+        read_traces(path)
+    assert str(info.value) == (
+        f"{path}: is a Jaeger JSON export, not OTLP: export the trace as OTLP JSON "
+        "(Jaeger's /api/v3 or an OpenTelemetry Collector file exporter)"
+    )
+
+
 # --- directories ------------------------------------------------------------------------------
 
 

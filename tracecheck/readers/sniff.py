@@ -10,7 +10,7 @@ import orjson
 from tracecheck.readers.flat import looks_like_flat_row
 from tracecheck.readers.otlp_proto import looks_like_proto_message, looks_like_proto_stream
 
-__all__ = ["FORMATS", "HEAD_SIZE", "is_claude_record", "json_layout", "sniff"]
+__all__ = ["FORMATS", "HEAD_SIZE", "is_claude_record", "json_layout", "sniff", "unrecognized"]
 
 FORMATS = ("otlp-json", "otlp-jsonl", "otlp-proto", "spans", "claude-stream")
 HEAD_SIZE = 1 << 16
@@ -18,6 +18,8 @@ _OTLP_KEY = re.compile(rb'"(?:resourceSpans|resource_spans)"\s*:')
 _FLAT_KEY = re.compile(rb'"(?:traceId|trace_id|spanId|span_id|startedAt|toolName)"\s*:')
 _INGEST_KEY = re.compile(rb'"spans"\s*:\s*\[')
 _CLAUDE_TYPES = frozenset({"system", "assistant", "user", "result", "summary"})
+# Jaeger's own JSON (its UI's "Download results", API v2): not OTLP.
+_JAEGER_KEYS = (re.compile(rb'"traceID"\s*:'), re.compile(rb'"operationName"\s*:'))
 
 
 def sniff(head: bytes, size: int | None) -> tuple[str, ...]:
@@ -32,6 +34,16 @@ def sniff(head: bytes, size: int | None) -> tuple[str, ...]:
     if looks_like_proto_message(head, size) or looks_like_proto_stream(head, size):
         return ("otlp-proto",)
     return ()
+
+
+def unrecognized(head: bytes) -> str:
+    """Why an input no reader recognises is refused, naming what it looks like when known."""
+    if all(key.search(head) for key in _JAEGER_KEYS):
+        return (
+            "is a Jaeger JSON export, not OTLP: export the trace as OTLP JSON "
+            "(Jaeger's /api/v3 or an OpenTelemetry Collector file exporter)"
+        )
+    return "is not a trace this command reads"
 
 
 def _is_text(head: bytes) -> bool:
