@@ -9,7 +9,16 @@ from typing import Any
 
 import pytest
 
-from tracecheck import Kind, ReadNote, Span, TraceReadError, detect_format, read_traces
+from tracecheck import (
+    Kind,
+    ReadNote,
+    Span,
+    TraceReadError,
+    check,
+    compile_contract,
+    detect_format,
+    read_traces,
+)
 
 TRACE = "4bf92f3577b34da6a3ce929d0e0e4736"
 OTHER_TRACE = "0af7651916cd43dd8448eb211c80319c"
@@ -439,3 +448,101 @@ def test_uuid_ids_read_as_their_hex(tmp_path: Path) -> None:
     (span,) = read_traces(path)[0].spans
     assert span.trace_id == "9d3e1f4a7b6c4e2d8a1f5c0b9e8d7f62"
     assert span.span_id == "0b5c2a7e3f414d8e9a6b2c1f0e9d8a71"
+
+
+# --- Zipkin v2 (the OpenTelemetry Zipkin exporter's JSON) ---------------------------------------
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+
+
+@pytest.mark.parametrize("run", ["clean", "forbidden", "repeated-write"])
+def test_zipkin_export_reads_like_the_otlp_run_it_encodes(run: str) -> None:
+    (otlp,) = read_traces(FIXTURES / "otel-genai" / f"{run}.otlp.jsonl")
+    zipkin_path = FIXTURES / "zipkin" / f"{run}.zipkin.json"
+    assert detect_format(zipkin_path) == "spans"
+    (zipkin,) = read_traces(zipkin_path)
+    assert zipkin.trace_id == otlp.trace_id
+
+    def facts(span: Span) -> tuple[Any, ...]:
+        # Zipkin keeps rounded microseconds and writes every tag as a string (numbers too).
+        start, end = span.start_ns, span.end_ns
+        duration = None if start is None or end is None else (end - start + 500) // 1000
+        start = None if start is None else (start + 500) // 1000
+        return (
+            span.span_id,
+            span.parent_span_id,
+            span.name,
+            span.kind,
+            span.tool_name,
+            span.model,
+            span.tokens.total,
+            span.arguments.value,
+            span.status,
+            span.otlp_kind,
+            start,
+            duration,
+        )
+
+    assert [facts(s) for s in zipkin.spans] == [facts(s) for s in otlp.spans]
+    assert zipkin.spans[0].resource["service.name"] == "refund-desk"
+
+
+def test_zipkin_status_annotations_and_parent() -> None:
+    span = {
+        "traceId": TRACE,
+        "id": CHILD,
+        "parentId": ROOT,
+        "name": "execute_tool issue_refund",
+        "kind": "INTERNAL",
+        "timestamp": START // 1000,
+        "duration": 2_500_000,
+        "localEndpoint": {"serviceName": "refund-desk"},
+        "annotations": [{"timestamp": START // 1000 + 5, "value": "retry"}],
+        "tags": {
+            "gen_ai.tool.name": "issue_refund",
+            "otel.status_code": "ERROR",
+            "error": "payment provider unavailable",
+        },
+    }
+    (trace,) = read_traces(json.dumps([span]).encode())
+    (read,) = trace.spans
+    assert (read.span_id, read.parent_span_id, read.tool_name) == (CHILD, ROOT, "issue_refund")
+    assert (read.status, read.status_message) == ("error", "payment provider unavailable")
+    assert (read.start_ns, read.end_ns) == (
+        START // 1000 * 1000,
+        (START // 1000 + 2_500_000) * 1000,
+    )
+    assert [(e.name, e.time_ns) for e in read.events] == [("retry", (START // 1000 + 5) * 1000)]
+    assert read.otlp_kind == 1
+    assert "tags" not in read.attributes and "localEndpoint" not in read.attributes
+
+
+def test_a_zipkin_span_with_a_bad_timestamp_is_located() -> None:
+    span = {"traceId": TRACE, "id": CHILD, "timestamp": "soon", "duration": 5, "tags": {}}
+    with pytest.raises(TraceReadError) as info:
+        read_traces(json.dumps([span]).encode())
+    assert str(info.value).startswith("<bytes>: [0].timestamp: ")
+
+
+def test_a_row_with_id_but_no_zipkin_fields_reads_as_before() -> None:
+    row = {"traceId": TRACE, "id": CHILD, "name": "x", "startTime": "2024-05-01T12:00:00Z"}
+    (trace,) = read_traces(json.dumps([row]).encode())
+    assert trace.spans[0].span_id == CHILD
+    assert trace.spans[0].start_ns == 1_714_564_800_000_000_000
+
+
+@pytest.mark.parametrize("run", ["clean", "forbidden", "repeated-write"])
+def test_zipkin_runs_get_the_verdicts_of_their_otlp_runs(run: str) -> None:
+    contract = compile_contract(FIXTURES.parent / "contracts" / "refund-desk.json")
+
+    def outcome(path: Path) -> list[tuple[str, str, tuple[str | None, ...]]]:
+        (trace,) = read_traces(path)
+        verdict = check(trace, contract)
+        return [
+            (rule.label, rule.status, tuple(v.span_id for v in rule.violations))
+            for rule in verdict.rules
+        ]
+
+    otlp = outcome(FIXTURES / "otel-genai" / f"{run}.otlp.jsonl")
+    assert outcome(FIXTURES / "zipkin" / f"{run}.zipkin.json") == otlp
+    assert any(status == "fail" for _, status, _ in otlp) == (run != "clean")
