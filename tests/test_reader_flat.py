@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tracecheck import (
     Kind,
@@ -450,24 +452,40 @@ def test_uuid_ids_read_as_their_hex(tmp_path: Path) -> None:
     assert span.span_id == "0b5c2a7e3f414d8e9a6b2c1f0e9d8a71"
 
 
-# --- Zipkin v2 (the OpenTelemetry Zipkin exporter's JSON) ---------------------------------------
+# --- Zipkin v2 and Jaeger JSON --------------------------------------------------------------------
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+RUNS = ["clean", "forbidden", "repeated-write"]
 
 
-@pytest.mark.parametrize("run", ["clean", "forbidden", "repeated-write"])
-def test_zipkin_export_reads_like_the_otlp_run_it_encodes(run: str) -> None:
+def _rounded_us(ns: int) -> int:  # the Zipkin exporter rounds to microseconds
+    return (ns + 500) // 1000
+
+
+def _truncated_us(ns: int) -> int:  # Jaeger truncates
+    return ns // 1000
+
+
+EXPORTS = {
+    "zipkin": (".zipkin.json", _rounded_us),
+    "jaeger": (".jaeger.json", _truncated_us),
+}
+
+
+@pytest.mark.parametrize("run", RUNS)
+@pytest.mark.parametrize("export", list(EXPORTS))
+def test_a_tracer_export_reads_like_the_otlp_run_it_encodes(export: str, run: str) -> None:
+    suffix, to_us = EXPORTS[export]
     (otlp,) = read_traces(FIXTURES / "otel-genai" / f"{run}.otlp.jsonl")
-    zipkin_path = FIXTURES / "zipkin" / f"{run}.zipkin.json"
-    assert detect_format(zipkin_path) == "spans"
-    (zipkin,) = read_traces(zipkin_path)
-    assert zipkin.trace_id == otlp.trace_id
+    path = FIXTURES / export / f"{run}{suffix}"
+    assert detect_format(path) == "spans"
+    (exported,) = read_traces(path)
+    assert exported.trace_id == otlp.trace_id
 
     def facts(span: Span) -> tuple[Any, ...]:
-        # Zipkin keeps rounded microseconds and writes every tag as a string (numbers too).
+        # Microseconds only; Zipkin writes every tag as a string (numbers too).
         start, end = span.start_ns, span.end_ns
-        duration = None if start is None or end is None else (end - start + 500) // 1000
-        start = None if start is None else (start + 500) // 1000
+        duration = None if start is None or end is None else to_us(end - start)
         return (
             span.span_id,
             span.parent_span_id,
@@ -479,12 +497,31 @@ def test_zipkin_export_reads_like_the_otlp_run_it_encodes(run: str) -> None:
             span.arguments.value,
             span.status,
             span.otlp_kind,
-            start,
+            None if start is None else to_us(start),
             duration,
+            [event.name for event in span.events],
         )
 
-    assert [facts(s) for s in zipkin.spans] == [facts(s) for s in otlp.spans]
-    assert zipkin.spans[0].resource["service.name"] == "refund-desk"
+    assert [facts(s) for s in exported.spans] == [facts(s) for s in otlp.spans]
+    assert exported.spans[0].resource["service.name"] == "refund-desk"
+
+
+@pytest.mark.parametrize("run", RUNS)
+@pytest.mark.parametrize("export", list(EXPORTS))
+def test_tracer_exports_get_the_verdicts_of_their_otlp_runs(export: str, run: str) -> None:
+    contract = compile_contract(FIXTURES.parent / "contracts" / "refund-desk.json")
+
+    def outcome(path: Path) -> list[tuple[str, str, tuple[str | None, ...]]]:
+        (trace,) = read_traces(path)
+        verdict = check(trace, contract)
+        return [
+            (rule.label, rule.status, tuple(v.span_id for v in rule.violations))
+            for rule in verdict.rules
+        ]
+
+    otlp = outcome(FIXTURES / "otel-genai" / f"{run}.otlp.jsonl")
+    assert outcome(FIXTURES / export / f"{run}{EXPORTS[export][0]}") == otlp
+    assert any(status == "fail" for _, status, _ in otlp) == (run != "clean")
 
 
 def test_zipkin_status_annotations_and_parent() -> None:
@@ -531,18 +568,163 @@ def test_a_row_with_id_but_no_zipkin_fields_reads_as_before() -> None:
     assert trace.spans[0].start_ns == 1_714_564_800_000_000_000
 
 
-@pytest.mark.parametrize("run", ["clean", "forbidden", "repeated-write"])
-def test_zipkin_runs_get_the_verdicts_of_their_otlp_runs(run: str) -> None:
-    contract = compile_contract(FIXTURES.parent / "contracts" / "refund-desk.json")
+def test_jaeger_tags_logs_processes_and_status() -> None:
+    def tag(key: str, value: Any, kind: str = "string") -> dict[str, Any]:
+        return {"key": key, "type": kind, "value": value}
 
-    def outcome(path: Path) -> list[tuple[str, str, tuple[str | None, ...]]]:
-        (trace,) = read_traces(path)
-        verdict = check(trace, contract)
-        return [
-            (rule.label, rule.status, tuple(v.span_id for v in rule.violations))
-            for rule in verdict.rules
-        ]
+    root = {
+        "traceID": TRACE,
+        "spanID": ROOT,
+        "operationName": "invoke_agent refund-desk",
+        "references": [],
+        "startTime": START // 1000,
+        "duration": 3_000_000,
+        "tags": [tag("gen_ai.operation.name", "invoke_agent")],
+        "processID": "p1",
+    }
+    tool = {
+        "traceID": TRACE,
+        "spanID": CHILD,
+        "operationName": "execute_tool issue_refund",
+        "references": [
+            {"refType": "FOLLOWS_FROM", "traceID": OTHER_TRACE, "spanID": "1" * 16},
+            {"refType": "CHILD_OF", "traceID": TRACE, "spanID": ROOT},
+        ],
+        "startTime": START // 1000 + 10,
+        "duration": 2_000,
+        "tags": [
+            tag("gen_ai.tool.name", "issue_refund"),
+            tag("gen_ai.usage.input_tokens", 12, "int64"),
+            tag("span.kind", "client"),
+            tag("error", True, "bool"),
+            tag("otel.status_code", "ERROR"),
+            tag("otel.status_description", "payment provider unavailable"),
+        ],
+        "logs": [
+            {
+                "timestamp": START // 1000 + 11,
+                "fields": [tag("event", "exception"), tag("exception.type", "TimeoutError")],
+            }
+        ],
+        "processID": "p1",
+    }
+    process = {"serviceName": "refund-desk", "tags": [tag("host.name", "worker-1")]}
+    document = {"data": [{"traceID": TRACE, "spans": [root, tool], "processes": {"p1": process}}]}
+    (trace,) = read_traces(json.dumps(document).encode())
+    agent, call = trace.spans
+    assert (agent.kind, agent.parent_span_id, agent.otlp_kind) == (Kind.AGENT, None, 1)
+    assert (call.parent_span_id, call.tool_name, call.otlp_kind) == (ROOT, "issue_refund", 3)
+    assert (call.status, call.status_message) == ("error", "payment provider unavailable")
+    assert call.attributes["gen_ai.usage.input_tokens"] == 12
+    assert call.resource == {"service.name": "refund-desk", "host.name": "worker-1"}
+    assert [(e.name, e.time_ns, dict(e.attributes)) for e in call.events] == [
+        ("exception", (START // 1000 + 11) * 1000, {"exception.type": "TimeoutError"})
+    ]
+    assert (call.start_ns, call.end_ns) == (
+        (START // 1000 + 10) * 1000,
+        (START // 1000 + 2010) * 1000,
+    )
 
-    otlp = outcome(FIXTURES / "otel-genai" / f"{run}.otlp.jsonl")
-    assert outcome(FIXTURES / "zipkin" / f"{run}.zipkin.json") == otlp
-    assert any(status == "fail" for _, status, _ in otlp) == (run != "clean")
+
+def test_jaeger_problems_are_located() -> None:
+    span = {"traceID": TRACE, "spanID": CHILD, "operationName": "x", "startTime": "soon"}
+    document = {"data": [{"traceID": TRACE, "spans": [span], "processes": {}}]}
+    with pytest.raises(TraceReadError) as info:
+        read_traces(json.dumps(document).encode(), format="spans")
+    assert str(info.value).startswith("<bytes>: data[0].spans[0].startTime: ")
+    document = {"data": [{"traceID": TRACE, "spans": "none"}]}
+    with pytest.raises(TraceReadError) as info:
+        read_traces(json.dumps(document).encode(), format="spans")
+    assert str(info.value) == "<bytes>: data[0].spans: is not a list of spans"
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.dictionaries(
+        st.sampled_from(
+            [
+                "traceID",
+                "spanID",
+                "operationName",
+                "references",
+                "startTime",
+                "duration",
+                "tags",
+                "logs",
+                "processID",
+                "parentSpanID",
+            ]
+        ),
+        st.recursive(
+            st.none()
+            | st.booleans()
+            | st.integers()
+            | st.text(max_size=8)
+            | st.sampled_from([TRACE, ROOT, "CHILD_OF"]),
+            lambda inner: (
+                st.lists(inner, max_size=3)
+                | st.dictionaries(
+                    st.sampled_from(
+                        [
+                            "key",
+                            "value",
+                            "refType",
+                            "traceID",
+                            "spanID",
+                            "fields",
+                            "timestamp",
+                            "type",
+                        ]
+                    ),
+                    inner,
+                    max_size=4,
+                )
+            ),
+            max_leaves=12,
+        ),
+    )
+)
+def test_any_jaeger_span_reads_or_is_refused_at_its_place(span: dict[str, Any]) -> None:
+    document = {"data": [{"traceID": TRACE, "spans": [span], "processes": {"p1": span}}]}
+    try:
+        read_traces(json.dumps(document).encode(), format="spans")
+    except TraceReadError as exc:
+        assert str(exc).startswith("<bytes>")
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.fixed_dictionaries(
+        {"traceId": st.just(TRACE), "id": st.just(CHILD), "duration": st.integers(-5, 10**6)},
+        optional={
+            key: st.none()
+            | st.booleans()
+            | st.integers()
+            | st.text(max_size=8)
+            | st.lists(
+                st.dictionaries(
+                    st.sampled_from(["timestamp", "value"]), st.integers() | st.text(max_size=4)
+                ),
+                max_size=2,
+            )
+            | st.dictionaries(
+                st.sampled_from(["serviceName", "otel.status_code", "error", "k"]),
+                st.text(max_size=6) | st.integers(),
+            )
+            for key in (
+                "parentId",
+                "name",
+                "kind",
+                "timestamp",
+                "tags",
+                "annotations",
+                "localEndpoint",
+            )
+        },
+    )
+)
+def test_any_zipkin_span_reads_or_is_refused_at_its_place(span: dict[str, Any]) -> None:
+    try:
+        read_traces(json.dumps([span]).encode(), format="spans")
+    except TraceReadError as exc:
+        assert str(exc).startswith("<bytes>: [0]")

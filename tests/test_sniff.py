@@ -243,16 +243,14 @@ def test_missing_path(tmp_path: Path) -> None:
     assert str(info.value) == f"{path}: no such file or directory"
 
 
-def test_a_jaeger_export_is_named_with_what_to_export_instead(tmp_path: Path) -> None:
+def test_a_jaeger_download_sniffs_as_flat_spans_compact_or_pretty(tmp_path: Path) -> None:
     span = {"traceID": TRACE, "spanID": SPAN, "operationName": "chat", "startTime": 1, "tags": []}
     jaeger = {"data": [{"traceID": TRACE, "spans": [span], "processes": {}}]}
-    path = write(tmp_path, "jaeger.json", json.dumps(jaeger, indent=2))
-    with pytest.raises(UnrecognizedFormatError) as info:
-        read_traces(path)
-    assert str(info.value) == (
-        f"{path}: is a Jaeger JSON export, not OTLP: export the trace as OTLP JSON "
-        "(Jaeger's /api/v3 or an OpenTelemetry Collector file exporter)"
-    )
+    for name, text in (("a.json", json.dumps(jaeger)), ("b.json", json.dumps(jaeger, indent=2))):
+        path = write(tmp_path, name, text)
+        assert detect_format(path) == "spans"
+        (trace,) = read_traces(path)
+        assert [s.span_id for s in trace.spans] == [SPAN]
 
 
 # --- directories ------------------------------------------------------------------------------

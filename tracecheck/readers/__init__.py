@@ -22,7 +22,7 @@ from tracecheck.readers.otlp_proto import (
     read_otlp_proto,
     read_otlp_proto_stream,
 )
-from tracecheck.readers.sniff import FORMATS, HEAD_SIZE, json_layout, sniff, unrecognized
+from tracecheck.readers.sniff import FORMATS, HEAD_SIZE, json_layout, sniff
 from tracecheck.spans import ReadNote, Span, Trace
 
 __all__ = [
@@ -246,7 +246,7 @@ def _detect(name: str, head: bytes, size: int | None) -> str:
         raise UnrecognizedFormatError(name, "is empty")
     formats = sniff(head, size)
     if not formats:
-        raise UnrecognizedFormatError(name, unrecognized(head))
+        raise UnrecognizedFormatError(name, "is not a trace this command reads")
     if len(formats) > 1:
         raise AmbiguousFormatError(name, formats)
     return formats[0]

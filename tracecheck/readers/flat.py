@@ -1,5 +1,5 @@
 """Flat span rows: the hosted-ingest `TraceSpanEvent`, snake_case rows, eval-store spans, and
-Zipkin v2 spans (the OpenTelemetry Zipkin exporter's JSON).
+the JSON of Zipkin v2 and of Jaeger (turned into rows by `tracers`).
 
 Rows may arrive as a JSON array, as JSON Lines, or inside an ingest request body
 (`{"wireVersion": ..., "spans": [...]}`). Top-level fields that are not part of the span's
@@ -10,7 +10,7 @@ structure (`toolName`, `model`, `input_tokens`, …) are read as attributes, und
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import IO, Any, TypeGuard
+from typing import IO, Any
 
 import orjson
 
@@ -24,6 +24,12 @@ from tracecheck.readers.common import (
     parse_unix_nano,
 )
 from tracecheck.readers.otlp_json import attribute_map
+from tracecheck.readers.tracers import (
+    is_jaeger_document,
+    is_zipkin_span,
+    jaeger_as_rows,
+    zipkin_as_row,
+)
 from tracecheck.spans import EMPTY_ATTRIBUTES, Event, Span
 
 __all__ = ["looks_like_flat_row", "read_flat_json", "read_flat_jsonl", "spans_from_rows"]
@@ -81,6 +87,12 @@ def read_flat_json(data: bytes, ctx: ReadContext) -> Iterator[Span]:
     except orjson.JSONDecodeError as exc:
         raise ctx.malformed_json(exc) from None
     prefix = ""
+    if is_jaeger_document(document):
+        for where, rows in jaeger_as_rows(document):
+            if not isinstance(rows, list):
+                raise ctx.error(where, "is not a list of spans")
+            yield from spans_from_rows(rows, ctx, where)
+        return
     if isinstance(document, dict) and isinstance(document.get("spans"), list):
         document, prefix = document["spans"], "spans"
     elif looks_like_flat_row(document):  # a single row: JSON Lines with one line
@@ -120,8 +132,8 @@ def looks_like_flat_row(row: Any) -> bool:
 def _row(row: Any, ctx: ReadContext, where: str) -> Span:
     if not isinstance(row, dict):
         raise ctx.error(where, "is not a span object")
-    if _is_zipkin(row):
-        row = _zipkin_as_row(row)
+    if is_zipkin_span(row):
+        row = zipkin_as_row(row)
     attributes = {k: v for k, v in row.items() if k not in _STRUCTURAL and v is not None}
     attributes.update(_attributes(row.get("attributes"), ctx, _at(where, "attributes")))
     resource = _attributes(
@@ -150,59 +162,6 @@ def _row(row: Any, ctx: ReadContext, where: str) -> Span:
         ctx,
         where,
     )
-
-
-def _is_zipkin(row: dict[str, Any]) -> bool:
-    """A Zipkin v2 span: `id` rather than `spanId`, with endpoints or a µs timestamp and duration."""
-    if "id" not in row or any(name in row for name in _SPAN_ID[:3]):
-        return False
-    return "localEndpoint" in row or "remoteEndpoint" in row or "duration" in row
-
-
-def _zipkin_as_row(span: dict[str, Any]) -> dict[str, Any]:
-    """The flat row a Zipkin v2 span means: times in microseconds, tags as attributes, the
-    OpenTelemetry exporter's `otel.status_code`/`error` tags as the status, annotations as
-    events, the local endpoint's service as the resource. Fields of an unexpected type are
-    passed on as they are, for the row reader to locate."""
-    tags = span.get("tags")
-    tags = tags if isinstance(tags, dict) else {}
-    row: dict[str, Any] = {
-        "traceId": span.get("traceId"),
-        "spanId": span.get("id"),
-        "parentSpanId": span.get("parentId"),
-        "name": span.get("name", ""),
-        "kind": span.get("kind") or "INTERNAL",  # Zipkin leaves a local span's kind out
-        "attributes": tags,
-    }
-    start, duration = span.get("timestamp"), span.get("duration")
-    if _is_count(start):
-        row["startTimeUnixNano"] = start * 1000
-        if _is_count(duration):
-            row["endTimeUnixNano"] = (start + duration) * 1000
-    elif start is not None:
-        row["timestamp"] = start
-    code = str(tags.get("otel.status_code", "")).upper()
-    if code == "ERROR" or "error" in tags:
-        message = tags.get("otel.status_description") or tags.get("error")
-        row["status"] = {"code": "ERROR", "message": message if isinstance(message, str) else None}
-    elif code == "OK":
-        row["status"] = {"code": "OK"}
-    endpoint = span.get("localEndpoint")
-    if isinstance(endpoint, dict) and isinstance(endpoint.get("serviceName"), str):
-        row["resource"] = {"service.name": endpoint["serviceName"]}
-    annotations = span.get("annotations")
-    if isinstance(annotations, list):
-        row["events"] = [
-            {"name": a.get("value"), "timeUnixNano": a["timestamp"] * 1000}
-            if isinstance(a, dict) and _is_count(a.get("timestamp"))
-            else a
-            for a in annotations
-        ]
-    return row
-
-
-def _is_count(value: Any) -> TypeGuard[int]:
-    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
 def _at(where: str, field: str) -> str:

@@ -9,8 +9,9 @@ import orjson
 
 from tracecheck.readers.flat import looks_like_flat_row
 from tracecheck.readers.otlp_proto import looks_like_proto_message, looks_like_proto_stream
+from tracecheck.readers.tracers import is_jaeger_document
 
-__all__ = ["FORMATS", "HEAD_SIZE", "is_claude_record", "json_layout", "sniff", "unrecognized"]
+__all__ = ["FORMATS", "HEAD_SIZE", "is_claude_record", "json_layout", "sniff"]
 
 FORMATS = ("otlp-json", "otlp-jsonl", "otlp-proto", "spans", "claude-stream")
 HEAD_SIZE = 1 << 16
@@ -18,8 +19,12 @@ _OTLP_KEY = re.compile(rb'"(?:resourceSpans|resource_spans)"\s*:')
 _FLAT_KEY = re.compile(rb'"(?:traceId|trace_id|spanId|span_id|startedAt|toolName)"\s*:')
 _INGEST_KEY = re.compile(rb'"spans"\s*:\s*\[')
 _CLAUDE_TYPES = frozenset({"system", "assistant", "user", "result", "summary"})
-# Jaeger's own JSON (its UI's "Download results", API v2): not OTLP.
-_JAEGER_KEYS = (re.compile(rb'"traceID"\s*:'), re.compile(rb'"operationName"\s*:'))
+# Jaeger's own JSON (its UI's "Download results", `/api/traces`), read as flat spans.
+_JAEGER_KEYS = (
+    re.compile(rb'"data"\s*:\s*\['),
+    re.compile(rb'"traceID"\s*:'),
+    re.compile(rb'"operationName"\s*:'),
+)
 
 
 def sniff(head: bytes, size: int | None) -> tuple[str, ...]:
@@ -34,16 +39,6 @@ def sniff(head: bytes, size: int | None) -> tuple[str, ...]:
     if looks_like_proto_message(head, size) or looks_like_proto_stream(head, size):
         return ("otlp-proto",)
     return ()
-
-
-def unrecognized(head: bytes) -> str:
-    """Why an input no reader recognises is refused, naming what it looks like when known."""
-    if all(key.search(head) for key in _JAEGER_KEYS):
-        return (
-            "is a Jaeger JSON export, not OTLP: export the trace as OTLP JSON "
-            "(Jaeger's /api/v3 or an OpenTelemetry Collector file exporter)"
-        )
-    return "is not a trace this command reads"
 
 
 def _is_text(head: bytes) -> bool:
@@ -72,6 +67,8 @@ def _sniff_json(text: bytes, *, complete: bool) -> tuple[str, ...]:
             return ("otlp-json",)
         if _INGEST_KEY.search(text) and _FLAT_KEY.search(text):
             return ("spans",)
+        if all(key.search(text) for key in _JAEGER_KEYS):
+            return ("spans",)
         return ()
     many = bool(rest.strip()) or (not complete and not rest)
     if isinstance(first, list):
@@ -84,7 +81,9 @@ def _sniff_json(text: bytes, *, complete: bool) -> tuple[str, ...]:
     if is_claude_record(first):
         found.append("claude-stream")
     spans = first.get("spans")
-    if looks_like_flat_row(first) or (not many and isinstance(spans, list)):
+    if looks_like_flat_row(first) or (
+        not many and (isinstance(spans, list) or is_jaeger_document(first))
+    ):
         found.append("spans")
     return tuple(found)
 
