@@ -464,10 +464,10 @@ def test_a_reader_bug_is_an_unreadable_input_not_a_traceback(
     monkeypatch.setattr(cli, "read_traces", flaky)
     assert main(["check", CLEAN, FORBIDDEN, "--contract", CONTRACT]) == ExitCode.UNREADABLE
     captured = capsys.readouterr()
-    assert (
-        f"tracecheck: error: {CLEAN}: could not be read: internal error: "
-        "TypeError('unexpected attribute shape')"
-    ) in captured.err
+    assert f"tracecheck: error: {CLEAN}: could not be read: internal error: TypeError\n" in (
+        captured.err
+    )
+    assert "unexpected attribute shape" not in captured.err  # an exception may quote a span
     assert "Traceback" not in captured.err
     assert 'contract "refund-desk" FAIL' in captured.out
 
@@ -480,9 +480,9 @@ def test_a_rule_bug_is_a_rule_error(
 
     monkeypatch.setattr(cli, "check", broken)
     assert main(["check", CLEAN, "--contract", CONTRACT]) == ExitCode.USAGE
-    assert "! (check): could not be evaluated: internal error: ValueError: boom" in (
-        capsys.readouterr().out
-    )
+    out = capsys.readouterr().out
+    assert "! (check): could not be evaluated: internal error: ValueError" in out
+    assert "boom" not in out
 
 
 def test_a_closed_pipe_ends_output_quietly(tmp_path: Path) -> None:
@@ -512,3 +512,21 @@ def test_check_help_lists_the_exit_codes_and_which_one_wins(
         "when several apply (one run fails, another cannot be read), the highest code wins;\n"
         "every input is still read and every readable trace checked and reported.\n"
     )
+
+
+def test_a_bug_is_named_by_its_type_and_shown_whole_only_on_request(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(*args: object) -> None:
+        raise RuntimeError("value of an attribute")  # a message may quote span content
+
+    monkeypatch.setattr(cli, "_load_contracts", broken)
+    monkeypatch.delenv("TRACECHECK_DEBUG", raising=False)
+    assert main(["check", CLEAN, "--contract", CONTRACT]) == ExitCode.USAGE
+    err = capsys.readouterr().err
+    assert err == (
+        "tracecheck: error: internal error: RuntimeError (TRACECHECK_DEBUG=1 shows where)\n"
+    )
+    monkeypatch.setenv("TRACECHECK_DEBUG", "1")
+    assert main(["check", CLEAN, "--contract", CONTRACT]) == ExitCode.USAGE
+    assert "Traceback" in capsys.readouterr().err

@@ -90,8 +90,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:  # a bug must not reach the user as a traceback
         if os.environ.get("TRACECHECK_DEBUG"):
             traceback.print_exc()
-        _error(f"internal error: {type(exc).__name__}: {exc} (TRACECHECK_DEBUG=1 shows where)")
+        _error(_internal_error(exc) + " (TRACECHECK_DEBUG=1 shows where)")
         return ExitCode.USAGE
+
+
+def _internal_error(exc: Exception) -> str:
+    """A bug, named by its type only: its message may quote span content, which may be secret."""
+    return f"internal error: {type(exc).__name__}"
 
 
 def _version() -> str:
@@ -263,7 +268,7 @@ def _timed(source: str, trace: Trace, contract: Contract) -> CheckedTrace:
     try:
         verdict = check(trace, contract)
     except Exception as exc:  # a bug in one rule must not hide the other verdicts
-        error = f"internal error: {type(exc).__name__}: {exc}"
+        error = _internal_error(exc)
         rule = RuleResult("(check)", None, "error", error=error)
         verdict = Verdict(contract.name, trace.trace_id, "error", (rule,), 0.0, "0/1 rules passed")
     return CheckedTrace(source, contract.source, verdict, time.perf_counter() - started)
@@ -319,8 +324,8 @@ def _read(
             broken.append(exc)
             found = []
         except Exception as exc:  # a reader bug: this input is unreadable, the others are not
-            message = f"{_label(source)}: could not be read: internal error: "
-            failures.append(ReadFailure(source, "unreadable", message + f"{exc!r}"))
+            message = f"{_label(source)}: could not be read: {_internal_error(exc)}"
+            failures.append(ReadFailure(source, "unreadable", message))
             continue
         failures.extend(_read_failure(exc, source) for exc in broken)
         if found:
