@@ -253,6 +253,28 @@ def test_a_jaeger_download_sniffs_as_flat_spans_compact_or_pretty(tmp_path: Path
         assert [s.span_id for s in trace.spans] == [SPAN]
 
 
+@pytest.mark.parametrize("length", [91, 123, 32])
+def test_a_small_protobuf_request_whose_length_reads_as_a_bracket_is_protobuf(
+    length: int,
+) -> None:
+    # The request's first byte (its tag, 0x0A) is a newline; a length of 123 or 91 is "{" or
+    # "[": the head then looks like JSON until its binary content is seen.
+    for size in range(200):
+        span = trace_pb2.Span(
+            trace_id=bytes.fromhex(TRACE), span_id=bytes.fromhex(SPAN), name="n" * size
+        )
+        resource_spans = trace_pb2.ResourceSpans(scope_spans=[trace_pb2.ScopeSpans(spans=[span])])
+        if len(resource_spans.SerializeToString()) == length:
+            break
+    else:
+        pytest.fail(f"no request of length {length}")
+    data = ExportTraceServiceRequest(resource_spans=[resource_spans]).SerializeToString()
+    assert data[1] == length
+    assert detect_format(data) == "otlp-proto"
+    (trace,) = read_traces(data)
+    assert trace.spans[0].name == "n" * size
+
+
 # --- directories ------------------------------------------------------------------------------
 
 

@@ -33,8 +33,12 @@ def sniff(head: bytes, size: int | None) -> tuple[str, ...]:
     if not text:
         return ()
     if text[:1] in (b"{", b"["):
-        return _sniff_json(text, complete=size is not None and len(head) >= size)
-    if _is_text(head):  # protobuf always holds control bytes (tags 0x12, short lengths)
+        formats = _sniff_json(text, complete=size is not None and len(head) >= size)
+        # A protobuf request starts with its tag, a newline byte, which the strip took: a
+        # length of 123 or 91 bytes then reads as "{" or "[". Binary content settles it.
+        if formats or _is_text(head):
+            return formats
+    elif _is_text(head):  # protobuf always holds control bytes (tags 0x12, short lengths)
         return ()
     if looks_like_proto_message(head, size) or looks_like_proto_stream(head, size):
         return ("otlp-proto",)
