@@ -47,15 +47,15 @@ def assert_prefilter_covers(
 
 
 def assert_linear_time(detector: Detector, units: Iterable[str]) -> None:
-    """Each unit repeated to 100 KB is scanned in well under a second. CPU time, not wall time,
-    so other processes on the machine do not make this flaky; a quadratic pattern takes
-    minutes."""
+    """Each unit repeated to 100 KB is scanned in under a second. CPU time, not wall time, so
+    other processes on the machine count less; a quadratic pattern takes minutes, so the bound
+    leaves a slow or busy machine ten times the usual 0.1 s."""
     total = 0.0
     for unit in units:
         text = fill(unit)
         started = time.process_time()
         list(detector.find(text))
         spent = time.process_time() - started
-        assert spent < 0.25, repr(unit)
+        assert spent < 1.0, repr(unit)
         total += spent
-    assert total < 1.0
+    assert total < 4.0

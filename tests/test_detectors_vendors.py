@@ -689,8 +689,8 @@ def test_hostile_input_finishes_fast(detector_id: str) -> None:
     detector = BY_ID[detector_id]
     own = _POSITIVES_BY_ID[detector_id][0]
     texts = [*_HOSTILE, (own * (_SIZE // len(own) + 1))[:_SIZE]]
-    started = time.perf_counter()
+    started = time.process_time()  # CPU time: other processes on the machine do not count
     for text in texts:
         list(detector.find(text))
-    elapsed = time.perf_counter() - started
+    elapsed = time.process_time() - started
     assert elapsed < 2.0, f"{detector_id} took {elapsed:.2f}s over {len(texts)} hostile inputs"
