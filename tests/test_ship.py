@@ -1008,16 +1008,20 @@ def test_end_to_end_the_leaky_run_lands_scrubbed(receiver: Receiver) -> None:
     spans = leaky_spans()
     trace_id = spans[0].trace_id
     assert trace_id is not None
-    result = ship_spans(
-        spans,
-        url=receiver.url,
-        api_key=receiver.key,
-        tenant_id=receiver.tenant,
-        known_secrets=[KNOWN_SECRET],
-        pseudonym_key=PSEUDONYM_KEY,
-        batch_size=4,
-        sleep=Sleeps(),
-    )
+
+    def ship_leaky() -> ShipResult:
+        return ship_spans(
+            spans,
+            url=receiver.url,
+            api_key=receiver.key,
+            tenant_id=receiver.tenant,
+            known_secrets=[KNOWN_SECRET],
+            pseudonym_key=PSEUDONYM_KEY,
+            batch_size=4,
+            sleep=Sleeps(),
+        )
+
+    result = ship_leaky()
     assert (result.batches, result.sent, result.accepted, result.rejected) == (3, 11, 11, ())
     response = receiver.trace(trace_id)
     assert response.status_code == 200
@@ -1029,16 +1033,7 @@ def test_end_to_end_the_leaky_run_lands_scrubbed(receiver: Receiver) -> None:
         assert value not in stored, value
         assert not any(value in s for s in strings_of(document)), value
     # The same spans again, with the same pseudonym key: the same content, all accepted.
-    again = ship_spans(
-        spans,
-        url=receiver.url,
-        api_key=receiver.key,
-        tenant_id=receiver.tenant,
-        known_secrets=[KNOWN_SECRET],
-        pseudonym_key=PSEUDONYM_KEY,
-        batch_size=4,
-        sleep=Sleeps(),
-    )
+    again = ship_leaky()
     assert (again.accepted, again.rejected) == (11, ())
 
 

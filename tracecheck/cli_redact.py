@@ -170,7 +170,8 @@ def _read_spans(source: str, format: str | None) -> tuple[list[Span], str, bool]
     path = Path(source)
     try:
         layout = format or detect_format(path)
-        spans = list(iter_spans(path, format=format))  # as recorded, repeats included
+        # As recorded, repeats included; the format just detected, not sniffed again.
+        spans = list(iter_spans(path, format=layout))
         gzipped, head, size = _head(path)
     except AmbiguousFormatError as exc:
         _error(str(exc))

@@ -50,10 +50,6 @@ class Kind(StrEnum):
     UNKNOWN = "UNKNOWN"
 
 
-def _picklable(mapping: Mapping[str, Any]) -> dict[str, Any]:
-    return dict(mapping)
-
-
 _KINDS = {kind.value: kind for kind in Kind}  # a dict lookup; calling the enum is slow
 
 
@@ -64,7 +60,7 @@ class Event:
     attributes: Mapping[str, Any] = _no_attributes()
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return Event, (self.name, self.time_ns, _picklable(self.attributes))
+        return Event, (self.name, self.time_ns, dict(self.attributes))
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,7 +70,7 @@ class Link:
     attributes: Mapping[str, Any] = _no_attributes()
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return Link, (self.trace_id, self.span_id, _picklable(self.attributes))
+        return Link, (self.trace_id, self.span_id, dict(self.attributes))
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,7 +82,7 @@ class Scope:
     attributes: Mapping[str, Any] = _no_attributes()
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return Scope, (self.name, self.version, _picklable(self.attributes))
+        return Scope, (self.name, self.version, dict(self.attributes))
 
 
 @dataclass(frozen=True, slots=True)
@@ -286,11 +282,10 @@ class Span:
 
     def __reduce__(self) -> tuple[Any, ...]:
         # Read-only mappings do not pickle: send plain dicts, which `__init__` wraps again.
-        fields = self._fields()
-        attributes, resource = _SPAN_FIELDS.index("attributes"), _SPAN_FIELDS.index("resource")
-        values = list(fields)
-        values[attributes] = _picklable(fields[attributes])
-        values[resource] = _picklable(fields[resource])
+        values = [
+            dict(value) if name in _MAPPING_FIELDS else value
+            for name, value in zip(_SPAN_FIELDS, self._fields(), strict=True)
+        ]
         return Span, tuple(values)
 
     def __delattr__(self, name: str) -> None:
@@ -397,6 +392,7 @@ class Span:
 
 
 # Slot descriptors write past the immutability guard; only `Span.__init__` uses them.
+_MAPPING_FIELDS = frozenset({"attributes", "resource"})
 _SPAN_SETTERS = tuple(Span.__dict__[name].__set__ for name in _SPAN_FIELDS)
 _set_kind = Span.__dict__["_kind"].__set__
 _set_tool_name = Span.__dict__["_tool_name"].__set__
