@@ -8,7 +8,9 @@ from enum import StrEnum
 from types import MappingProxyType
 from typing import Any, Literal
 
-from tracecheck import normalize
+from tracecheck.conventions import generic, read
+from tracecheck.conventions.model import Convention
+from tracecheck.conventions.registry import select
 
 __all__ = [
     "EMPTY_ATTRIBUTES",
@@ -96,12 +98,25 @@ class TokenUsage:
     # Cache counts that the producer reported on top of input (Anthropic-style), plus
     # convention-named counts that evidently were left out of input.
     cache_outside_input: int | float = 0
+    # The total the producer recorded itself (`gen_ai.usage.total_tokens`, ...), if any.
+    recorded_total: int | float | None = None
 
     @property
-    def total(self) -> int | float | None:
+    def counted_total(self) -> int | float | None:
+        """input + output + the cache counts outside input; None when either is unknown."""
         if self.input is None or self.output is None:
             return None
         return self.input + self.output + self.cache_outside_input
+
+    @property
+    def total(self) -> int | float | None:
+        """The counted total, never below the producer's own total when it recorded one."""
+        counted = self.counted_total
+        if self.recorded_total is None:
+            return counted
+        if counted is None or self.recorded_total > counted:
+            return self.recorded_total
+        return counted
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,6 +201,7 @@ class Span:
 
     __slots__ = (
         *_SPAN_FIELDS,
+        "_convention",
         "_kind",
         "_tool_name",
         "_model",
@@ -209,6 +225,7 @@ class Span:
     scope: Scope | None
     declared_kind: str | None
     otlp_kind: int
+    _convention: Convention
     _kind: Kind
     _tool_name: str | None
     _model: str | None
@@ -270,6 +287,7 @@ class Span:
         set_scope(self, scope)
         set_declared_kind(self, declared_kind)
         set_otlp_kind(self, otlp_kind)
+        _set_convention(self, _UNSET)
         _set_kind(self, _UNSET)
         _set_tool_name(self, _UNSET)
         _set_model(self, _UNSET)
@@ -320,10 +338,19 @@ class Span:
     # field at read time, but raising costs ten times more on every span's first use.)
 
     @property
+    def convention(self) -> Convention:
+        """The producer convention that reads this span's facts (`tracecheck.conventions`)."""
+        convention = self._convention
+        if convention is _UNSET:
+            convention = select(self.scope, self.attributes)
+            _set_convention(self, convention)
+        return convention
+
+    @property
     def kind(self) -> Kind:
         kind = self._kind
         if kind is _UNSET:
-            kind = _KINDS[normalize.kind(self.declared_kind, self.attributes, self.name)]
+            kind = _KINDS[read.kind(self.convention, self)]
             _set_kind(self, kind)
         return kind
 
@@ -331,7 +358,7 @@ class Span:
     def tool_name(self) -> str | None:
         name = self._tool_name
         if name is _UNSET:
-            name = normalize.tool_name(self.attributes, self.name, self.kind)
+            name = read.tool_name(self.convention, self, self.kind)
             _set_tool_name(self, name)
         return name
 
@@ -339,7 +366,7 @@ class Span:
     def model(self) -> str | None:
         model = self._model
         if model is _UNSET:
-            model = normalize.model(self.attributes)
+            model = read.model(self.convention, self)
             _set_model(self, model)
         return model
 
@@ -347,7 +374,9 @@ class Span:
     def tokens(self) -> TokenUsage:
         tokens = self._tokens
         if tokens is _UNSET:
-            tokens = TokenUsage(*normalize.tokens(self.attributes))
+            convention = self.convention
+            counts = read.tokens(convention, self)
+            tokens = TokenUsage(*counts, read.recorded_total(convention, self))
             _set_tokens(self, tokens)
         return tokens
 
@@ -355,7 +384,7 @@ class Span:
     def arguments(self) -> ToolArguments:
         arguments = self._arguments
         if arguments is _UNSET:
-            arguments = ToolArguments(*normalize.tool_arguments(self.attributes))
+            arguments = ToolArguments(*read.arguments(self.convention, self))
             _set_arguments(self, arguments)
         return arguments
 
@@ -363,7 +392,7 @@ class Span:
     def offered_tools(self) -> OfferedTools | None:
         offered = self._offered
         if offered is _UNSET:
-            found = normalize.offered_tools(self.attributes)
+            found = read.offered_tools(self.convention, self)
             offered = None if found is None else OfferedTools(*found)
             _set_offered(self, offered)
         return offered
@@ -381,7 +410,7 @@ class Span:
     @property
     def run_record(self) -> RunRecord:
         return RunRecord(
-            normalize.run_status(self.attributes, self.status), self.start_ns, self.end_ns
+            generic.run_status(self.attributes, self.status), self.start_ns, self.end_ns
         )
 
     def ref(self, index: int | None = None) -> str:
@@ -394,6 +423,7 @@ class Span:
 # Slot descriptors write past the immutability guard; only `Span.__init__` uses them.
 _MAPPING_FIELDS = frozenset({"attributes", "resource"})
 _SPAN_SETTERS = tuple(Span.__dict__[name].__set__ for name in _SPAN_FIELDS)
+_set_convention = Span.__dict__["_convention"].__set__
 _set_kind = Span.__dict__["_kind"].__set__
 _set_tool_name = Span.__dict__["_tool_name"].__set__
 _set_model = Span.__dict__["_model"].__set__

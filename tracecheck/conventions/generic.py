@@ -1,26 +1,29 @@
-"""Normalisation of recorded attributes into the checker's view (contracts.md §1.1–1.7).
+"""The common reading of a span (contracts.md §1.1–1.7): OpenTelemetry GenAI, OpenInference
+and flat spans' own fields.
 
-This is the only place that knows attribute names of the OpenTelemetry GenAI, OpenInference
-and other conventions. Functions take plain values and return plain values so that the span
-model and the readers stay free of convention knowledge.
+Every convention falls back on it for the facts it does not describe. Functions take plain
+values and return plain values, so that the span model and the readers know no attribute names.
 """
 
 from __future__ import annotations
 
-import math
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
-import orjson
+from tracecheck.conventions.values import number, parse_json_text
 
 __all__ = [
     "CONTRACT_KINDS",
+    "RECORDED_TOTALS",
     "RUN_STATUSES",
+    "collect_tool_names",
+    "is_template",
+    "json_or_text",
     "kind",
     "model",
     "offered_tools",
-    "parse_json_text",
+    "recorded_total",
     "run_status",
     "tokens",
     "tool_arguments",
@@ -60,6 +63,7 @@ _OPERATION_KINDS = {
     "retrieval": "RETRIEVER",
     "embeddings": "EMBEDDING",
 }
+_TEMPLATE_FIELD = re.compile(r"\{[A-Za-z_][\w.]*(?:![rsa])?(?::[^{}]*)?\}")
 _TOOLISH_NAME = re.compile(r"^(?:function|tool)[.:/]", re.IGNORECASE)
 _LLMISH_NAME = re.compile(r"chat[._]completion|(?:^|[\W_])llm(?:[\W_]|$)", re.IGNORECASE)
 _MODEL_ATTRIBUTES = (
@@ -107,6 +111,7 @@ _CACHE_SEPARATE = (
     ("llm.token_count.prompt_cache_hit", "read"),
     ("llm.token_count.prompt_cache_write", "write"),
 )
+RECORDED_TOTALS = ("gen_ai.usage.total_tokens", "llm.usage.total_tokens", "llm.token_count.total")
 _TOKEN_ATTRIBUTES = frozenset(
     (*_INPUT_TOKENS, *_OUTPUT_TOKENS, *(key for key, _ in _CACHE_INCLUDED + _CACHE_SEPARATE))
 )
@@ -144,7 +149,11 @@ def kind(declared: str | None, attributes: Mapping[str, Any], name: str) -> str:
 
 
 def tool_name(attributes: Mapping[str, Any], name: str, span_kind: str) -> str | None:
-    """The tool a span called: an attribute, else the name of a TOOL span (§1.2)."""
+    """The tool a span called: an attribute, else the name of a TOOL span (§1.2).
+
+    A name holding `{…}` placeholders is a message template (one name for every call), never
+    a tool name.
+    """
     found = _first_string(attributes, _TOOL_NAME_ATTRIBUTES)
     if found or span_kind != "TOOL" or not name:
         return found
@@ -153,8 +162,15 @@ def tool_name(attributes: Mapping[str, Any], name: str, span_kind: str) -> str |
         if not rest:
             return None
         if rest[0] == " ":
-            return rest.strip() or None
-    return name
+            name = rest.strip()
+            if not name:
+                return None
+    return None if is_template(name) else name
+
+
+def is_template(name: str) -> bool:
+    """True for a name with `{field}` placeholders: a logging template, not a rendered name."""
+    return "{" in name and _TEMPLATE_FIELD.search(name) is not None
 
 
 def model(attributes: Mapping[str, Any]) -> str | None:
@@ -179,20 +195,25 @@ def tokens(
     for key, which in _CACHE_SEPARATE:
         if key not in present:
             continue
-        count = _number(attributes.get(key))
+        count = number(attributes.get(key))
         if count is not None and cache[which] is None:
             cache[which] = count
             outside += count
     for key, which in _CACHE_INCLUDED:
         if key not in present:
             continue
-        count = _number(attributes.get(key))
+        count = number(attributes.get(key))
         if count is not None and cache[which] is None:
             cache[which] = count
             # A count larger than the whole input cannot be inside it: the producer left it out.
             if input_tokens is not None and count > input_tokens:
                 outside += count
     return input_tokens, output_tokens, cache["read"], cache["write"], outside
+
+
+def recorded_total(attributes: Mapping[str, Any]) -> Count | None:
+    """The total a producer recorded itself, which the normalised total must agree with."""
+    return _first_number(attributes, RECORDED_TOTALS)
 
 
 def tool_arguments(attributes: Mapping[str, Any]) -> tuple[bool, Any, str | None]:
@@ -203,10 +224,13 @@ def tool_arguments(attributes: Mapping[str, Any]) -> tuple[bool, Any, str | None
     for key in _ARGUMENT_ATTRIBUTES:
         value = attributes.get(key)
         if value is not None:
-            if isinstance(value, str):
-                return True, parse_json_text(value, default=value), None
-            return True, value, None
+            return True, json_or_text(value), None
     return False, None, NO_EVIDENCE
+
+
+def json_or_text(value: Any) -> Any:
+    """A string's JSON value when it holds one, else the value as recorded."""
+    return parse_json_text(value, default=value) if isinstance(value, str) else value
 
 
 def offered_tools(attributes: Mapping[str, Any]) -> tuple[tuple[str, ...], str | None] | None:
@@ -217,12 +241,7 @@ def offered_tools(attributes: Mapping[str, Any]) -> tuple[tuple[str, ...], str |
     definitions = attributes.get("gen_ai.tool.definitions")
     if definitions is not None:
         recorded = True
-        if isinstance(definitions, str):
-            definitions = parse_json_text(definitions, default=definitions)
-        if not isinstance(definitions, list):
-            problem = "gen_ai.tool.definitions is not a list"
-        else:
-            problem = _collect_names(definitions, names, "gen_ai.tool.definitions")
+        problem = collect_tool_names(definitions, names, "gen_ai.tool.definitions")
     schemas = sorted(
         (int(match.group(1)), key)
         for key in attributes
@@ -231,13 +250,34 @@ def offered_tools(attributes: Mapping[str, Any]) -> tuple[tuple[str, ...], str |
     if schemas:
         recorded = True
         # Each is a JSON object; unlike a tool definition, a bare string is no tool name.
-        entries = [_parse_if_text(attributes[key]) for _, key in schemas]
+        entries = [json_or_text(attributes[key]) for _, key in schemas]
         objects = [entry if isinstance(entry, dict) else None for entry in entries]
-        found = _collect_names(objects, names, "llm.tools")
+        found = collect_tool_names(objects, names, "llm.tools")
         problem = problem or found
     if not recorded:
         return None
     return tuple(dict.fromkeys(names)), problem
+
+
+def collect_tool_names(definitions: Any, names: list[str], label: str) -> str | None:
+    """Append the tool names of a list of definitions (or its JSON text); the problem, if any.
+
+    An entry names its tool as a string, an object's `name`, or its `function.name`; an entry
+    that is the JSON text of such an object is read as that object.
+    """
+    definitions = json_or_text(definitions)
+    if not isinstance(definitions, list):
+        return f"{label} is not a list"
+    problem = None
+    for entry in definitions:
+        if isinstance(entry, str) and entry[:1] == "{":
+            entry = parse_json_text(entry, default=entry)
+        name = _definition_name(entry)
+        if name is None:
+            problem = f"{label} has an entry without a tool name"
+        else:
+            names.append(name)
+    return problem
 
 
 def run_status(attributes: Mapping[str, Any], span_status: str | None) -> str | None:
@@ -248,29 +288,6 @@ def run_status(attributes: Mapping[str, Any], span_status: str | None) -> str | 
     if span_status == "error":
         return "failed"
     return None
-
-
-def parse_json_text(text: str, *, default: Any) -> Any:
-    """The JSON value a string holds, or `default` when it holds none."""
-    try:
-        return orjson.loads(text)
-    except orjson.JSONDecodeError:
-        return default
-
-
-def _parse_if_text(value: Any) -> Any:
-    return parse_json_text(value, default=value) if isinstance(value, str) else value
-
-
-def _collect_names(entries: Iterable[Any], names: list[str], label: str) -> str | None:
-    problem = None
-    for entry in entries:
-        name = _definition_name(entry)
-        if name is None:
-            problem = f"{label} has an entry without a tool name"
-        else:
-            names.append(name)
-    return problem
 
 
 def _definition_name(entry: Any) -> str | None:
@@ -297,35 +314,9 @@ def _first_string(attributes: Mapping[str, Any], keys: tuple[str, ...]) -> str |
     return None
 
 
-def _first_number(attributes: Mapping[str, Any], keys: tuple[str, ...]) -> int | float | None:
+def _first_number(attributes: Mapping[str, Any], keys: tuple[str, ...]) -> Count | None:
     for key in keys:
-        count = _number(attributes.get(key))
+        count = number(attributes.get(key))
         if count is not None:
             return count
     return None
-
-
-def _number(value: Any) -> int | float | None:
-    """A finite count from a number or a numeric string; booleans are not numbers."""
-    if isinstance(value, bool) or value is None:
-        return None
-    if isinstance(value, int):
-        return value
-    if isinstance(value, float):
-        return _integral(value) if math.isfinite(value) else None
-    if isinstance(value, str):
-        text = value.strip()
-        try:
-            return int(text)
-        except ValueError:
-            pass
-        try:
-            number = float(text)
-        except ValueError:
-            return None
-        return _integral(number) if math.isfinite(number) else None
-    return None
-
-
-def _integral(value: float) -> int | float:
-    return int(value) if value.is_integer() else value

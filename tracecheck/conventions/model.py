@@ -1,0 +1,152 @@
+"""A producer's convention as data: where each fact a contract reads is recorded on a span.
+
+A `Convention` names the producer family, how its spans are recognised (instrumentation scope
+name and version, attribute keys or namespaces), and, fact by fact, the attributes that hold
+the kind, tool name, arguments, model, tokens and offered tools. A fact a convention leaves
+empty is read by the common OpenTelemetry GenAI / OpenInference reading (`generic.py`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+__all__ = [
+    "CacheCounting",
+    "Convention",
+    "Field",
+    "KindRule",
+    "ScopeMatch",
+    "SpanFacts",
+    "TokenFields",
+    "fields",
+]
+
+
+class SpanFacts(Protocol):
+    """What a convention reads of a span (the `Span` model has all of it)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def attributes(self) -> Mapping[str, Any]: ...
+    @property
+    def declared_kind(self) -> str | None: ...
+    @property
+    def scope(self) -> Any: ...  # a `Scope` (name, version) or None
+
+
+@dataclass(frozen=True, slots=True)
+class Field:
+    """One place a value is recorded: an attribute, and optionally an RFC 6901 pointer into its
+    value (JSON text is decoded first). Written `"key"` or `"key#/pointer"` in `fields()`."""
+
+    key: str
+    pointer: tuple[str, ...] = ()
+
+    def __str__(self) -> str:
+        if not self.pointer:
+            return self.key
+        tokens = (token.replace("~", "~0").replace("/", "~1") for token in self.pointer)
+        return f"{self.key}#/{'/'.join(tokens)}"
+
+
+def fields(*specs: str) -> tuple[Field, ...]:
+    """`Field`s from `"key"` / `"key#/json/pointer"` strings, in the order they are tried."""
+    found = []
+    for spec in specs:
+        key, _, pointer = spec.partition("#")
+        tokens = tuple(
+            token.replace("~1", "/").replace("~0", "~") for token in pointer.split("/")[1:]
+        )
+        found.append(Field(key, tokens))
+    return tuple(found)
+
+
+@dataclass(frozen=True, slots=True)
+class KindRule:
+    """One way a convention decides a span's kind; the first rule that applies decides.
+
+    - `attribute` + `values`: the attribute's text (JSON text decoded when `decode_json`) looked
+      up in `values`, case-insensitively; a value not listed decides `otherwise` when set, else
+      the rule does not apply.
+    - `attribute` alone: the attribute is present and not empty → `kind`.
+    - `name`: the span name matches the regular expression (searched) → `kind`.
+    A kind of `"UNKNOWN"` is a decision too: the span is not a call of any kind.
+    """
+
+    kind: str = ""
+    attribute: str | None = None
+    values: Mapping[str, str] | None = None
+    otherwise: str | None = None
+    decode_json: bool = False
+    name: str | None = None
+    _pattern: re.Pattern[str] | None = field(default=None, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.name is not None:
+            object.__setattr__(self, "_pattern", re.compile(self.name))
+        if self.values is not None:
+            lowered = {key.lower(): value for key, value in self.values.items()}
+            object.__setattr__(self, "values", lowered)
+
+    @property
+    def pattern(self) -> re.Pattern[str] | None:
+        return self._pattern
+
+
+CacheCounting = Literal["included", "separate"]
+
+
+@dataclass(frozen=True, slots=True)
+class TokenFields:
+    """Where a convention records token counts, and whether input already holds the cache.
+
+    `cache` says how the producer counts: `included` (input already holds the cache reads and
+    writes, the OpenTelemetry GenAI definition) or `separate` (Anthropic-style counts beside
+    input). `total` is the producer's own total, which the normalised total must agree with.
+    """
+
+    input: tuple[Field, ...] = ()
+    output: tuple[Field, ...] = ()
+    cache_read: tuple[Field, ...] = ()
+    cache_write: tuple[Field, ...] = ()
+    cache: CacheCounting = "included"
+    total: tuple[Field, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ScopeMatch:
+    """An instrumentation scope: its name (exact, or a prefix ending in `*`) and an optional
+    half-open version range `[min_version, below_version)` compared as release numbers."""
+
+    name: str
+    min_version: str | None = None
+    below_version: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Convention:
+    """How one producer family records what contracts read (see the module docstring)."""
+
+    name: str
+    title: str
+    versions: str
+    scopes: tuple[ScopeMatch, ...] = ()
+    # Attribute keys whose presence marks the convention; `prefix.*` matches a namespace.
+    markers: tuple[str, ...] = ()
+    kinds: tuple[KindRule, ...] = ()
+    tool: tuple[Field, ...] = ()
+    arguments: tuple[Field, ...] = ()
+    # Arguments recorded as a call's `{"args": [...], "kwargs": {...}}`: read the keywords.
+    arguments_as_call: bool = False
+    model: tuple[Field, ...] = ()
+    tokens: TokenFields | None = None
+    offered: tuple[Field, ...] = ()
+    # Tool-name values that name no tool (a container of several calls, say).
+    not_tool_names: frozenset[str] = frozenset()
+    # Whether the common GenAI / OpenInference reading fills the facts left empty here.
+    generic_fallback: bool = True
+    notes: str = ""

@@ -1,0 +1,114 @@
+"""Reading recorded values: attributes, JSON pointers into them, names and counts."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping
+from functools import lru_cache
+from typing import Any
+
+import orjson
+
+from tracecheck.conventions.model import Field
+
+__all__ = [
+    "MISSING",
+    "first_number",
+    "first_string",
+    "first_value",
+    "number",
+    "parse_json_text",
+    "value_at",
+]
+
+
+class _Missing:
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "MISSING"
+
+
+MISSING: Any = _Missing()
+_JSON_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
+
+
+def parse_json_text(text: str, *, default: Any) -> Any:
+    """The JSON value a string holds, or `default` when it holds none."""
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return default
+
+
+@lru_cache(maxsize=64)
+def _decoded(text: str) -> Any:
+    # Several facts point into one JSON attribute (a response's usage, say): decode it once.
+    return parse_json_text(text, default=MISSING)
+
+
+def value_at(attributes: Mapping[str, Any], place: Field) -> Any:
+    """The value recorded at `place`, or `MISSING`; JSON text is decoded to follow a pointer."""
+    value = attributes.get(place.key, MISSING)
+    for token in place.pointer:
+        if isinstance(value, str):
+            value = _decoded(value) if value[:1] in ("{", "[") else MISSING
+        if isinstance(value, dict):
+            value = value.get(token, MISSING)
+        elif isinstance(value, list) and token.isdigit() and int(token) < len(value):
+            value = value[int(token)]
+        else:
+            return MISSING
+    return value
+
+
+def first_value(attributes: Mapping[str, Any], places: tuple[Field, ...]) -> Any:
+    """The first recorded value that is not null, or `MISSING`."""
+    for place in places:
+        value = value_at(attributes, place)
+        if value is not MISSING and value is not None:
+            return value
+    return MISSING
+
+
+def first_string(attributes: Mapping[str, Any], places: tuple[Field, ...]) -> str | None:
+    """The first non-empty string recorded at `places`."""
+    for place in places:
+        value = value_at(attributes, place) if place.pointer else attributes.get(place.key)
+        if isinstance(value, str) and value:
+            return value
+    return None
+
+
+def first_number(attributes: Mapping[str, Any], places: tuple[Field, ...]) -> int | float | None:
+    """The first finite count recorded at `places` (numeric strings accepted)."""
+    for place in places:
+        value = value_at(attributes, place) if place.pointer else attributes.get(place.key)
+        count = number(value)
+        if count is not None:
+            return count
+    return None
+
+
+def number(value: Any) -> int | float | None:
+    """A count: a finite number ≥ 0, or a string holding one in JSON's notation.
+
+    Booleans are not counts; neither is a negative number (it would lower a sum that a budget
+    is checked against), nor text Python alone reads as a number (`1_000`, `inf`, `0x10`).
+    """
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, str):
+        if _JSON_NUMBER.fullmatch(value.strip()) is None:
+            return None
+        value = float(value) if any(c in value for c in ".eE") else int(value)
+    if isinstance(value, int):
+        return value if value >= 0 else None
+    if isinstance(value, float) and math.isfinite(value) and value >= 0:
+        return _integral(value)
+    return None
+
+
+def _integral(value: float) -> int | float:
+    return int(value) if value.is_integer() else value
