@@ -475,7 +475,7 @@ def test_a_reader_bug_is_an_unreadable_input_not_a_traceback(
 def test_a_rule_bug_is_a_rule_error(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def broken(*args: object) -> None:
+    def broken(*args: object, **options: object) -> None:
         raise ValueError("boom")
 
     monkeypatch.setattr(cli, "check", broken)

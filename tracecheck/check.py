@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 
 from tracecheck.contract.model import Alternative, Contract
 from tracecheck.readers.common import collector_paused
+from tracecheck.reading import read_subject
+from tracecheck.rules.capture import reads_calls
 from tracecheck.rules.operators import Rule
 from tracecheck.rules.predicates import Predicate, RuleError
 from tracecheck.rules.subject import Subject
@@ -20,19 +23,28 @@ NO_CAPTURE = (
 
 
 def check(
-    trace: Trace | Iterable[Span], contract: Contract, *, run: RunRecord | None = None
+    trace: Trace | Iterable[Span],
+    contract: Contract,
+    *,
+    run: RunRecord | None = None,
+    strict_capture: bool = False,
 ) -> Verdict:
     """The verdict of one contract on one trace (or any spans), deterministic for its input.
 
-    `run` stands in for the trace's run record when the contract is not scoped.
+    `run` stands in for the trace's run record when the contract is not scoped. Spans that
+    look like tool or model calls which no convention read as such are named in the verdict's
+    reading notes; with `strict_capture`, every rule that reads tool or model calls is then
+    reported as could not be evaluated instead of passing or failing.
     """
     # A large trace keeps millions of objects alive; the collector would walk them all again
     # and again while the check builds its indexes, and the check makes no reference cycles.
     with collector_paused():
-        return _check(trace, contract, run)
+        return _check(trace, contract, run, strict_capture)
 
 
-def _check(trace: Trace | Iterable[Span], contract: Contract, run: RunRecord | None) -> Verdict:
+def _check(
+    trace: Trace | Iterable[Span], contract: Contract, run: RunRecord | None, strict: bool
+) -> Verdict:
     spans = tuple(trace.spans if isinstance(trace, Trace) else trace)
     trace_id = trace.trace_id if isinstance(trace, Trace) else _trace_id(spans)
     if contract.scope is not None:
@@ -45,26 +57,39 @@ def _check(trace: Trace | Iterable[Span], contract: Contract, run: RunRecord | N
         subject = Subject(spans, run)
     else:
         subject = _whole_trace(spans)
-    base = tuple(_evaluate(rule, subject, None) for rule in contract.rules)
+    reading = read_subject(subject.spans)
+    blocked = reading.uncaptured if strict else None
+    base = tuple(_evaluate(rule, subject, None, blocked) for rule in contract.rules)
     alternatives = [
-        tuple(_evaluate(rule, subject, alternative.id) for rule in alternative.rules)
+        tuple(_evaluate(rule, subject, alternative.id, blocked) for rule in alternative.rules)
         for alternative in contract.alternatives
     ]
-    return _verdict(contract, trace_id, base, alternatives)
+    verdict = _verdict(contract, trace_id, base, alternatives)
+    return replace(verdict, reading_notes=reading.notes, conventions=reading.conventions)
 
 
 def check_all(
-    trace: Trace | Iterable[Span], contracts: Sequence[Contract], *, run: RunRecord | None = None
+    trace: Trace | Iterable[Span],
+    contracts: Sequence[Contract],
+    *,
+    run: RunRecord | None = None,
+    strict_capture: bool = False,
 ) -> list[Verdict]:
     """One verdict per contract, in order; the overall status is the worst of them."""
     if not contracts:
         raise ValueError("no contracts to check: an empty list would vacuously pass")
     target: Trace | tuple[Span, ...] = trace if isinstance(trace, Trace) else tuple(trace)
-    return [check(target, contract, run=run) for contract in contracts]
+    return [
+        check(target, contract, run=run, strict_capture=strict_capture) for contract in contracts
+    ]
 
 
-def _evaluate(rule: Rule, subject: Subject, alternative: str | None) -> RuleResult:
+def _evaluate(
+    rule: Rule, subject: Subject, alternative: str | None, blocked: str | None
+) -> RuleResult:
     label = _reported(rule, alternative)
+    if blocked is not None and reads_calls(rule):
+        return RuleResult(label, alternative, "error", error=blocked)
     if rule.needs_tool_capture and not _records_tool_capture(subject):
         return RuleResult(label, alternative, "error", error=NO_CAPTURE)
     try:

@@ -150,6 +150,12 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="print GitHub workflow annotations (on by default when GITHUB_ACTIONS=true)",
     )
+    check_command.add_argument(
+        "--strict-capture",
+        action="store_true",
+        help="when spans look like tool or model calls that no convention maps, report every "
+        "rule about tools or models as could not be evaluated (exit 2) instead of judging it",
+    )
     verbosity = check_command.add_mutually_exclusive_group()
     verbosity.add_argument("-q", "--quiet", action="store_true", help="one line per verdict")
     verbosity.add_argument("-v", "--verbose", action="store_true", help="list passing rules too")
@@ -239,7 +245,9 @@ def _check(args: argparse.Namespace) -> ExitCode:
     contracts = _load_contracts(args.contract)
     traces, failures = _read(args.traces, args.format, args.trace_id)
     checked = [
-        _timed(source, trace, contract) for source, trace in traces for contract in contracts
+        _timed(source, trace, contract, args.strict_capture)
+        for source, trace in traces
+        for contract in contracts
     ]
     machine_on_stdout = "-" in (args.json, args.junit)
     human = sys.stderr if machine_on_stdout else sys.stdout
@@ -263,10 +271,10 @@ def _failure_code(failure: ReadFailure) -> ExitCode:
     return ExitCode.AMBIGUOUS if failure.kind == "ambiguous" else ExitCode.UNREADABLE
 
 
-def _timed(source: str, trace: Trace, contract: Contract) -> CheckedTrace:
+def _timed(source: str, trace: Trace, contract: Contract, strict: bool) -> CheckedTrace:
     started = time.perf_counter()
     try:
-        verdict = check(trace, contract)
+        verdict = check(trace, contract, strict_capture=strict)
     except Exception as exc:  # a bug in one rule must not hide the other verdicts
         error = _internal_error(exc)
         rule = RuleResult("(check)", None, "error", error=error)

@@ -42,6 +42,11 @@ class Verdict:
     rules: tuple[RuleResult, ...]
     score: float
     notes: str
+    # What the reading of the spans leaves uncertain, in words (spans no convention mapped,
+    # totals that disagree with the producer's own): reported beside the rules.
+    reading_notes: tuple[str, ...] = ()
+    # How many of the checked spans each producer convention read, by convention name.
+    conventions: tuple[tuple[str, int], ...] = ()
 
     @property
     def ok(self) -> bool:

@@ -42,6 +42,8 @@ def _result(item: CheckedTrace) -> dict[str, Any]:
         "status": verdict.status,
         "score": verdict.score,
         "notes": verdict.notes,
+        "reading_notes": list(verdict.reading_notes),
+        "conventions": dict(verdict.conventions),
         "rules": [
             {
                 "label": rule.label,

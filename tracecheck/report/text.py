@@ -30,6 +30,7 @@ def render_text(checked: Sequence[CheckedTrace], *, color: bool = False, verbosi
         )
         if verbosity < 0:
             continue
+        lines.extend(f"  note: {_line(note)}" for note in verdict.reading_notes)
         for rule in verdict.rules:
             if rule.status == "pass" and verbosity < 1:
                 continue

@@ -1,0 +1,60 @@
+"""Spans that look like a tool or model call which no convention read as one.
+
+A producer the conventions do not know (or a version that renamed its attributes) reads as
+spans of kind UNKNOWN: a rule about tools or models would then pass without having seen the
+call. Such spans are named in a note, and `check --strict-capture` refuses to pass those rules.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from tracecheck.conventions.generic import is_template
+
+__all__ = ["unmapped_evidence"]
+
+# Attribute keys that record a tool, a model or token counts, in any producer's spelling.
+_EVIDENCE_KEY = re.compile(
+    r"(?:^|[._])(?:tool|function)(?:[._]?(?:name|call|calls|input|args|arguments|id))?(?:$|[._])"
+    r"|(?:^|[._])tool[A-Z]|toolCall|(?:^|[._])model(?:[._]?(?:name|id))?(?:$|[._])|modelId"
+    r"|(?:^|[._])(?:input|output|prompt|completion|total)[._]?tokens?(?:$|[._])"
+    r"|(?:^|[._])token[._]?count|(?:^|[._])usage(?:$|[._])",
+    re.IGNORECASE,
+)
+# Span names of tool and model calls, in any producer's spelling.
+_EVIDENCE_NAME = re.compile(
+    r"^(?:function|tool)\b|execute_tool|\btool[ _.:-]?call|call_llm|\bchat\b|completions?\b"
+    r"|\bllm\b|\bgenerate(?:_content|Text|Object)?\b|\bembed|\b(?:gpt|claude|gemini|o[134])-",
+    re.IGNORECASE,
+)
+# Keys every span may carry that say nothing of a call (resource and scope attributes).
+_IGNORED_PREFIXES = ("service.", "telemetry.", "process.", "host.", "os.", "deployment.")
+
+
+def unmapped_evidence(
+    name: str, attributes: Mapping[str, Any], kind: str, tool_name: str | None
+) -> str | None:
+    """Why a span looks like a call that its reading missed, or None when it does not.
+
+    Only spans read as UNKNOWN are judged (plus TOOL spans with no tool name): a span read as
+    any other kind was mapped by a convention.
+    """
+    if kind == "TOOL":
+        return None if tool_name else "a tool call with no tool name"
+    if kind != "UNKNOWN":
+        return None
+    if is_template(name):
+        return "a message-template name"
+    keys = sorted(
+        key
+        for key in attributes
+        if _EVIDENCE_KEY.search(key) and not key.startswith(_IGNORED_PREFIXES)
+    )
+    if keys:
+        more = f" and {len(keys) - 2} more" if len(keys) > 2 else ""
+        return f"attributes {', '.join(keys[:2])}{more}"
+    if _EVIDENCE_NAME.search(name):
+        return "a tool- or model-like name"
+    return None

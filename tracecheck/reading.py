@@ -1,0 +1,77 @@
+"""What the reading of a check's spans leaves uncertain, and which conventions read them."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from tracecheck.conventions.evidence import unmapped_evidence
+from tracecheck.spans import Kind, Span
+
+__all__ = ["SubjectReading", "read_subject"]
+
+_NAMED = 3  # spans named in a note; the rest are counted
+_NAME_LIMIT = 60
+
+
+@dataclass(frozen=True, slots=True)
+class SubjectReading:
+    notes: tuple[str, ...]
+    conventions: tuple[tuple[str, int], ...]
+    # Why rules about calls cannot be trusted on these spans, or None when they can.
+    uncaptured: str | None
+
+
+def read_subject(spans: Sequence[Span]) -> SubjectReading:
+    """Notes on spans no convention mapped and on token totals that disagree with their
+    producer's own, and the count of spans read by each convention."""
+    conventions = Counter(span.convention.name for span in spans)
+    unmapped = [
+        (span, reason)
+        for span in spans
+        if (reason := unmapped_evidence(span.name, span.attributes, span.kind, span.tool_name))
+    ]
+    notes = []
+    uncaptured = None
+    if unmapped:
+        notes.append(_unmapped_text(unmapped))
+        count = len(unmapped)
+        uncaptured = (
+            f"{count} {'span looks' if count == 1 else 'spans look'} like a tool or model call "
+            "that no convention maps, and --strict-capture is on"
+        )
+    notes.extend(_total_notes(spans))
+    return SubjectReading(tuple(notes), tuple(sorted(conventions.items())), uncaptured)
+
+
+def _unmapped_text(unmapped: list[tuple[Span, str]]) -> str:
+    named = "; ".join(f"{_ref(span)} ({reason})" for span, reason in unmapped[:_NAMED])
+    more = f"; and {len(unmapped) - _NAMED} more" if len(unmapped) > _NAMED else ""
+    count = len(unmapped)
+    spans = "span looks" if count == 1 else "spans look"
+    return (
+        f"{count} {spans} like a tool or model call that no convention maps, so rules about "
+        f"tools and models may not see {'it' if count == 1 else 'them'}: {named}{more}"
+    )
+
+
+def _total_notes(spans: Sequence[Span]) -> list[str]:
+    notes = []
+    for span in spans:
+        if span.kind is not Kind.LLM:
+            continue
+        tokens = span.tokens
+        counted, recorded = tokens.counted_total, tokens.recorded_total
+        if counted is None or recorded is None or counted == recorded:
+            continue
+        notes.append(
+            f"span {_ref(span)} records a total of {recorded} tokens, but its counts add up to "
+            f"{counted} as {span.convention.name} reads them; {max(counted, recorded)} is used"
+        )
+    return notes
+
+
+def _ref(span: Span) -> str:
+    name = span.name if len(span.name) <= _NAME_LIMIT else span.name[: _NAME_LIMIT - 1] + "…"
+    return f'{span.span_id or "(no span id)"} ("{name}")'
