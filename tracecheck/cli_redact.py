@@ -28,6 +28,7 @@ from tracecheck.cli_secrets import RedactionOptions, RedactionOptionsError
 from tracecheck.errors import AmbiguousFormatError, TraceReadError, UnrecognizedFormatError
 from tracecheck.readers import detect_format, iter_spans
 from tracecheck.readers.otlp_proto import looks_like_proto_stream
+from tracecheck.recorded_bytes import assess_recorded, with_recorded
 from tracecheck.spans import Span
 from tracecheck.writers import (
     to_otlp_json,
@@ -118,7 +119,33 @@ def _verdict_of(
     except TraceReadError as exc:
         _error(str(exc))
         raise Stop(3) from None
-    return assess_spans(spans, profile=profile, known_secrets=known)
+    # A reader keeps what contracts read; whatever it dropped is judged from the bytes.
+    root = Path(path)
+    recorded = [
+        assess_recorded(
+            file, profile, known, label=str(file.relative_to(root)) if root.is_dir() else ""
+        )
+        for file in _trace_files(root)
+    ]
+    return with_recorded(assess_spans(spans, profile=profile, known_secrets=known), recorded)
+
+
+def _trace_files(path: Path) -> list[Path]:
+    """The file, or the trace files a directory read took its spans from."""
+    if not path.is_dir():
+        return [path]
+    found = []
+    for file in sorted(p for p in path.rglob("*") if p.is_file()):
+        if any(part.startswith(".") for part in file.relative_to(path).parts):
+            continue
+        try:
+            detect_format(file)
+        except UnrecognizedFormatError:
+            continue
+        except (AmbiguousFormatError, TraceReadError):
+            pass
+        found.append(file)
+    return found
 
 
 def _document(path: str) -> Any:

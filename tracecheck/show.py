@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from tracecheck.reading import read_subject
 from tracecheck.report.safe import printable, shorten
 from tracecheck.spans import Kind, Span, TokenUsage, Trace
 
@@ -30,6 +31,7 @@ def render_trace(trace: Trace, *, color: bool = False) -> str:
     lines = [paint(_BOLD, header)]
     for prefix, span in _walk(trace):
         lines.append(prefix + _span_line(span, paint))
+    lines.extend(f"note: {shorten(printable(note))}" for note in read_subject(trace.spans).notes)
     return "\n".join(lines)
 
 
@@ -45,6 +47,7 @@ def trace_facts(trace: Trace) -> dict[str, Any]:
                 "depth": len(prefix) // 3,
                 "name": span.name,
                 "kind": span.kind.value,
+                "convention": span.convention.name,
                 "tool": span.tool_name,
                 "model": span.model,
                 "tokens": {
@@ -66,6 +69,7 @@ def trace_facts(trace: Trace) -> dict[str, Any]:
         "run_status": run.status if run else None,
         "spans": spans,
         "notes": [str(note) for note in trace.notes],
+        "reading_notes": list(read_subject(trace.spans).notes),
     }
 
 

@@ -30,7 +30,15 @@ _EVIDENCE_NAME = re.compile(
     re.IGNORECASE,
 )
 # Keys every span may carry that say nothing of a call (resource and scope attributes).
-_IGNORED_PREFIXES = ("service.", "telemetry.", "process.", "host.", "os.", "deployment.")
+_IGNORED_PREFIXES = (
+    "service.",
+    "telemetry.",
+    "process.",
+    "host.",
+    "os.",
+    "deployment.",
+    "code.",
+)
 
 
 def unmapped_evidence(

@@ -41,27 +41,32 @@ class SpanFacts(Protocol):
 @dataclass(frozen=True, slots=True)
 class Field:
     """One place a value is recorded: an attribute, and optionally an RFC 6901 pointer into its
-    value (JSON text is decoded first). Written `"key"` or `"key#/pointer"` in `fields()`."""
+    value. With `decoded` (always so with a pointer), a value that is JSON text is decoded
+    first: some producers JSON-encode every value, strings included.
+
+    Written `"key"`, `"key#"` (decoded) or `"key#/pointer"` in `fields()`.
+    """
 
     key: str
     pointer: tuple[str, ...] = ()
+    decoded: bool = False
 
     def __str__(self) -> str:
-        if not self.pointer:
+        if not self.decoded:
             return self.key
         tokens = (token.replace("~", "~0").replace("/", "~1") for token in self.pointer)
-        return f"{self.key}#/{'/'.join(tokens)}"
+        return f"{self.key}#{''.join('/' + token for token in tokens)}"
 
 
 def fields(*specs: str) -> tuple[Field, ...]:
-    """`Field`s from `"key"` / `"key#/json/pointer"` strings, in the order they are tried."""
+    """`Field`s from `"key"`, `"key#"` and `"key#/pointer"` strings, tried in this order."""
     found = []
     for spec in specs:
-        key, _, pointer = spec.partition("#")
+        key, mark, pointer = spec.partition("#")
         tokens = tuple(
             token.replace("~1", "/").replace("~0", "~") for token in pointer.split("/")[1:]
         )
-        found.append(Field(key, tokens))
+        found.append(Field(key, tokens, decoded=bool(mark)))
     return tuple(found)
 
 
@@ -115,6 +120,9 @@ class TokenFields:
     cache_write: tuple[Field, ...] = ()
     cache: CacheCounting = "included"
     total: tuple[Field, ...] = ()
+    # (attribute, pattern): when the attribute's text matches, cache counts are reported beside
+    # input whatever `cache` says (one convention, several model providers).
+    separate_when: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping
 from typing import Any
 
 from tracecheck.conventions import generic
@@ -86,14 +88,23 @@ def _described_tokens(described: TokenFields, span: SpanFacts) -> Tokens | None:
     write = first_number(attributes, described.cache_write)
     if input_tokens is None and output_tokens is None and read is None and write is None:
         return None
+    beside = described.cache == "separate" or _provider_counts_beside(described, attributes)
     outside: Count = 0
     for count in (read, write):
         if count is None:
             continue
         # Counted beside input by the convention, or evidently left out of it by the producer.
-        if described.cache == "separate" or (input_tokens is not None and count > input_tokens):
+        if beside or (input_tokens is not None and count > input_tokens):
             outside += count
     return input_tokens, output_tokens, read, write, outside
+
+
+def _provider_counts_beside(described: TokenFields, attributes: Mapping[str, Any]) -> bool:
+    for key, pattern in described.separate_when:
+        value = generic.json_or_text(attributes.get(key))
+        if isinstance(value, str) and re.search(pattern, value, re.IGNORECASE):
+            return True
+    return False
 
 
 def recorded_total(convention: Convention, span: SpanFacts) -> Count | None:

@@ -51,9 +51,11 @@ def _decoded(text: str) -> Any:
 def value_at(attributes: Mapping[str, Any], place: Field) -> Any:
     """The value recorded at `place`, or `MISSING`; JSON text is decoded to follow a pointer."""
     value = attributes.get(place.key, MISSING)
+    if place.decoded and isinstance(value, str):
+        decoded = _decoded(value)
+        if decoded is not MISSING or place.pointer:
+            value = decoded
     for token in place.pointer:
-        if isinstance(value, str):
-            value = _decoded(value) if value[:1] in ("{", "[") else MISSING
         if isinstance(value, dict):
             value = value.get(token, MISSING)
         elif isinstance(value, list) and token.isdigit() and int(token) < len(value):
@@ -75,7 +77,7 @@ def first_value(attributes: Mapping[str, Any], places: tuple[Field, ...]) -> Any
 def first_string(attributes: Mapping[str, Any], places: tuple[Field, ...]) -> str | None:
     """The first non-empty string recorded at `places`."""
     for place in places:
-        value = value_at(attributes, place) if place.pointer else attributes.get(place.key)
+        value = value_at(attributes, place) if place.decoded else attributes.get(place.key)
         if isinstance(value, str) and value:
             return value
     return None
@@ -84,7 +86,7 @@ def first_string(attributes: Mapping[str, Any], places: tuple[Field, ...]) -> st
 def first_number(attributes: Mapping[str, Any], places: tuple[Field, ...]) -> int | float | None:
     """The first finite count recorded at `places` (numeric strings accepted)."""
     for place in places:
-        value = value_at(attributes, place) if place.pointer else attributes.get(place.key)
+        value = value_at(attributes, place) if place.decoded else attributes.get(place.key)
         count = number(value)
         if count is not None:
             return count

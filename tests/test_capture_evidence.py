@@ -1,0 +1,178 @@
+"""No false PASS on spans no convention maps: notes, --strict-capture, and which rules it stops."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tracecheck import compile_contract
+from tracecheck.check import check
+from tracecheck.cli import ExitCode, main
+from tracecheck.conventions.evidence import unmapped_evidence
+from tracecheck.spans import Span, Trace
+
+TRACE = "a" * 32
+
+
+def span(span_id: int, name: str, parent: int | None = 1, **attributes: object) -> Span:
+    return Span(
+        TRACE,
+        f"{span_id:016x}",
+        None if parent is None else f"{parent:016x}",
+        name,
+        attributes=attributes,
+    )
+
+
+ROOT = span(1, "run", None, **{"gen_ai.operation.name": "invoke_agent"})
+KNOWN_TOOL = span(2, "execute_tool lookup_order", **{"gen_ai.tool.name": "lookup_order"})
+# A producer the conventions do not know: a templated name, the tool in a private attribute.
+UNKNOWN_TOOL = span(3, "Call {tool}", **{"acme.tool_name": "run_shell", "acme.input": "{}"})
+CONTRACT = compile_contract(
+    {
+        "name": "c",
+        "tools": {"forbidden": ["run_shell"]},
+        "llm": {"maxCalls": 5},
+        "rules": [{"kind": "eventually", "label": "named", "p": {"name": "run"}}],
+    }
+)
+
+
+@pytest.mark.parametrize(
+    ("name", "attributes", "kind", "tool", "reason"),
+    [
+        ("Function: {name}", {}, "UNKNOWN", None, "a message-template name"),
+        ("x", {"vendor.model_name": "gpt"}, "UNKNOWN", None, "attributes vendor.model_name"),
+        ("x", {"ai.toolCall.name": "t"}, "UNKNOWN", None, "attributes ai.toolCall.name"),
+        ("x", {"vendor.usage": "{}"}, "UNKNOWN", None, "attributes vendor.usage"),
+        ("tool_call lookup", {}, "UNKNOWN", None, "a tool- or model-like name"),
+        ("execute_tool", {}, "TOOL", None, "a tool call with no tool name"),
+        ("execute_tool x", {}, "TOOL", "x", None),
+        ("chat gpt", {"gen_ai.request.model": "gpt"}, "LLM", None, None),
+        ("RunnableSequence", {}, "CHAIN", None, None),
+        ("unknown", {"gen_ai.agent.name": "a", "service.name": "svc"}, "UNKNOWN", None, None),
+        ("handler", {"code.function": "main", "http.route": "/"}, "UNKNOWN", None, None),
+    ],
+)
+def test_what_counts_as_evidence_of_an_unmapped_call(
+    name: str, attributes: dict[str, object], kind: str, tool: str | None, reason: str | None
+) -> None:
+    assert unmapped_evidence(name, attributes, kind, tool) == reason
+
+
+def test_a_verdict_names_the_unmapped_spans_and_still_judges_without_strict() -> None:
+    verdict = check(Trace(TRACE, (ROOT, KNOWN_TOOL, UNKNOWN_TOOL)), CONTRACT)
+    assert verdict.status == "pass"
+    (note,) = verdict.reading_notes
+    assert note == (
+        "1 span looks like a tool or model call that no convention maps, so rules about tools "
+        'and models may not see it: 0000000000000003 ("Call {tool}") (a message-template name)'
+    )
+    assert "run_shell" not in note  # attribute values are never quoted
+
+
+def test_strict_capture_stops_every_rule_about_calls_and_only_those() -> None:
+    verdict = check(Trace(TRACE, (ROOT, KNOWN_TOOL, UNKNOWN_TOOL)), CONTRACT, strict_capture=True)
+    assert verdict.status == "error"
+    assert [(r.label, r.status) for r in verdict.rules] == [
+        ("tools.forbidden[run_shell]", "error"),
+        ("llm.maxCalls", "error"),
+        ("named", "pass"),  # a rule about names alone does not depend on capture
+    ]
+    assert verdict.rules[0].error == (
+        "1 span looks like a tool or model call that no convention maps, and --strict-capture is on"
+    )
+
+
+def test_strict_capture_changes_nothing_when_every_call_is_mapped() -> None:
+    trace = Trace(TRACE, (ROOT, KNOWN_TOOL))
+    assert check(trace, CONTRACT, strict_capture=True) == check(trace, CONTRACT)
+    assert check(trace, CONTRACT).reading_notes == ()
+
+
+def test_a_verdict_counts_the_spans_each_convention_read() -> None:
+    flat = Span(TRACE, "4" * 16, f"{1:016x}", "step")
+    verdict = check(Trace(TRACE, (ROOT, KNOWN_TOOL, flat)), CONTRACT)
+    assert verdict.conventions == (("generic", 1), ("otel-genai", 2))
+
+
+def test_a_total_that_disagrees_with_the_producers_own_is_noted_and_the_larger_used() -> None:
+    llm = span(
+        5,
+        "chat",
+        **{
+            "gen_ai.request.model": "m",
+            "gen_ai.usage.input_tokens": 100,
+            "gen_ai.usage.output_tokens": 10,
+            "llm.usage.total_tokens": 300,
+        },
+    )
+    assert llm.tokens.total == 300 and llm.tokens.counted_total == 110
+    budget = compile_contract({"name": "b", "llm": {"maxTotalTokens": 200}})
+    verdict = check(Trace(TRACE, (ROOT, llm)), budget)
+    assert verdict.status == "fail"
+    assert verdict.reading_notes == (
+        f'span {5:016x} ("chat") records a total of 300 tokens, but its counts add up to 110 as '
+        "otel-genai reads them; 300 is used",
+    )
+
+
+def otlp_file(tmp_path: Path, *spans: dict[str, object]) -> str:
+    document = {"resourceSpans": [{"scopeSpans": [{"spans": list(spans)}]}]}
+    path = tmp_path / "run.otlp.json"
+    path.write_text(json.dumps(document))
+    return str(path)
+
+
+def raw(span_id: int, name: str, parent: int | None, **attributes: str) -> dict[str, object]:
+    return {
+        "traceId": TRACE,
+        "spanId": f"{span_id:016x}",
+        **({"parentSpanId": f"{parent:016x}"} if parent else {}),
+        "name": name,
+        "startTimeUnixNano": "1",
+        "endTimeUnixNano": "2",
+        "attributes": [{"key": k, "value": {"stringValue": v}} for k, v in attributes.items()],
+    }
+
+
+def test_the_cli_prints_the_note_and_exits_2_under_strict_capture(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    trace = otlp_file(
+        tmp_path,
+        raw(1, "run", None, **{"gen_ai.operation.name": "invoke_agent"}),
+        raw(2, "execute_tool lookup_order", 1, **{"gen_ai.tool.name": "lookup_order"}),
+        raw(3, "Call {tool}", 1, **{"acme.tool_name": "run_shell"}),
+    )
+    contract = tmp_path / "c.json"
+    contract.write_text(json.dumps({"name": "c", "tools": {"forbidden": ["run_shell"]}}))
+    assert main(["check", trace, "--contract", str(contract)]) == ExitCode.OK
+    out = capsys.readouterr().out
+    assert "  note: 1 span looks like a tool or model call that no convention maps" in out
+    assert main(["check", trace, "--contract", str(contract), "--strict-capture"]) == (
+        ExitCode.USAGE
+    )
+    out = capsys.readouterr().out
+    assert "! tools.forbidden[run_shell]: could not be evaluated: 1 span looks like" in out
+    report = tmp_path / "r.json"
+    main(["check", trace, "--contract", str(contract), "--json", str(report)])
+    result = json.loads(report.read_text())["results"][0]
+    assert result["reading_notes"][0].startswith("1 span looks like a tool or model call")
+    assert result["conventions"] == {"generic": 1, "otel-genai": 2}
+
+
+def test_show_json_names_the_convention_of_every_span(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    trace = otlp_file(
+        tmp_path,
+        raw(1, "run", None, **{"gen_ai.operation.name": "invoke_agent"}),
+        raw(3, "Call {tool}", 1, **{"acme.tool_name": "run_shell"}),
+    )
+    assert main(["show", trace, "--json"]) == ExitCode.OK
+    (facts,) = json.loads(capsys.readouterr().out)["traces"]
+    assert [s["convention"] for s in facts["spans"]] == ["otel-genai", "generic"]
+    assert facts["reading_notes"][0].startswith("1 span looks like a tool or model call")
