@@ -258,17 +258,19 @@ def test_result_for_an_unknown_tool_use_is_noted() -> None:
 # --- merged messages and usage ----------------------------------------------------------------
 
 
-def test_records_of_one_message_id_make_one_llm_span_with_the_last_usage() -> None:
+def test_records_of_one_message_id_make_one_llm_span_with_the_final_usage() -> None:
+    last = assistant(
+        "msg_1",
+        tool_use("toolu_a", "Read", {}),
+        tool_use("toolu_b", "Read", {}),
+        tokens=usage(3, 88),
+    )
+    last["message"]["stop_reason"] = "tool_use"  # written after the message's final usage
     spans = read(
         jsonl(
             assistant("msg_1", {"type": "thinking", "thinking": "…"}, tokens=usage(3, 1)),
             assistant("msg_1", text("Reading both."), tokens=usage(3, 20)),
-            assistant(
-                "msg_1",
-                tool_use("toolu_a", "Read", {}),
-                tool_use("toolu_b", "Read", {}),
-                tokens=usage(3, 88),
-            ),
+            last,
         )
     )
     llms = [s for s in spans if s.kind is Kind.LLM]
@@ -278,14 +280,25 @@ def test_records_of_one_message_id_make_one_llm_span_with_the_last_usage() -> No
 
 
 def test_a_stale_copy_with_fewer_output_tokens_does_not_replace_the_final_usage() -> None:
-    spans = read(
-        jsonl(assistant("msg_1", tokens=usage(3, 88)), assistant("msg_1", tokens=usage(3, 1)))
-    )
+    final = assistant("msg_1", tokens=usage(3, 88))
+    final["message"]["stop_reason"] = "end_turn"
+    spans = read(jsonl(final, assistant("msg_1", tokens=usage(3, 1))))
     assert spans[1].tokens.output == 88
 
 
+def test_start_of_message_usage_that_no_total_settles_leaves_output_unknown() -> None:
+    spans = read(
+        jsonl(assistant("msg_1", tokens=usage(3, 8)), assistant("msg_1", tokens=usage(3, 8)))
+    )
+    assert spans[1].tokens.output is None
+    assert spans[1].tokens.input == 3
+    assert spans[1].attributes["claude.usage.output_tokens_at_start"] == 8
+
+
 def test_usage_keeps_anthropic_cache_counts_separate_and_adds_them_to_the_total() -> None:
-    llm = read(REFUND)[1]
+    final = assistant("msg_1", text("I'll read the order."), tokens=usage(3, 61, 11843, 5210))
+    final["message"]["stop_reason"] = "end_turn"
+    llm = read(jsonl(init(), final))[1]
     assert llm.attributes["gen_ai.usage.input_tokens"] == 3
     assert llm.attributes["gen_ai.usage.output_tokens"] == 61
     assert llm.attributes["gen_ai.usage.cache_read_input_tokens"] == 11843

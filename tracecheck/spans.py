@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import FrozenInstanceError, dataclass, field
 from enum import StrEnum
@@ -146,12 +147,27 @@ class RunRecord:
     status: str | None
     start_ns: int | None = None
     end_ns: int | None = None
+    # A duration the producer wrote down (Claude Code's `result.duration_ms`), and whether it
+    # recorded that the run ended without recording when (a `result` record without times).
+    recorded_duration_ns: int | None = None
+    end_recorded: bool = False
+
+    @property
+    def ended(self) -> bool:
+        return self.end_recorded or self.end_ns is not None
 
     @property
     def duration_ns(self) -> int | None:
-        if self.start_ns is None or self.end_ns is None:
-            return None
-        return self.end_ns - self.start_ns
+        """End minus start, or the recorded duration: the longer when both are known, so that
+        a missing or too-short time never passes a duration ceiling."""
+        measured = None
+        if self.start_ns is not None and self.end_ns is not None:
+            measured = self.end_ns - self.start_ns
+        if self.recorded_duration_ns is None:
+            return measured
+        if measured is None:
+            return self.recorded_duration_ns
+        return max(measured, self.recorded_duration_ns)
 
 
 @dataclass(frozen=True, slots=True)
@@ -409,8 +425,19 @@ class Span:
 
     @property
     def run_record(self) -> RunRecord:
+        attributes = self.attributes
+        # What a producer recorded about the run's end without times (Claude Code's result).
+        recorded = attributes.get("run.duration_ms")
+        duration_ns = None
+        is_number = isinstance(recorded, (int, float)) and not isinstance(recorded, bool)
+        if is_number and math.isfinite(recorded) and recorded >= 0:
+            duration_ns = round(recorded * 1_000_000)
         return RunRecord(
-            generic.run_status(self.attributes, self.status), self.start_ns, self.end_ns
+            generic.run_status(attributes, self.status),
+            self.start_ns,
+            self.end_ns,
+            duration_ns,
+            attributes.get("run.ended") is True,
         )
 
     def ref(self, index: int | None = None) -> str:

@@ -19,6 +19,7 @@ _OTLP_KEY = re.compile(rb'"(?:resourceSpans|resource_spans)"\s*:')
 _FLAT_KEY = re.compile(rb'"(?:traceId|trace_id|spanId|span_id|startedAt|toolName)"\s*:')
 _INGEST_KEY = re.compile(rb'"spans"\s*:\s*\[')
 _CLAUDE_TYPES = frozenset({"system", "assistant", "user", "result", "summary"})
+_CLAUDE_CONTROL = frozenset({"control_response", "control_request"})
 # Jaeger's own JSON (its UI's "Download results", `/api/traces`), read as flat spans.
 _JAEGER_KEYS = (
     re.compile(rb'"data"\s*:\s*\['),
@@ -103,11 +104,14 @@ def _first_line(text: bytes) -> tuple[Any, bytes]:
 
 
 def is_claude_record(record: Any) -> bool:
-    """A Claude Code stream-json or session-transcript record."""
+    """A Claude Code stream-json, Agent SDK stdout or session-transcript record."""
     if not isinstance(record, dict) or not isinstance(record.get("type"), str):
         return False
     if "session_id" in record or "sessionId" in record:
         return True
     if record["type"] == "file-history-snapshot":  # transcripts often open with one
         return "snapshot" in record and "messageId" in record
+    if record["type"] in _CLAUDE_CONTROL:  # the Agent SDK's stdout opens with one
+        payload = record.get("response", record.get("request"))
+        return isinstance(payload, dict) and ("request_id" in payload or "request_id" in record)
     return record["type"] in _CLAUDE_TYPES and ("uuid" in record or "leafUuid" in record)

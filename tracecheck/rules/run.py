@@ -36,7 +36,7 @@ class RunCheck:
         if self.require_completed:
             if run.status != "completed":
                 violations.append(Violation(None, f"run status is {status}, not completed"))
-            elif run.end_ns is None:
+            elif not run.ended:
                 violations.append(
                     Violation(None, "run status is completed but no end time was recorded")
                 )
