@@ -239,7 +239,7 @@ def _unattributed(session: Session, model: str | None, key: str) -> Call:
             name,
             attributes,
             ctx=session.root.ctx,
-            usage={},
+            usage=dict.fromkeys(USAGE_KEYS, 0),  # what the totals leave over, zero included
             final=True,
         )
         session.calls[call_key] = call
