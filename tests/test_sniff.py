@@ -228,9 +228,20 @@ def test_empty_file(tmp_path: Path) -> None:
 def test_unknown_format_name(tmp_path: Path) -> None:
     path = write(tmp_path, "t.json", json.dumps(otlp_request()))
     with pytest.raises(TraceReadError) as info:
-        read_traces(path, format="jaeger")
-    assert str(info.value) == (f"{path}: unknown format 'jaeger' (known: {', '.join(FORMATS)})")
-    assert FORMATS == ("otlp-json", "otlp-jsonl", "otlp-proto", "spans", "claude-stream")
+        read_traces(path, format="datadog")
+    assert str(info.value) == (f"{path}: unknown format 'datadog' (known: {', '.join(FORMATS)})")
+    assert FORMATS == (
+        "otlp-json",
+        "otlp-jsonl",
+        "otlp-proto",
+        "spans",
+        "claude-stream",
+        "zipkin",
+        "jaeger",
+        "jaeger-model",
+        "jaeger-api-v3",
+        "otel-js",
+    )
 
 
 def test_missing_path(tmp_path: Path) -> None:
@@ -243,12 +254,12 @@ def test_missing_path(tmp_path: Path) -> None:
     assert str(info.value) == f"{path}: no such file or directory"
 
 
-def test_a_jaeger_download_sniffs_as_flat_spans_compact_or_pretty(tmp_path: Path) -> None:
+def test_a_jaeger_download_sniffs_as_jaeger_compact_or_pretty(tmp_path: Path) -> None:
     span = {"traceID": TRACE, "spanID": SPAN, "operationName": "chat", "startTime": 1, "tags": []}
     jaeger = {"data": [{"traceID": TRACE, "spans": [span], "processes": {}}]}
     for name, text in (("a.json", json.dumps(jaeger)), ("b.json", json.dumps(jaeger, indent=2))):
         path = write(tmp_path, name, text)
-        assert detect_format(path) == "spans"
+        assert detect_format(path) == "jaeger"
         (trace,) = read_traces(path)
         assert [s.span_id for s in trace.spans] == [SPAN]
 

@@ -23,6 +23,7 @@ from tracecheck.readers.otlp_proto import (
     read_otlp_proto_stream,
 )
 from tracecheck.readers.sniff import FORMATS, HEAD_SIZE, json_layout, sniff
+from tracecheck.readers.tracers import TRACER_READERS
 from tracecheck.spans import ReadNote, Span, Trace
 
 __all__ = [
@@ -299,6 +300,7 @@ _READERS: dict[str, Callable[[IO[bytes], bytes, int | None, ReadContext], Iterab
     "otlp-proto": _read_otlp_proto,
     "spans": _read_spans,
     "claude-stream": _read_claude,
+    **TRACER_READERS,
 }
 
 

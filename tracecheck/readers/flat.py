@@ -1,5 +1,7 @@
-"""Flat span rows: the hosted-ingest `TraceSpanEvent`, snake_case rows, eval-store spans, and
-the JSON of Zipkin v2 and of Jaeger (turned into rows by `tracers`).
+"""Flat span rows: the hosted-ingest `TraceSpanEvent`, snake_case rows, eval-store spans.
+
+Zipkin v2 spans and Jaeger's JSON, which this reader took before they had formats of their own
+(`zipkin`, `jaeger`), are still read under `--format spans`, by their own readers.
 
 Rows may arrive as a JSON array, as JSON Lines, or inside an ingest request body
 (`{"wireVersion": ..., "spans": [...]}`). Top-level fields that are not part of the span's
@@ -23,13 +25,9 @@ from tracecheck.readers.common import (
     parse_status_code,
     parse_unix_nano,
 )
+from tracecheck.readers.jaeger import is_jaeger_document, read_jaeger
 from tracecheck.readers.otlp_json import attribute_map
-from tracecheck.readers.tracers import (
-    is_jaeger_document,
-    is_zipkin_span,
-    jaeger_as_rows,
-    zipkin_as_row,
-)
+from tracecheck.readers.zipkin import is_zipkin_span, read_zipkin
 from tracecheck.spans import EMPTY_ATTRIBUTES, Event, Span
 
 __all__ = ["looks_like_flat_row", "read_flat_json", "read_flat_jsonl", "spans_from_rows"]
@@ -88,10 +86,12 @@ def read_flat_json(data: bytes, ctx: ReadContext) -> Iterator[Span]:
         raise ctx.malformed_json(exc) from None
     prefix = ""
     if is_jaeger_document(document):
-        for where, rows in jaeger_as_rows(document):
-            if not isinstance(rows, list):
-                raise ctx.error(where, "is not a list of spans")
-            yield from spans_from_rows(rows, ctx, where)
+        yield from read_jaeger([("", document)], ctx)
+        return
+    if is_zipkin_span(document) or (
+        isinstance(document, list) and document and is_zipkin_span(document[0])
+    ):
+        yield from read_zipkin([("", document)], ctx)
         return
     if isinstance(document, dict) and isinstance(document.get("spans"), list):
         document, prefix = document["spans"], "spans"
@@ -132,8 +132,9 @@ def looks_like_flat_row(row: Any) -> bool:
 def _row(row: Any, ctx: ReadContext, where: str) -> Span:
     if not isinstance(row, dict):
         raise ctx.error(where, "is not a span object")
-    if is_zipkin_span(row):
-        row = zipkin_as_row(row)
+    if is_zipkin_span(row):  # a line of Zipkin JSON Lines, or a Zipkin span among rows
+        (span,) = read_zipkin([(where, row)], ctx)
+        return span
     attributes = {k: v for k, v in row.items() if k not in _STRUCTURAL and v is not None}
     attributes.update(_attributes(row.get("attributes"), ctx, _at(where, "attributes")))
     resource = _attributes(

@@ -9,23 +9,21 @@ import orjson
 
 from tracecheck.readers.flat import looks_like_flat_row
 from tracecheck.readers.otlp_proto import looks_like_proto_message, looks_like_proto_stream
-from tracecheck.readers.tracers import is_jaeger_document
+from tracecheck.readers.tracers import (
+    TRACER_FORMATS,
+    tracer_format_of_text,
+    tracer_format_of_value,
+)
 
 __all__ = ["FORMATS", "HEAD_SIZE", "is_claude_record", "json_layout", "sniff"]
 
-FORMATS = ("otlp-json", "otlp-jsonl", "otlp-proto", "spans", "claude-stream")
+FORMATS = ("otlp-json", "otlp-jsonl", "otlp-proto", "spans", "claude-stream", *TRACER_FORMATS)
 HEAD_SIZE = 1 << 16
 _OTLP_KEY = re.compile(rb'"(?:resourceSpans|resource_spans)"\s*:')
 _FLAT_KEY = re.compile(rb'"(?:traceId|trace_id|spanId|span_id|startedAt|toolName)"\s*:')
 _INGEST_KEY = re.compile(rb'"spans"\s*:\s*\[')
 _CLAUDE_TYPES = frozenset({"system", "assistant", "user", "result", "summary"})
 _CLAUDE_CONTROL = frozenset({"control_response", "control_request"})
-# Jaeger's own JSON (its UI's "Download results", `/api/traces`), read as flat spans.
-_JAEGER_KEYS = (
-    re.compile(rb'"data"\s*:\s*\['),
-    re.compile(rb'"traceID"\s*:'),
-    re.compile(rb'"operationName"\s*:'),
-)
 
 
 def sniff(head: bytes, size: int | None) -> tuple[str, ...]:
@@ -65,14 +63,21 @@ def json_layout(head: bytes) -> str:
 
 def _sniff_json(text: bytes, *, complete: bool) -> tuple[str, ...]:
     first, rest = _first_line(text)
+    # Zipkin, Jaeger, OpenTelemetry JS: shapes no other reader takes. A whole document is
+    # judged by its values, one cut off after the first bytes by its keys.
+    whole = _whole(text) if first is None and complete else None
+    if first is not None or whole is not None:
+        tracer = tracer_format_of_value(first if first is not None else whole)
+    else:
+        tracer = tracer_format_of_text(text)
+    if tracer is not None:
+        return (tracer,)
     if first is None:  # a pretty-printed or very long document: judge by its keys
         if text[:1] == b"[":
             return ("spans",) if _FLAT_KEY.search(text) else ()
         if _OTLP_KEY.search(text):
             return ("otlp-json",)
         if _INGEST_KEY.search(text) and _FLAT_KEY.search(text):
-            return ("spans",)
-        if all(key.search(text) for key in _JAEGER_KEYS):
             return ("spans",)
         return ()
     many = bool(rest.strip()) or (not complete and not rest)
@@ -86,11 +91,16 @@ def _sniff_json(text: bytes, *, complete: bool) -> tuple[str, ...]:
     if is_claude_record(first):
         found.append("claude-stream")
     spans = first.get("spans")
-    if looks_like_flat_row(first) or (
-        not many and (isinstance(spans, list) or is_jaeger_document(first))
-    ):
+    if looks_like_flat_row(first) or (not many and isinstance(spans, list)):
         found.append("spans")
     return tuple(found)
+
+
+def _whole(text: bytes) -> Any:
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return None
 
 
 def _first_line(text: bytes) -> tuple[Any, bytes]:

@@ -1,169 +1,137 @@
-"""Zipkin v2 and Jaeger JSON, turned into the flat rows `flat` reads.
+"""The formats of tracing back ends and SDKs that are not OTLP: how to tell them, how to read them.
 
-Both come from tracing back ends that OpenTelemetry exports to: Zipkin v2 spans are what the
-OpenTelemetry Zipkin exporter POSTs; a Jaeger document is what Jaeger's UI downloads and its
-`/api/traces` returns. Times are microseconds; OpenTelemetry's status travels as the tags
-`otel.status_code`, `otel.status_description` and `error`. A field of an unexpected type is
-passed on as it is, for the row reader to report at its place.
+| format          | what it is                                                        | module         |
+|-----------------|-------------------------------------------------------------------|----------------|
+| `zipkin`        | Zipkin v2 JSON: a list of spans, one span, or one per line         | `zipkin`       |
+| `jaeger`        | Jaeger's JSON: its UI's download, `/api/traces`, or a list of its spans | `jaeger`  |
+| `jaeger-model`  | Jaeger's protobuf model (`jaeger.api_v2`) as JSON: spans, chunks, batches, traces | `jaeger_model` |
+| `jaeger-api-v3` | `/api/v3/traces` answers: OTLP/JSON inside `{"result": ...}`       | `jaeger_model` |
+| `otel-js`       | OpenTelemetry JS `ReadableSpan`s dumped as JSON (SDK 1.x and 2.x)  | `otel_js`      |
+
+Each file is read whole: Zipkin's two halves of one call may be anywhere in it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Any, TypeGuard
+import re
+from collections.abc import Callable, Iterable
+from typing import IO, Any
 
-__all__ = ["is_jaeger_document", "is_zipkin_span", "jaeger_as_rows", "zipkin_as_row"]
+from tracecheck.readers.common import ReadContext
+from tracecheck.readers.jaeger import is_jaeger_document, is_jaeger_span, read_jaeger
+from tracecheck.readers.jaeger_model import (
+    is_api_v3_answer,
+    is_model_span,
+    read_jaeger_api_v3,
+    read_jaeger_model,
+)
+from tracecheck.readers.otel_js import is_otel_js_span, read_otel_js
+from tracecheck.readers.tracer_parts import JsonValue, json_values
+from tracecheck.readers.zipkin import is_zipkin_span, read_zipkin
+from tracecheck.spans import Span
 
+__all__ = [
+    "TRACER_FORMATS",
+    "TRACER_READERS",
+    "read_tracer_values",
+    "tracer_format_of_text",
+    "tracer_format_of_value",
+]
 
-def is_zipkin_span(row: dict[str, Any]) -> bool:
-    """`id` rather than `spanId`, with an endpoint or a duration."""
-    if "id" not in row or any(name in row for name in ("spanId", "span_id", "spanID")):
-        return False
-    return "localEndpoint" in row or "remoteEndpoint" in row or "duration" in row
-
-
-def zipkin_as_row(span: dict[str, Any]) -> dict[str, Any]:
-    """Tags as attributes, annotations as events, the local endpoint's service as the
-    resource; a span without a kind is a local (INTERNAL) one."""
-    tags = span.get("tags")
-    tags = tags if isinstance(tags, dict) else {}
-    row = _row(span.get("traceId"), span.get("id"), span.get("parentId"), tags)
-    _times(row, span, "timestamp")
-    row["name"] = span.get("name", "")
-    row["kind"] = span.get("kind") or "INTERNAL"
-    endpoint = span.get("localEndpoint")
-    if isinstance(endpoint, dict) and isinstance(endpoint.get("serviceName"), str):
-        row["resource"] = {"service.name": endpoint["serviceName"]}
-    annotations = span.get("annotations")
-    if isinstance(annotations, list):
-        row["events"] = [
-            _event(a.get("value"), a.get("timestamp"), {}) if isinstance(a, dict) else a
-            for a in annotations
-        ]
-    return row
-
-
-def is_jaeger_document(document: Any) -> bool:
-    """`{"data": [{"traceID": …, "spans": […], "processes": {…}}, …]}`."""
-    data = document.get("data") if isinstance(document, dict) else None
-    return (
-        isinstance(data, list)
-        and bool(data)
-        and all(isinstance(t, dict) and "traceID" in t and "spans" in t for t in data[:3])
-    )
+TRACER_FORMATS = ("zipkin", "jaeger", "jaeger-model", "jaeger-api-v3", "otel-js")
+_READ_VALUES: dict[str, Callable[[list[JsonValue], ReadContext], list[Span]]] = {
+    "zipkin": read_zipkin,
+    "jaeger": read_jaeger,
+    "jaeger-model": read_jaeger_model,
+    "jaeger-api-v3": read_jaeger_api_v3,
+    "otel-js": read_otel_js,
+}
 
 
-def jaeger_as_rows(document: dict[str, Any]) -> Iterator[tuple[str, Any]]:
-    """(place, rows) for each trace of the document; rows as they are when not a list."""
-    for index, trace in enumerate(document["data"]):
-        where = f"data[{index}].spans"
-        spans = trace.get("spans") if isinstance(trace, dict) else None
-        if not isinstance(spans, list):
-            yield where, spans
-            continue
-        processes = trace.get("processes")
-        processes = processes if isinstance(processes, dict) else {}
-        yield where, [_jaeger_row(span, processes) for span in spans]
+def read_tracer_values(format: str, data: bytes, ctx: ReadContext) -> list[Span]:
+    """The spans of a whole file of one of these formats."""
+    return _READ_VALUES[format](json_values(data, ctx), ctx)
 
 
-def _jaeger_row(span: Any, processes: dict[str, Any]) -> Any:
-    if not isinstance(span, dict):
-        return span
-    tags = _tags(span.get("tags"))
-    row = _row(span.get("traceID"), span.get("spanID"), _jaeger_parent(span), tags)
-    _times(row, span, "startTime")
-    row["name"] = span.get("operationName", "")
-    kind = tags.get("span.kind")
-    row["kind"] = kind.upper() if isinstance(kind, str) else "INTERNAL"
-    process_id = span.get("processID")
-    process = processes.get(process_id) if isinstance(process_id, str) else None
-    if isinstance(process, dict):
-        resource = _tags(process.get("tags"))
-        if isinstance(process.get("serviceName"), str):
-            resource["service.name"] = process["serviceName"]
-        row["resource"] = resource
-    logs = span.get("logs")
-    if isinstance(logs, list):
-        row["events"] = [_jaeger_event(log) for log in logs]
-    return row
+def _reader(
+    format: str,
+) -> Callable[[IO[bytes], bytes, int | None, ReadContext], Iterable[Span]]:
+    def read(stream: IO[bytes], head: bytes, size: int | None, ctx: ReadContext) -> list[Span]:
+        return read_tracer_values(format, stream.read(), ctx)
+
+    return read
 
 
-def _jaeger_parent(span: dict[str, Any]) -> Any:
-    """The span a CHILD_OF reference in the same trace names (older exports: `parentSpanID`)."""
-    references = span.get("references")
-    for reference in references if isinstance(references, list) else ():
-        if (
-            isinstance(reference, dict)
-            and reference.get("refType") == "CHILD_OF"
-            and reference.get("traceID") == span.get("traceID")
-        ):
-            return reference.get("spanID")
-    return span.get("parentSpanID")
+# What the file reader calls for each format: (stream, first bytes, size, context).
+TRACER_READERS = {format: _reader(format) for format in TRACER_FORMATS}
 
 
-def _jaeger_event(log: Any) -> Any:
-    if not isinstance(log, dict):
-        return log
-    fields = _tags(log.get("fields"))
-    name = fields.pop("event", None) or fields.pop("message", None) or ""
-    return _event(name, log.get("timestamp"), fields)
-
-
-def _tags(raw: Any) -> dict[str, Any]:
-    """Jaeger's `[{"key", "type", "value"}]` as a mapping; entries without a key are skipped."""
-    if not isinstance(raw, list):
-        return {}
-    return {
-        tag["key"]: tag.get("value")
-        for tag in raw
-        if isinstance(tag, dict) and isinstance(tag.get("key"), str)
-    }
-
-
-def _row(trace_id: Any, span_id: Any, parent_id: Any, tags: dict[str, Any]) -> dict[str, Any]:
-    row: dict[str, Any] = {
-        "traceId": trace_id,
-        "spanId": span_id,
-        "parentSpanId": parent_id,
-        "attributes": tags,
-    }
-    status = _status(tags)
-    if status is not None:
-        row["status"] = status
-    return row
-
-
-def _times(row: dict[str, Any], span: dict[str, Any], start_field: str) -> None:
-    """Start and end in nanoseconds from the start and duration in microseconds."""
-    start, duration = span.get(start_field), span.get("duration")
-    if _is_count(start):
-        row["startTimeUnixNano"] = start * 1000
-        if _is_count(duration):
-            row["endTimeUnixNano"] = (start + duration) * 1000
-    elif start is not None:
-        row[start_field] = start  # for the row reader to refuse at its place
-
-
-def _status(tags: dict[str, Any]) -> dict[str, Any] | None:
-    code = str(tags.get("otel.status_code", "")).upper()
-    if code == "ERROR" or tags.get("error") not in (None, False, "false"):
-        message = tags.get("otel.status_description")
-        if message is None and isinstance(tags.get("error"), str):
-            message = tags["error"]
-        return {"code": "ERROR", "message": message if isinstance(message, str) else None}
-    if code == "OK":
-        return {"code": "OK"}
+def tracer_format_of_value(value: Any) -> str | None:
+    """The format whose shape the first JSON value of a file has, or None."""
+    if isinstance(value, dict):
+        if is_api_v3_answer(value):
+            return "jaeger-api-v3"
+        if is_jaeger_document(value):
+            return "jaeger"
+        result = value.get("result")
+        holder = result if isinstance(result, dict) else value
+        spans = holder.get("spans")
+        if isinstance(spans, list):
+            first = next((row for row in spans[:5] if isinstance(row, dict)), None)
+            if is_model_span(first):
+                return "jaeger-model"
+            return "jaeger" if is_jaeger_span(first) else None
+        return _span_format(value)
+    if isinstance(value, list):
+        return _span_format(next((row for row in value[:5] if isinstance(row, dict)), None))
     return None
 
 
-def _event(name: Any, timestamp: Any, attributes: dict[str, Any]) -> dict[str, Any]:
-    event: dict[str, Any] = {"name": name, "attributes": attributes}
-    if _is_count(timestamp):
-        event["timeUnixNano"] = timestamp * 1000
-    elif timestamp is not None:
-        event["timestamp"] = timestamp
-    return event
+def _span_format(row: Any) -> str | None:
+    if is_otel_js_span(row):
+        return "otel-js"
+    if is_zipkin_span(row):
+        return "zipkin"
+    if is_jaeger_span(row):
+        return "jaeger"
+    if is_model_span(row):
+        return "jaeger-model"
+    return None
 
 
-def _is_count(value: Any) -> TypeGuard[int]:
-    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+_RESULT = re.compile(rb'^\{\s*"result"\s*:\s*\{')
+_OTLP = re.compile(rb'"(?:resourceSpans|resource_spans)"\s*:')
+_OPERATION = re.compile(rb'"operationName"\s*:')
+
+
+def _keys(*names: str) -> re.Pattern[bytes]:
+    return re.compile(rb'"(?:' + "|".join(names).encode() + rb')"\s*:')
+
+
+# For a document whose first line does not parse (pretty-printed, or longer than the head):
+# every pattern of a row must be found in the first bytes, and not its `unless`.
+_TEXT_RULES: tuple[tuple[str, tuple[re.Pattern[bytes], ...], re.Pattern[bytes] | None], ...] = (
+    ("jaeger", (re.compile(rb'"data"\s*:\s*\['), _keys("traceID"), _OPERATION), None),
+    ("jaeger", (_keys("traceID"), _keys("spanID"), _OPERATION), None),
+    ("jaeger-model", (_keys("spanId"), _OPERATION), _keys("spanID", "traceID")),
+    (
+        "otel-js",
+        (_keys("_spanContext", "spanContext"), re.compile(rb'"startTime"\s*:\s*\[')),
+        None,
+    ),
+    ("zipkin", (_keys("traceId"), _keys("localEndpoint", "remoteEndpoint")), _keys("spanId")),
+)
+
+
+def tracer_format_of_text(text: bytes) -> str | None:
+    """The format the first bytes of a document show by their keys, or None."""
+    if _RESULT.match(text):
+        if _OTLP.search(text):
+            return "jaeger-api-v3"
+        return "jaeger-model" if _OPERATION.search(text) else None
+    if _OTLP.search(text):
+        return None
+    for format, patterns, unless in _TEXT_RULES:
+        if all(p.search(text) for p in patterns) and not (unless and unless.search(text)):
+            return format
+    return None
