@@ -221,13 +221,15 @@ def test_tokens_count_the_cache_once_by_the_convention(cache: str, outside: int)
         "c",
         "C",
         "any",
-        tokens=TokenFields(
-            input=fields("in"),
-            output=fields("out"),
-            cache_read=fields("usage#/read"),
-            cache_write=fields("usage#/write"),
-            cache=cache,  # type: ignore[arg-type]
-            total=fields("total"),
+        tokens=(
+            TokenFields(
+                input=fields("in"),
+                output=fields("out"),
+                cache_read=fields("usage#/read"),
+                cache_write=fields("usage#/write"),
+                cache=cache,  # type: ignore[arg-type]
+                total=fields("total"),
+            ),
         ),
     )
     recorded = span(**{"in": 1400, "out": 20, "usage": '{"read": 1200, "write": 100}', "total": 9})
@@ -239,7 +241,7 @@ def test_an_included_cache_count_larger_than_input_was_left_out_of_it() -> None:
     from tracecheck.conventions import read
 
     convention = Convention(
-        "c", "C", "any", tokens=TokenFields(input=fields("in"), cache_read=fields("read"))
+        "c", "C", "any", tokens=(TokenFields(input=fields("in"), cache_read=fields("read")),)
     )
     assert read.tokens(convention, span(**{"in": 100, "read": 1200}))[4] == 1200
 
@@ -247,7 +249,7 @@ def test_an_included_cache_count_larger_than_input_was_left_out_of_it() -> None:
 def test_tokens_the_convention_does_not_record_are_read_the_common_way() -> None:
     from tracecheck.conventions import read
 
-    convention = Convention("c", "C", "any", tokens=TokenFields(input=fields("mine")))
+    convention = Convention("c", "C", "any", tokens=(TokenFields(input=fields("mine")),))
     common = span(**{"gen_ai.usage.input_tokens": 5, "gen_ai.usage.output_tokens": 2})
     assert read.tokens(convention, common)[:2] == (5, 2)
 
@@ -271,8 +273,7 @@ def test_offered_tools_from_a_convention_field_with_json_text_entries() -> None:
 
     convention = Convention("c", "C", "any", offered=fields("prompt.tools"))
     entries = ['{"type": "function", "name": "lookup"}', '{"function": {"name": "refund"}}']
-    assert read.offered_tools(convention, span(**{"prompt.tools": entries})) == (
-        ("lookup", "refund"),
-        None,
-    )
-    assert read.offered_tools(convention, span()) is None
+    recorded = span(**{"prompt.tools": entries})
+    assert read.offered_tools(convention, recorded, "LLM") == (("lookup", "refund"), None)
+    assert read.offered_tools(convention, recorded, "TOOL") is None  # arguments, not an offer
+    assert read.offered_tools(convention, span(), "LLM") is None

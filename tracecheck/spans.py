@@ -408,7 +408,7 @@ class Span:
     def offered_tools(self) -> OfferedTools | None:
         offered = self._offered
         if offered is _UNSET:
-            found = read.offered_tools(self.convention, self)
+            found = read.offered_tools(self.convention, self, self.kind)
             offered = None if found is None else OfferedTools(*found)
             _set_offered(self, offered)
         return offered
@@ -467,9 +467,17 @@ class Trace:
     trace_id: str | None
     spans: Sequence[Span]
     notes: tuple[ReadNote, ...] = ()
+    # The files its spans were read from, in read order: one, unless the trace is spread over
+    # several files of a directory. Empty for spans that came from no file.
+    sources: tuple[str, ...] = ()
 
     def __len__(self) -> int:
         return len(self.spans)
+
+    @property
+    def source(self) -> str | None:
+        """The file the trace's first span was read from (what reports name), if any."""
+        return self.sources[0] if self.sources else None
 
     @property
     def roots(self) -> list[Span]:

@@ -120,6 +120,10 @@ class TokenFields:
     cache_write: tuple[Field, ...] = ()
     cache: CacheCounting = "included"
     total: tuple[Field, ...] = ()
+    # Cache counts that are reported beside input whatever `cache` says, tried after the others
+    # (free-form usage maps whose key names tell how a count was counted).
+    cache_read_beside: tuple[Field, ...] = ()
+    cache_write_beside: tuple[Field, ...] = ()
     # (attribute, pattern): when the attribute's text matches, cache counts are reported beside
     # input whatever `cache` says (one convention, several model providers).
     separate_when: tuple[tuple[str, str], ...] = ()
@@ -151,10 +155,13 @@ class Convention:
     # Arguments recorded as a call's `{"args": [...], "kwargs": {...}}`: read the keywords.
     arguments_as_call: bool = False
     model: tuple[Field, ...] = ()
-    tokens: TokenFields | None = None
+    # One description per generation of the producer's token attributes: the first that finds
+    # a count on the span reads all of them.
+    tokens: tuple[TokenFields, ...] = ()
+    # Read on any span but a tool call (whose arguments may hold a `tools` key of their own).
     offered: tuple[Field, ...] = ()
+    # Offered tool names flattened into one attribute each: `{}` stands for the index.
+    offered_indexed: tuple[str, ...] = ()
     # Tool-name values that name no tool (a container of several calls, say).
     not_tool_names: frozenset[str] = frozenset()
-    # Whether the common GenAI / OpenInference reading fills the facts left empty here.
-    generic_fallback: bool = True
     notes: str = ""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any
 
 from tracecheck.conventions import generic
@@ -73,29 +74,38 @@ def model(convention: Convention, span: SpanFacts) -> str | None:
 
 def tokens(convention: Convention, span: SpanFacts) -> Tokens:
     """(input, output, cache read, cache write, cache counts outside input)."""
-    described = convention.tokens
-    if described is None:
-        return generic.tokens(span.attributes)
-    found = _described_tokens(described, span)
-    return generic.tokens(span.attributes) if found is None else found
+    for described in convention.tokens:
+        found = _described_tokens(described, span)
+        if found is not None:
+            return found
+    return generic.tokens(span.attributes)
 
 
 def _described_tokens(described: TokenFields, span: SpanFacts) -> Tokens | None:
     attributes = span.attributes
     input_tokens = first_number(attributes, described.input)
     output_tokens = first_number(attributes, described.output)
-    read = first_number(attributes, described.cache_read)
-    write = first_number(attributes, described.cache_write)
-    if input_tokens is None and output_tokens is None and read is None and write is None:
-        return None
     beside = described.cache == "separate" or _provider_counts_beside(described, attributes)
     outside: Count = 0
-    for count in (read, write):
+    cache: list[Count | None] = []
+    for places, places_beside in (
+        (described.cache_read, described.cache_read_beside),
+        (described.cache_write, described.cache_write_beside),
+    ):
+        count = first_number(attributes, places)
+        counted_beside = beside
         if count is None:
-            continue
-        # Counted beside input by the convention, or evidently left out of it by the producer.
-        if beside or (input_tokens is not None and count > input_tokens):
+            count = first_number(attributes, places_beside)
+            counted_beside = True
+        cache.append(count)
+        # Counted beside input, or evidently left out of it by the producer.
+        if count is not None and (
+            counted_beside or (input_tokens is not None and count > input_tokens)
+        ):
             outside += count
+    read, write = cache
+    if input_tokens is None and output_tokens is None and read is None and write is None:
+        return None
     return input_tokens, output_tokens, read, write, outside
 
 
@@ -109,8 +119,8 @@ def _provider_counts_beside(described: TokenFields, attributes: Mapping[str, Any
 
 def recorded_total(convention: Convention, span: SpanFacts) -> Count | None:
     """The total the producer recorded itself, if any."""
-    if convention.tokens is not None and convention.tokens.total:
-        found = first_number(span.attributes, convention.tokens.total)
+    for described in convention.tokens:
+        found = first_number(span.attributes, described.total)
         if found is not None:
             return found
     return generic.recorded_total(span.attributes)
@@ -144,14 +154,42 @@ def _keywords(value: Any) -> Any:
 
 
 def offered_tools(
-    convention: Convention, span: SpanFacts
+    convention: Convention, span: SpanFacts, span_kind: str
 ) -> tuple[tuple[str, ...], str | None] | None:
     """(names, problem) of the tools offered to the model, or None when not recorded."""
-    for place in convention.offered:
-        definitions = value_at(span.attributes, place)
-        if definitions is MISSING or definitions is None:
-            continue
-        names: list[str] = []
-        problem = generic.collect_tool_names(definitions, names, str(place))
-        return tuple(dict.fromkeys(names)), problem
+    if span_kind != "TOOL":
+        for place in convention.offered:
+            definitions = value_at(span.attributes, place)
+            if definitions is MISSING or definitions is None:
+                continue
+            names: list[str] = []
+            problem = generic.collect_tool_names(definitions, names, str(place))
+            return tuple(dict.fromkeys(names)), problem
+        for pattern in convention.offered_indexed:
+            found = _indexed(span.attributes, pattern)
+            if found is not None:
+                return found
     return generic.offered_tools(span.attributes)
+
+
+def _indexed(
+    attributes: Mapping[str, Any], pattern: str
+) -> tuple[tuple[str, ...], str | None] | None:
+    prefix = pattern.partition("{}")[0]
+    matcher = _index_pattern(pattern)
+    entries = sorted(
+        (int(match.group(1)), value)
+        for key, value in attributes.items()
+        if key.startswith(prefix) and (match := matcher.fullmatch(key))
+    )
+    if not entries:
+        return None
+    names = [value for _, value in entries if isinstance(value, str) and value]
+    problem = None if len(names) == len(entries) else f"{pattern} has an entry without a name"
+    return tuple(dict.fromkeys(names)), problem
+
+
+@lru_cache(maxsize=32)
+def _index_pattern(pattern: str) -> re.Pattern[str]:
+    before, _, after = pattern.partition("{}")
+    return re.compile(re.escape(before) + r"(\d+)" + re.escape(after))

@@ -3,12 +3,36 @@
 from __future__ import annotations
 
 from tracecheck.conventions.families import GENERIC, OPENINFERENCE, OTEL_GENAI
+from tracecheck.conventions.frameworks import SMOLAGENTS, STRANDS
+from tracecheck.conventions.langfuse import LANGFUSE
+from tracecheck.conventions.langsmith import LANGSMITH
+from tracecheck.conventions.logfire import LOGFIRE_OPENAI_AGENTS
+from tracecheck.conventions.mlflow import MLFLOW
 from tracecheck.conventions.model import Convention
+from tracecheck.conventions.openllmetry import (
+    OPENLLMETRY,
+    OPENLLMETRY_BEDROCK,
+    TRACELOOP_DECORATORS,
+)
 from tracecheck.conventions.select import Selector
+from tracecheck.conventions.vercel_ai import VERCEL_AI
 
 __all__ = ["CONVENTIONS", "GENERIC", "select"]
 
 CONVENTIONS: tuple[Convention, ...] = (
+    # Chosen by instrumentation scope (and version): the most specific evidence.
+    OPENLLMETRY,
+    OPENLLMETRY_BEDROCK,
+    TRACELOOP_DECORATORS,
+    LOGFIRE_OPENAI_AGENTS,
+    SMOLAGENTS,
+    STRANDS,
+    # Chosen by their own attribute namespaces (and scope where they have one).
+    VERCEL_AI,
+    MLFLOW,
+    LANGSMITH,
+    LANGFUSE,
+    # The shared families last: many producers write their attributes beside their own.
     OTEL_GENAI,
     OPENINFERENCE,
 )

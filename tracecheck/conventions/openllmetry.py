@@ -1,0 +1,108 @@
+"""OpenLLMetry (Traceloop): its model instrumentations and the traceloop-sdk decorators.
+
+Its model instrumentations count the cache **inside** the prompt count in every version, but
+until 0.54 they named the cache counts `gen_ai.usage.cache_read_input_tokens` /
+`cache_creation_input_tokens`: the names the common reading takes for Anthropic-style counts
+reported beside the input, which counted the cache twice. Bedrock is the exception: its input
+excludes the cache, whatever the names say.
+"""
+
+from __future__ import annotations
+
+from tracecheck.conventions.model import Convention, KindRule, ScopeMatch, TokenFields, fields
+
+__all__ = ["OPENLLMETRY", "OPENLLMETRY_BEDROCK", "TRACELOOP_DECORATORS"]
+
+_INPUT = fields("gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens")
+_OUTPUT = fields("gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens")
+_CACHE_READ = fields("gen_ai.usage.cache_read.input_tokens", "gen_ai.usage.cache_read_input_tokens")
+_CACHE_WRITE = fields(
+    "gen_ai.usage.cache_creation.input_tokens", "gen_ai.usage.cache_creation_input_tokens"
+)
+_TOTAL = fields("gen_ai.usage.total_tokens", "llm.usage.total_tokens")
+# Before 0.54 offered tools were flattened: `llm.request.functions.<i>.name`.
+_OFFERED = fields("gen_ai.tool.definitions")
+
+
+def _scopes(*names: str) -> tuple[ScopeMatch, ...]:
+    scopes = []
+    for name in names:
+        scope = f"opentelemetry.instrumentation.{name}"
+        scopes += [ScopeMatch(scope), ScopeMatch(f"{scope}.*")]
+    return tuple(scopes)
+
+
+OPENLLMETRY = Convention(
+    name="openllmetry",
+    title="OpenLLMetry model instrumentations (Traceloop)",
+    versions="opentelemetry-instrumentation-anthropic, -openai, -langchain, -vertexai, "
+    "-mistralai, -cohere, -groq, -ollama, -together, -google-generativeai 0.33–0.62",
+    scopes=_scopes(
+        "anthropic",
+        "openai",
+        "langchain",
+        "vertexai",
+        "google_generativeai",
+        "mistralai",
+        "cohere",
+        "groq",
+        "ollama",
+        "together",
+    ),
+    tokens=(
+        TokenFields(
+            input=_INPUT,
+            output=_OUTPUT,
+            cache_read=_CACHE_READ,
+            cache_write=_CACHE_WRITE,
+            cache="included",
+            total=_TOTAL,
+        ),
+    ),
+    offered_indexed=("llm.request.functions.{}.name",),
+    notes="Input counts hold the cache in every version (0.33.4–0.47 as "
+    "`gen_ai.usage.prompt_tokens`, with underscore cache names); the own total is "
+    "`llm.usage.total_tokens` before 0.54, `gen_ai.usage.total_tokens` after. Streamed "
+    "Anthropic spans before 0.61 record no tokens unless `enrich_token_usage` was on, and every "
+    "version adds `message_start`'s output count to the final one (a small over-count).",
+)
+
+OPENLLMETRY_BEDROCK = Convention(
+    name="openllmetry-bedrock",
+    title="OpenLLMetry Bedrock instrumentation (Traceloop)",
+    versions="opentelemetry-instrumentation-bedrock 0.33–0.62",
+    scopes=_scopes("bedrock"),
+    tokens=(
+        TokenFields(
+            input=_INPUT,
+            output=_OUTPUT,
+            cache_read=_CACHE_READ,
+            cache_write=_CACHE_WRITE,
+            cache="separate",
+            total=_TOTAL,
+        ),
+    ),
+    offered_indexed=("llm.request.functions.{}.name",),
+    notes="Bedrock's input count excludes the cache; 0.62 records the cache under the dotted "
+    "names that elsewhere mean 'included'. Before 0.62 cache counts are not on the span.",
+)
+
+TRACELOOP_DECORATORS = Convention(
+    name="traceloop-sdk",
+    title="traceloop-sdk decorators (@workflow, @agent, @task, @tool)",
+    versions="traceloop-sdk 0.40–0.62",
+    scopes=(ScopeMatch("traceloop.tracer"),),
+    markers=("traceloop.span.kind",),
+    kinds=(
+        KindRule(
+            attribute="traceloop.span.kind",
+            values={"workflow": "CHAIN", "task": "CHAIN", "agent": "AGENT", "tool": "TOOL"},
+        ),
+    ),
+    tool=fields("gen_ai.tool.name", "traceloop.entity.name"),
+    arguments=fields("traceloop.entity.input"),
+    arguments_as_call=True,
+    notes='`traceloop.entity.input` is the Python call as `{"args": [...], "kwargs": {...}}`: '
+    "keyword arguments are read by name, positional ones stay under `/args`. "
+    "`gen_ai.tool.name` on tool spans since 0.56.1.",
+)
