@@ -6,6 +6,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from tracecheck.conventions import read
 from tracecheck.conventions.evidence import unmapped_evidence
 from tracecheck.spans import Kind, Span
 
@@ -31,6 +32,7 @@ def read_subject(spans: Sequence[Span]) -> SubjectReading:
         (span, reason)
         for span in spans
         if (reason := unmapped_evidence(span.name, span.attributes, span.kind, span.tool_name))
+        and not read.decided(span.convention, span)
     ]
     notes = []
     uncaptured = None

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from tracecheck.conventions.model import Convention, KindRule, ScopeMatch, fields
+from tracecheck.conventions.model import Convention, KindRule, ScopeMatch, TokenFields, fields
 
-__all__ = ["SMOLAGENTS", "STRANDS"]
+__all__ = ["BEEAI", "SMOLAGENTS", "STRANDS"]
 
 SMOLAGENTS = Convention(
     name="smolagents",
@@ -30,4 +30,34 @@ STRANDS = Convention(
     offered=fields("gen_ai.agent.tools"),
     notes="The agent span lists its tools in `gen_ai.agent.tools`; model spans record only the "
     "request model. Input counts are the model provider's own.",
+)
+
+BEEAI = Convention(
+    name="beeai",
+    title="BeeAI Framework under OpenInference",
+    versions="openinference-instrumentation-beeai 0.1.0–0.1.30 (scope version: beeai-framework's)",
+    scopes=(ScopeMatch("openinference.instrumentation.beeai"),),
+    kinds=(
+        # Emitter events written as spans: `start-1`, `success-2` (0.1.0–0.1.9) and the
+        # `error`/`retry` children of a failed call (0.1.10 on). The call is their parent.
+        KindRule(
+            "UNKNOWN", name=r"^(?:start|success|finish|error|retry|update|newToken)(?:-\d+)?$"
+        ),
+        # 0.1.0–0.1.9: the run of a tool is an AGENT span that names the tool.
+        KindRule("TOOL", attribute="tool.name"),
+    ),
+    arguments=fields("input.value#/input"),
+    tokens=(
+        TokenFields(
+            input=fields("llm.token_count.prompt"),
+            output=fields("llm.token_count.completion"),
+            cache_read=fields("metadata.usage.cached_prompt_tokens"),
+            cache_write=fields("metadata.usage.cached_creation_tokens"),
+            cache="included",
+            total=fields("llm.token_count.total"),
+        ),
+    ),
+    offered=fields("llm.tools"),
+    notes='A tool\'s `input.value` wraps its arguments as `{"input": {...}, "options": ...}`; '
+    "cache counts are only in `metadata.usage.*`. `final_answer` is BeeAI's own tool.",
 )

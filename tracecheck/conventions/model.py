@@ -127,6 +127,8 @@ class TokenFields:
     # (attribute, pattern): when the attribute's text matches, cache counts are reported beside
     # input whatever `cache` says (one convention, several model providers).
     separate_when: tuple[tuple[str, str], ...] = ()
+    # Attributes a span must have for this description to read it (a producer version's mark).
+    requires: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,7 +17,16 @@ from tracecheck.conventions.values import (
     value_at,
 )
 
-__all__ = ["arguments", "kind", "model", "offered_tools", "recorded_total", "tokens", "tool_name"]
+__all__ = [
+    "arguments",
+    "decided",
+    "kind",
+    "model",
+    "offered_tools",
+    "recorded_total",
+    "tokens",
+    "tool_name",
+]
 
 Count = int | float
 Tokens = tuple[Count | None, Count | None, Count | None, Count | None, Count]
@@ -32,6 +41,12 @@ def kind(convention: Convention, span: SpanFacts) -> str:
             if decided is not None:
                 return decided
     return generic.kind(declared, span.attributes, span.name)
+
+
+def decided(convention: Convention, span: SpanFacts) -> bool:
+    """True when one of the convention's own rules decides the span's kind: the producer's
+    description accounts for the span, whatever kind it gives it."""
+    return any(_decide(rule, span) is not None for rule in convention.kinds)
 
 
 def _decide(rule: KindRule, span: SpanFacts) -> str | None:
@@ -83,6 +98,8 @@ def tokens(convention: Convention, span: SpanFacts) -> Tokens:
 
 def _described_tokens(described: TokenFields, span: SpanFacts) -> Tokens | None:
     attributes = span.attributes
+    if described.requires and not all(key in attributes for key in described.requires):
+        return None
     input_tokens = first_number(attributes, described.input)
     output_tokens = first_number(attributes, described.output)
     beside = described.cache == "separate" or _provider_counts_beside(described, attributes)
@@ -120,6 +137,8 @@ def _provider_counts_beside(described: TokenFields, attributes: Mapping[str, Any
 def recorded_total(convention: Convention, span: SpanFacts) -> Count | None:
     """The total the producer recorded itself, if any."""
     for described in convention.tokens:
+        if described.requires and not all(key in span.attributes for key in described.requires):
+            continue
         found = first_number(span.attributes, described.total)
         if found is not None:
             return found

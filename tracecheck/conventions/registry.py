@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from tracecheck.conventions.families import GENERIC, OPENINFERENCE, OTEL_GENAI
-from tracecheck.conventions.frameworks import SMOLAGENTS, STRANDS
+from tracecheck.conventions.frameworks import BEEAI, SMOLAGENTS, STRANDS
+from tracecheck.conventions.google_adk import GOOGLE_ADK
 from tracecheck.conventions.langfuse import LANGFUSE
 from tracecheck.conventions.langsmith import LANGSMITH
 from tracecheck.conventions.logfire import LOGFIRE_OPENAI_AGENTS
@@ -26,7 +27,9 @@ CONVENTIONS: tuple[Convention, ...] = (
     TRACELOOP_DECORATORS,
     LOGFIRE_OPENAI_AGENTS,
     SMOLAGENTS,
+    BEEAI,
     STRANDS,
+    GOOGLE_ADK,
     # Chosen by their own attribute namespaces (and scope where they have one).
     VERCEL_AI,
     MLFLOW,

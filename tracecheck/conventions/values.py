@@ -49,13 +49,30 @@ def _decoded(text: str) -> Any:
 
 
 def value_at(attributes: Mapping[str, Any], place: Field) -> Any:
-    """The value recorded at `place`, or `MISSING`; JSON text is decoded to follow a pointer."""
+    """The value recorded at `place`, or `MISSING`; JSON text is decoded to follow a pointer.
+
+    A pointer token `*` stands for every item of a list: the result is the list of what the rest
+    of the pointer finds in each item, lists among them flattened (`/tools/*/declarations`).
+    """
     value = attributes.get(place.key, MISSING)
     if place.decoded and isinstance(value, str):
         decoded = _decoded(value)
         if decoded is not MISSING or place.pointer:
             value = decoded
-    for token in place.pointer:
+    return _follow(value, place.pointer)
+
+
+def _follow(value: Any, pointer: tuple[str, ...]) -> Any:
+    for position, token in enumerate(pointer):
+        if token == "*" and isinstance(value, list):
+            found: list[Any] = []
+            for item in value:
+                inner = _follow(item, pointer[position + 1 :])
+                if isinstance(inner, list):
+                    found.extend(inner)
+                elif inner is not MISSING:
+                    found.append(inner)
+            return found
         if isinstance(value, dict):
             value = value.get(token, MISSING)
         elif isinstance(value, list) and token.isdigit() and int(token) < len(value):

@@ -45,22 +45,23 @@ VERCEL_AI = Convention(
     arguments=fields("ai.toolCall.args", "ai.toolCall.input"),
     model=fields("ai.response.model", "gen_ai.response.model", "ai.model.id"),
     tokens=(
-        # AI SDK 6 and 7: input counts hold the cache, whichever the provider.
+        # AI SDK 6.0.119 on (and 7): input counts hold the cache, whichever the provider.
         TokenFields(
             input=fields("ai.usage.inputTokens"),
             output=fields("ai.usage.outputTokens"),
-            cache_read=fields(
-                "ai.usage.inputTokenDetails.cacheReadTokens", "ai.usage.cachedInputTokens"
-            ),
+            cache_read=fields("ai.usage.inputTokenDetails.cacheReadTokens"),
             cache_write=fields("ai.usage.inputTokenDetails.cacheWriteTokens"),
             cache="included",
             total=fields("ai.usage.totalTokens"),
+            requires=("ai.usage.inputTokenDetails.noCacheTokens",),
         ),
-        # AI SDK 3–5: the provider's own prompt count: OpenAI's holds the cache, Anthropic's
-        # does not; cache counts are only in the provider metadata.
+        # Before: the provider package's own count. OpenAI's holds the cache; Anthropic's
+        # (@ai-sdk/anthropic 2.x) does not, and its cache writes are only in the provider
+        # metadata. Anthropic counts are taken as beside the input: where a later provider
+        # package already included them, the total errs high, never low.
         TokenFields(
-            input=fields("ai.usage.promptTokens"),
-            output=fields("ai.usage.completionTokens"),
+            input=fields("ai.usage.inputTokens", "ai.usage.promptTokens"),
+            output=fields("ai.usage.outputTokens", "ai.usage.completionTokens"),
             cache_read=fields(
                 "ai.usage.cachedInputTokens",
                 f"{_METADATA}#/openai/cachedPromptTokens",
