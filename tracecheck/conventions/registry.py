@@ -8,6 +8,7 @@ from tracecheck.conventions.google_adk import GOOGLE_ADK
 from tracecheck.conventions.langfuse import LANGFUSE
 from tracecheck.conventions.langsmith import LANGSMITH
 from tracecheck.conventions.logfire import LOGFIRE_OPENAI_AGENTS
+from tracecheck.conventions.mastra import MASTRA, MASTRA_TELEMETRY
 from tracecheck.conventions.mlflow import MLFLOW
 from tracecheck.conventions.model import Convention
 from tracecheck.conventions.openllmetry import (
@@ -30,11 +31,13 @@ CONVENTIONS: tuple[Convention, ...] = (
     BEEAI,
     STRANDS,
     GOOGLE_ADK,
+    MASTRA,
     # Chosen by their own attribute namespaces (and scope where they have one).
     VERCEL_AI,
     MLFLOW,
     LANGSMITH,
     LANGFUSE,
+    MASTRA_TELEMETRY,
     # The shared families last: many producers write their attributes beside their own.
     OTEL_GENAI,
     OPENINFERENCE,

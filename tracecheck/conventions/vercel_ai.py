@@ -42,7 +42,7 @@ VERCEL_AI = Convention(
         ),
     ),
     tool=fields("ai.toolCall.name"),
-    arguments=fields("ai.toolCall.args", "ai.toolCall.input"),
+    arguments=fields("ai.toolCall.args"),
     model=fields("ai.response.model", "gen_ai.response.model", "ai.model.id"),
     tokens=(
         # AI SDK 6.0.119 on (and 7): input counts hold the cache, whichever the provider.
@@ -80,5 +80,5 @@ VERCEL_AI = Convention(
     offered=fields("ai.prompt.tools"),
     notes="`ai.generateText`/`ai.streamText` wrap a run's steps (their `ai.usage.*` are sums) "
     "and are read as AGENT; `.doGenerate`/`.doStream` are the model calls. Tool arguments are "
-    "`ai.toolCall.args` (`ai.toolCall.input` in later releases).",
+    "`ai.toolCall.args`, recorded only with `recordOutputs` on.",
 )
