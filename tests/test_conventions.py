@@ -277,3 +277,16 @@ def test_offered_tools_from_a_convention_field_with_json_text_entries() -> None:
     assert read.offered_tools(convention, recorded, "LLM") == (("lookup", "refund"), None)
     assert read.offered_tools(convention, recorded, "TOOL") is None  # arguments, not an offer
     assert read.offered_tools(convention, span(), "LLM") is None
+
+
+def test_the_conventions_page_is_written_from_the_descriptions() -> None:
+    from pathlib import Path
+
+    from tracecheck.conventions.describe import markdown
+
+    page = Path(__file__).resolve().parents[1] / "docs" / "conventions.md"
+    assert page.read_text() == markdown(CONVENTIONS, GENERIC), (
+        "docs/conventions.md is stale: python -m tracecheck.conventions > docs/conventions.md"
+    )
+    for convention in CONVENTIONS:
+        assert f"## `{convention.name}`" in page.read_text()

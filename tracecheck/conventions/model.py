@@ -89,17 +89,22 @@ class KindRule:
     decode_json: bool = False
     name: str | None = None
     _pattern: re.Pattern[str] | None = field(default=None, repr=False, compare=False)
+    _lookup: Mapping[str, str] | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.name is not None:
             object.__setattr__(self, "_pattern", re.compile(self.name))
         if self.values is not None:
             lowered = {key.lower(): value for key, value in self.values.items()}
-            object.__setattr__(self, "values", lowered)
+            object.__setattr__(self, "_lookup", lowered)
 
     @property
     def pattern(self) -> re.Pattern[str] | None:
         return self._pattern
+
+    def kind_of(self, value: str) -> str | None:
+        """The kind `values` gives a recorded text (case-insensitively), or None."""
+        return None if self._lookup is None else self._lookup.get(value.lower())
 
 
 CacheCounting = Literal["included", "separate"]

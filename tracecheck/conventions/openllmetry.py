@@ -35,20 +35,8 @@ def _scopes(*names: str) -> tuple[ScopeMatch, ...]:
 OPENLLMETRY = Convention(
     name="openllmetry",
     title="OpenLLMetry model instrumentations (Traceloop)",
-    versions="opentelemetry-instrumentation-anthropic, -openai, -langchain, -vertexai, "
-    "-mistralai, -cohere, -groq, -ollama, -together, -google-generativeai 0.33–0.62",
-    scopes=_scopes(
-        "anthropic",
-        "openai",
-        "langchain",
-        "vertexai",
-        "google_generativeai",
-        "mistralai",
-        "cohere",
-        "groq",
-        "ollama",
-        "together",
-    ),
+    versions="opentelemetry-instrumentation-anthropic, -openai, -langchain, -vertexai 0.33–0.62",
+    scopes=_scopes("anthropic", "openai", "langchain", "vertexai"),
     tokens=(
         TokenFields(
             input=_INPUT,

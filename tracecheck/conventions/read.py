@@ -62,7 +62,7 @@ def _decide(rule: KindRule, span: SpanFacts) -> str | None:
     if rule.decode_json:
         value = generic.json_or_text(value)
     if isinstance(value, str):
-        decided = rule.values.get(value.lower())
+        decided = rule.kind_of(value)
         if decided is not None:
             return decided
     return rule.otherwise

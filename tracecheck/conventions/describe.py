@@ -1,0 +1,153 @@
+"""The conventions page of the documentation, written from the descriptions themselves.
+
+`python -m tracecheck.conventions > docs/conventions.md` regenerates it; a test keeps the page
+and the code in step, so the page never describes a reading the code does not do.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from tracecheck.conventions.model import Convention, Field, KindRule, TokenFields
+
+__all__ = ["markdown"]
+
+_INTRO = """\
+# Producer conventions
+
+Every span is read through one **convention**: a description, as data, of where one producer
+family records what contracts read (kind, tool name, arguments, model, tokens and how they count
+the cache, offered tools). `tracecheck show --json` names the convention of each span, and the
+JSON report counts the spans each one read.
+
+A span is claimed by the first convention below whose instrumentation scope (name, and version
+range where given) or marker attribute it carries; the shared families come last and the common
+reading (contracts.md §1) fills in every fact a convention does not describe. A declared kind
+(flat span rows, Claude Code) outranks every convention.
+
+When a trace holds spans that look like tool or model calls which no convention maps (a known
+attribute namespace, a tool- or model-like name, a message-template name), the verdict carries a
+note naming them, and `tracecheck check --strict-capture` reports every rule about tools or
+models as *could not be evaluated* instead of judging it. A producer's own token total, where it
+records one, is compared with the counted total: a disagreement is noted and the larger is used.
+
+This page is generated from `tracecheck/conventions/` (`python -m tracecheck.conventions`).
+"""
+
+
+def markdown(conventions: Iterable[Convention], fallback: Convention) -> str:
+    """The page: an overview table, then one section per convention."""
+    conventions = tuple(conventions)
+    lines = [_INTRO, "| convention | producer | versions | chosen by |", "|---|---|---|---|"]
+    for convention in (*conventions, fallback):
+        lines.append(
+            f"| `{convention.name}` | {convention.title} | {convention.versions} | "
+            f"{_chosen_by(convention)} |"
+        )
+    for convention in (*conventions, fallback):
+        lines.extend(["", *_section(convention)])
+    return "\n".join(lines) + "\n"
+
+
+def _chosen_by(convention: Convention) -> str:
+    names = [_scope(scope) for scope in convention.scopes]
+    # `x` and `x.*` together read as one scope and the ones below it.
+    shown = [
+        f"{name}[.*]" if f"{name}.*" in names else name
+        for name in names
+        if not (name.endswith(".*") and name[:-2] in names)
+    ]
+    parts = [f"scope `{name}`" for name in shown]
+    parts += [f"attribute `{marker}`" for marker in convention.markers]
+    return ", ".join(parts) or "every other span"
+
+
+def _scope(scope: object) -> str:
+    name = getattr(scope, "name", "")
+    low, high = getattr(scope, "min_version", None), getattr(scope, "below_version", None)
+    if low is None and high is None:
+        return str(name)
+    return f"{name} {low or ''}–{'<' + high if high else ''}"
+
+
+def _section(convention: Convention) -> list[str]:
+    lines = [f"## `{convention.name}`: {convention.title}", "", f"Versions: {convention.versions}."]
+    if convention.notes:
+        lines += ["", convention.notes]
+    facts = [
+        ("kind", _kinds(convention.kinds)),
+        ("tool name", _places(convention.tool)),
+        (
+            "arguments",
+            _places(convention.arguments)
+            + (
+                " (the keyword arguments of a recorded call)"
+                if convention.arguments_as_call
+                else ""
+            ),
+        ),
+        ("model", _places(convention.model)),
+        (
+            "offered tools",
+            ", ".join(
+                [_places(convention.offered)] * bool(convention.offered)
+                + [f"`{pattern}`" for pattern in convention.offered_indexed]
+            ),
+        ),
+        ("not tool names", ", ".join(f"`{name}`" for name in sorted(convention.not_tool_names))),
+    ]
+    rows = [(fact, text) for fact, text in facts if text]
+    rows += [
+        (f"tokens ({index})", _tokens(tokens)) for index, tokens in _numbered(convention.tokens)
+    ]
+    if not rows:
+        return [*lines, "", "Reads every fact the common way."]
+    lines += ["", "| fact | read from (in order; the common reading after) |", "|---|---|"]
+    lines += [f"| {fact} | {text} |" for fact, text in rows]
+    return lines
+
+
+def _numbered(tokens: tuple[TokenFields, ...]) -> list[tuple[str, TokenFields]]:
+    if len(tokens) == 1:
+        return [("counts", tokens[0])]
+    return [(str(number), described) for number, described in enumerate(tokens, 1)]
+
+
+def _kinds(rules: tuple[KindRule, ...]) -> str:
+    return "; ".join(_kind(rule) for rule in rules)
+
+
+def _kind(rule: KindRule) -> str:
+    if rule.name is not None:
+        return f"name ~ `{rule.name}` → {rule.kind}"
+    if rule.values is None:
+        return f"`{rule.attribute}` present → {rule.kind}"
+    decoded = " (JSON-decoded)" if rule.decode_json else ""
+    mapping = ", ".join(f"`{value}` → {kind}" for value, kind in rule.values.items())
+    return f"`{rule.attribute}`{decoded}: {mapping}"
+
+
+def _places(places: tuple[Field, ...]) -> str:
+    return ", ".join(f"`{place}`" for place in places)
+
+
+def _tokens(tokens: TokenFields) -> str:
+    parts = []
+    if tokens.requires:
+        parts.append("when " + ", ".join(f"`{key}`" for key in tokens.requires) + " is present")
+    for label, places in (
+        ("input", tokens.input),
+        ("output", tokens.output),
+        ("cache read", tokens.cache_read),
+        ("cache write", tokens.cache_write),
+        ("cache read beside input", tokens.cache_read_beside),
+        ("cache write beside input", tokens.cache_write_beside),
+        ("own total", tokens.total),
+    ):
+        if places:
+            parts.append(f"{label}: {_places(places)}")
+    counting = "cache inside input" if tokens.cache == "included" else "cache beside input"
+    parts.append(counting)
+    for key, pattern in tokens.separate_when:
+        parts.append(f"beside input when `{key}` ~ `{pattern}`")
+    return "; ".join(parts)
