@@ -1,0 +1,118 @@
+"""What the conventions layer costs per span, against the common reading alone.
+
+    python bench/conventions_bench.py              # 10k generated spans + the producers' recordings
+    python bench/conventions_bench.py --repeat 7
+
+Two workloads, read once: the 10k-span OpenTelemetry GenAI run of `workload.py` (one
+convention, the common case), and every recording under `fixtures/producers/` repeated to about
+10k spans (sixteen conventions mixed). On each, in this process with the cyclic GC paused, best
+of K:
+
+- `common`: the common reading's functions alone (no selection), every fact of every span;
+- `conventions`: selection plus every fact through the span's convention, as `Span` does;
+- `evidence`: the reading notes of the check (`read_subject`: conventions counted, unmapped
+  spans sought, totals compared).
+
+The figures are µs per span and the ratio `conventions / common`, from one run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from workload import DEFAULT_DIR, Workload, ensure  # noqa: E402
+
+from tracecheck import Span, read_traces  # noqa: E402
+from tracecheck.conventions import generic, read  # noqa: E402
+from tracecheck.conventions.registry import select  # noqa: E402
+from tracecheck.reading import read_subject  # noqa: E402
+
+PRODUCERS = HERE.parent / "fixtures" / "producers"
+
+
+def _generated(spans: int) -> list[Span]:
+    workload = Workload(spans=spans)
+    ensure(workload, DEFAULT_DIR, verbose=False)
+    path = workload.path(DEFAULT_DIR, "otlp-jsonl")
+    return [span for trace in read_traces(path) for span in trace.spans]
+
+
+def _recorded(target: int) -> list[Span]:
+    files = sorted(p for p in PRODUCERS.rglob("*.otlp.*") if p.suffix in (".jsonl", ".json", ".pb"))
+    spans = [s for path in files for trace in read_traces(path) for s in trace.spans]
+    return (spans * (target // len(spans) + 1))[:target]
+
+
+def _common(spans: Sequence[Span]) -> None:
+    for span in spans:
+        attributes = span.attributes
+        kind = generic.kind(span.declared_kind, attributes, span.name)
+        generic.tool_name(attributes, span.name, kind)
+        generic.model(attributes)
+        generic.tokens(attributes)
+        generic.recorded_total(attributes)
+        generic.tool_arguments(attributes)
+        generic.offered_tools(attributes)
+
+
+def _conventions(spans: Sequence[Span]) -> None:
+    for span in spans:
+        convention = select(span.scope, span.attributes)
+        kind = read.kind(convention, span)
+        read.tool_name(convention, span, kind)
+        read.model(convention, span)
+        read.tokens(convention, span)
+        read.recorded_total(convention, span)
+        read.arguments(convention, span)
+        read.offered_tools(convention, span, kind)
+
+
+def _evidence(spans: Sequence[Span]) -> None:
+    read_subject(spans)
+
+
+def _best(run: Callable[[Sequence[Span]], None], spans: Sequence[Span], repeat: int) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        gc.collect()
+        gc.disable()
+        started = time.perf_counter()
+        run(spans)
+        best = min(best, time.perf_counter() - started)
+        gc.enable()
+    return best
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--spans", type=int, default=10_000)
+    parser.add_argument("--repeat", type=int, default=5)
+    args = parser.parse_args(argv)
+    workloads = {
+        "generated (otel-genai)": _generated(args.spans),
+        "recorded producers (mixed)": _recorded(args.spans),
+    }
+    print("| workload | spans | common µs/span | conventions µs/span | ratio | evidence µs/span |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for label, spans in workloads.items():
+        _evidence(spans)  # derive and cache what the evidence scan reads, as a check would
+        common = _best(_common, spans, args.repeat) / len(spans) * 1e6
+        conventions = _best(_conventions, spans, args.repeat) / len(spans) * 1e6
+        evidence = _best(_evidence, spans, args.repeat) / len(spans) * 1e6
+        print(
+            f"| {label} | {len(spans)} | {common:.2f} | {conventions:.2f} | "
+            f"{conventions / common:.2f}× | {evidence:.2f} |"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
