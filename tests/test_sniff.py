@@ -326,10 +326,13 @@ def test_the_same_run_saved_twice_is_read_once_with_a_note(tmp_path: Path) -> No
     write(tmp_path, "run.otlp.pb", proto_message())
     (trace,) = read_traces(tmp_path)
     assert [s.span_id for s in trace.spans] == [SPAN]
+    # The note names the file that repeats the span, not the directory.
     assert [str(n) for n in trace.notes] == [
-        f"{tmp_path}: trace {TRACE}: span {SPAN} is recorded more than once (not all copies "
-        "alike); only the first copy is kept"
+        f"{tmp_path / 'run.otlp.pb'}: trace {TRACE}: span {SPAN} is recorded more than once "
+        "(not all copies alike); only the first copy is kept"
     ]
+    assert trace.sources == (str(tmp_path / "run.otlp.json"), str(tmp_path / "run.otlp.pb"))
+    assert trace.source == str(tmp_path / "run.otlp.json")
     assert trace.spans[0].attributes["gen_ai.request.model"] == "m"  # the JSON copy, read first
 
 

@@ -6,22 +6,27 @@ import argparse
 import importlib.metadata
 import json
 import os
+import shutil
 import sys
+import tempfile
 import threading
 import time
 import traceback
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
 from enum import IntEnum
 from pathlib import Path
-from typing import Literal, TextIO
+from typing import Any, Generic, Literal, TextIO, TypeVar
 
 import orjson
 
 from tracecheck.check import check
 from tracecheck.cli_secrets import add_redaction_arguments
+from tracecheck.cli_spool import JsonPieces, Piece, Spool, json_document
 from tracecheck.contract import Contract, compile_contract, explain_contract, lint_contract
 from tracecheck.errors import AmbiguousFormatError, ContractError, TraceReadError
-from tracecheck.readers import FORMATS, read_traces
+from tracecheck.readers import FORMATS, map_traces
 from tracecheck.report import (
     CheckedTrace,
     ReadFailure,
@@ -36,6 +41,8 @@ from tracecheck.spans import Trace
 from tracecheck.verdict import RuleResult, Verdict, worst
 
 __all__ = ["ExitCode", "main"]
+
+R = TypeVar("R")
 
 
 class ExitCode(IntEnum):
@@ -243,12 +250,13 @@ def _check(args: argparse.Namespace) -> ExitCode:
         _error("--json - and --junit - both want stdout: send one of them to a file")
         raise _Stop(ExitCode.USAGE)
     contracts = _load_contracts(args.contract)
-    traces, failures = _read(args.traces, args.format, args.trace_id)
-    checked = [
-        _timed(source, trace, contract, args.strict_capture)
-        for source, trace in traces
-        for contract in contracts
-    ]
+    strict = args.strict_capture
+
+    def verdicts(read: _Read) -> list[CheckedTrace]:  # all a trace leaves behind
+        return [_timed(read, contract, strict) for contract in contracts]
+
+    found, failures = _read(args.traces, args.format, args.trace_id, verdicts)
+    checked = [item for items in found for item in items]
     machine_on_stdout = "-" in (args.json, args.junit)
     human = sys.stderr if machine_on_stdout else sys.stdout
     verbosity = -1 if args.quiet or machine_on_stdout else (1 if args.verbose else 0)
@@ -271,7 +279,8 @@ def _failure_code(failure: ReadFailure) -> ExitCode:
     return ExitCode.AMBIGUOUS if failure.kind == "ambiguous" else ExitCode.UNREADABLE
 
 
-def _timed(source: str, trace: Trace, contract: Contract, strict: bool) -> CheckedTrace:
+def _timed(read: _Read, contract: Contract, strict: bool) -> CheckedTrace:
+    trace = read.trace
     started = time.perf_counter()
     try:
         verdict = check(trace, contract, strict_capture=strict)
@@ -279,7 +288,8 @@ def _timed(source: str, trace: Trace, contract: Contract, strict: bool) -> Check
         error = _internal_error(exc)
         rule = RuleResult("(check)", None, "error", error=error)
         verdict = Verdict(contract.name, trace.trace_id, "error", (rule,), 0.0, "0/1 rules passed")
-    return CheckedTrace(source, contract.source, verdict, time.perf_counter() - started)
+    seconds = time.perf_counter() - started
+    return CheckedTrace(read.source, contract.source, verdict, seconds, read.sources)
 
 
 def _load_contracts(paths: Sequence[str]) -> list[Contract]:
@@ -308,10 +318,43 @@ def _load_contracts(paths: Sequence[str]) -> list[Contract]:
 STDIN = "-"
 
 
+@dataclass(frozen=True, slots=True)
+class _Read:
+    """A trace as it is read, with the file reports name: the source as given, or for a
+    directory the file below it holding the trace (`sources`: each file, when several)."""
+
+    trace: Trace
+    source: str
+    sources: tuple[str, ...] = ()
+    in_directory: bool = False
+
+    @property
+    def files(self) -> tuple[str, ...]:
+        """The files to name beside the trace: those of the directory it was read from (a
+        single file or standard input is named by the input itself)."""
+        if not self.in_directory:
+            return ()
+        return self.sources or (self.source,)
+
+
+@dataclass(frozen=True, slots=True)
+class _Visited(Generic[R]):
+    """What a trace left behind once visited: its span count, its notes, what `visit` gave."""
+
+    spans: int
+    wanted: bool
+    notes: tuple[str, ...]
+    result: R | None
+
+
 def _read(
-    sources: Sequence[str], format: str | None, trace_id: str | None
-) -> tuple[list[tuple[str, Trace]], list[ReadFailure]]:
-    """Every trace of every source, and every source that gave none (each error printed).
+    sources: Sequence[str],
+    format: str | None,
+    trace_id: str | None,
+    visit: Callable[[_Read], R],
+) -> tuple[list[R], list[ReadFailure]]:
+    """`visit` of every trace of every source, read one trace at a time, and every source that
+    gave none (each error printed once every source was read, then the notes).
 
     A source that reads but holds no span is a failure too: nothing checked must not pass.
     """
@@ -321,13 +364,28 @@ def _read(
     if list(sources).count(STDIN) > 1:
         _error("- (standard input) can be read only once")
         raise _Stop(ExitCode.USAGE)
-    traces: list[tuple[str, Trace]] = []
+    wanted = trace_id.strip().lower() if trace_id is not None else None
+    results: list[R] = []
+    matched = False
+    notes: dict[str, None] = {}
     failures: list[ReadFailure] = []
     for source in _unique(sources):
+        directory = source != STDIN and Path(source).is_dir()
+
+        def each(trace: Trace, source: str = source, directory: bool = directory) -> _Visited[R]:
+            if wanted is not None and trace.trace_id != wanted:
+                return _Visited(len(trace.spans), False, (), None)
+            read = _Read(trace, _label(source))
+            if directory and trace.source is not None:
+                several = trace.sources if len(trace.sources) > 1 else ()
+                read = _Read(trace, trace.source, several, in_directory=True)
+            own = tuple(str(note) for note in trace.notes)
+            return _Visited(len(trace.spans), True, own, visit(read))
+
         # A directory's broken files fail alone: the traces of the others are still checked.
         broken: list[TraceReadError] = []
         try:
-            found = _read_one(source, format, broken)
+            found = _read_one(source, format, broken, each)
         except TraceReadError as exc:
             broken.append(exc)
             found = []
@@ -336,23 +394,22 @@ def _read(
             failures.append(ReadFailure(source, "unreadable", message))
             continue
         failures.extend(_read_failure(exc, source) for exc in broken)
-        if found:
-            traces.extend((_label(source), trace) for trace in found)
-        elif not broken:
+        if not found and not broken:
             message = f"{_label(source)}: holds no spans, so there is nothing to check"
             failures.append(ReadFailure(source, "unreadable", message))
+        for item in found:
+            if item.wanted:
+                matched = True
+                notes.update(dict.fromkeys(item.notes))
+                results.append(item.result)  # type: ignore[arg-type]
     for failure in failures:
         _error(printable(failure.message))
-    if trace_id is not None:
-        wanted = trace_id.strip().lower()
-        traces = [(s, t) for s, t in traces if t.trace_id == wanted]
-        if not traces:
-            _error(f"no trace has id {printable(trace_id)}")
-            raise _Stop(max([ExitCode.USAGE, *(_failure_code(f) for f in failures)]))
-    notes = dict.fromkeys(str(note) for _, trace in traces for note in trace.notes)
+    if wanted is not None and not matched:
+        _error(f"no trace has id {printable(trace_id or '')}")
+        raise _Stop(max([ExitCode.USAGE, *(_failure_code(f) for f in failures)]))
     for note in notes:
         print(f"note: {printable(note)}", file=sys.stderr)
-    return traces, failures
+    return results, failures
 
 
 def _unique(sources: Sequence[str]) -> list[str]:
@@ -384,17 +441,42 @@ def _input_error(exc: TraceReadError, source: str) -> str:
     return text
 
 
-def _read_one(source: str, format: str | None, broken: list[TraceReadError]) -> list[Trace]:
+def _read_one(
+    source: str,
+    format: str | None,
+    broken: list[TraceReadError],
+    each: Callable[[Trace], R],
+) -> list[R]:
     progress = _Progress(_label(source), 0 if source == STDIN else _size(source))
+    spans = 0
+
+    def counted(trace: Trace) -> R:
+        nonlocal spans
+        spans += len(trace.spans)
+        return each(trace)
+
     try:
-        if source == STDIN:
-            found = read_traces(sys.stdin.buffer.read(), format=format)
+        if source == STDIN:  # spooled to a file, read as the bytes it holds
+            with _spooled_stdin() as path:
+                found = map_traces(path, counted, format=format, name="<bytes>")
         else:
-            found = read_traces(source, format=format, failures=broken)
+            found = map_traces(source, counted, format=format, failures=broken)
     finally:
         progress.stop()
-    progress.done(found)
+    progress.done(spans)
     return found
+
+
+@contextmanager
+def _spooled_stdin() -> Iterator[str]:
+    """Standard input copied to a temporary file, so that it is read like one: one trace at
+    a time, not all of it held."""
+    with tempfile.NamedTemporaryFile(prefix="tracecheck-stdin-", delete=False) as spool:
+        shutil.copyfileobj(sys.stdin.buffer, spool, 1 << 20)
+    try:
+        yield spool.name
+    finally:
+        Path(spool.name).unlink()
 
 
 class _Progress:
@@ -434,9 +516,8 @@ class _Progress:
         with self.lock:
             self.stopped = True
 
-    def done(self, traces: Sequence[Trace]) -> None:
+    def done(self, spans: int) -> None:
         if self.shown:
-            spans = sum(len(trace.spans) for trace in traces)
             took = time.perf_counter() - self.started
             print(f"tracecheck: read {spans} spans in {took:.1f} s", file=sys.stderr)
 
@@ -452,15 +533,47 @@ def _size(source: str) -> int:
 
 
 def _show(args: argparse.Namespace) -> ExitCode:
-    found, failures = _read(args.traces, args.format, args.trace_id)
-    traces = [trace for _, trace in found]
-    if args.json:
-        document = {"version": 1, "traces": [trace_facts(trace) for trace in traces]}
-        _print(_json_bytes(document).decode().rstrip("\n"), sys.stdout)
-    elif traces:
-        color = _use_color(sys.stdout)
-        _print("\n\n".join(render_trace(trace, color=color) for trace in traces), sys.stdout)
+    # Each trace is rendered as it is read; the output waits on disk until every input is read.
+    spool = Spool()
+    try:
+        if args.json:
+            pieces = JsonPieces(spool)
+
+            def facts(read: _Read) -> Piece:
+                return pieces.add(_with_files(trace_facts(read.trace), read.files))
+
+            found, failures = _read(args.traces, args.format, args.trace_id, facts)
+            head = '  "version": 1,\n'
+            _print_parts(json_document(head, "traces", pieces.texts(found)), sys.stdout)
+        else:
+            color = _use_color(sys.stdout)
+
+            def tree(read: _Read) -> Piece:
+                return spool.add(render_trace(read.trace, color=color, files=read.files))
+
+            found, failures = _read(args.traces, args.format, args.trace_id, tree)
+            if found:
+                texts = (spool.text(piece) for piece in found)
+                _print_parts(_joined(texts, "\n\n"), sys.stdout)
+    finally:
+        spool.close()
     return max([ExitCode.OK, *(_failure_code(failure) for failure in failures)])
+
+
+def _with_files(facts: dict[str, Any], files: tuple[str, ...]) -> dict[str, Any]:
+    """A trace's facts naming the file it was read from (`source`), and every file when it
+    was spread over several (`sources`), after its id; only for traces of a directory."""
+    if not files:
+        return facts
+    named: dict[str, Any] = {"trace_id": facts["trace_id"], "source": files[0]}
+    if len(files) > 1:
+        named["sources"] = list(files)
+    return {**named, **facts}
+
+
+def _joined(texts: Iterable[str], separator: str) -> Iterator[str]:
+    for index, text in enumerate(texts):
+        yield separator + text if index else text
 
 
 def _lint(args: argparse.Namespace) -> ExitCode:
@@ -514,6 +627,22 @@ def _json_bytes(document: object) -> bytes:
         return orjson.dumps(document, option=orjson.OPT_INDENT_2) + b"\n"
     except orjson.JSONEncodeError:  # text orjson refuses (a lone surrogate): escape it
         return json.dumps(document, indent=2, ensure_ascii=True).encode() + b"\n"
+
+
+def _print_parts(parts: Iterable[str], stream: TextIO) -> None:
+    """`_print` of the parts' concatenation, written part by part."""
+    try:
+        for part in parts:
+            try:
+                stream.write(part)
+            except UnicodeEncodeError:
+                encoding = getattr(stream, "encoding", None) or "ascii"
+                stream.write(part.encode(encoding, "backslashreplace").decode(encoding))
+        stream.write("\n")
+        stream.flush()
+    except BrokenPipeError:
+        if stream is sys.stdout:
+            _silence_stdout()
 
 
 def _print(text: str, stream: TextIO) -> None:

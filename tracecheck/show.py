@@ -7,7 +7,7 @@ escaped, so a span name cannot drive the terminal or forge a line of the tree.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from tracecheck.reading import read_subject
@@ -19,14 +19,17 @@ __all__ = ["render_trace", "trace_facts"]
 _RED, _DIM, _BOLD, _RESET = "\x1b[31m", "\x1b[2m", "\x1b[1m", "\x1b[0m"
 
 
-def render_trace(trace: Trace, *, color: bool = False) -> str:
-    """The trace as an indented tree, one line per span, siblings in start order."""
+def render_trace(trace: Trace, *, color: bool = False, files: Sequence[str] = ()) -> str:
+    """The trace as an indented tree, one line per span, siblings in start order. `files`,
+    when given, are named in the first line (the files of a directory the trace was read
+    from)."""
     paint = _painter(color)
     run = trace.run_record
     status = printable((run.status if run else None) or "unknown")
+    where = f" · {printable(', '.join(files))}" if files else ""
     header = (
         f"trace {printable(trace.trace_id or '(no trace id)')}  {len(trace.spans)} span(s)"
-        f"{_maybe(' · ', _duration(_trace_duration(trace)))} · run {status}"
+        f"{_maybe(' · ', _duration(_trace_duration(trace)))} · run {status}{where}"
     )
     lines = [paint(_BOLD, header)]
     for prefix, span in _walk(trace):

@@ -2,28 +2,28 @@
 
 from __future__ import annotations
 
-import gzip
-import io
-import os
-import zlib
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import IO, Any, cast
 
-from tracecheck.errors import AmbiguousFormatError, TraceReadError, UnrecognizedFormatError
-from tracecheck.readers.claude import read_claude_stream
-from tracecheck.readers.common import ReadContext, collector_paused
-from tracecheck.readers.flat import read_flat_json, read_flat_jsonl
-from tracecheck.readers.otel_sdk import spans_from_otel
-from tracecheck.readers.otlp_json import read_otlp_json, read_otlp_jsonl
-from tracecheck.readers.otlp_proto import (
-    looks_like_proto_message,
-    looks_like_proto_stream,
-    read_otlp_proto,
-    read_otlp_proto_stream,
+from tracecheck.errors import TraceReadError
+from tracecheck.readers.by_trace import iter_traces, map_traces
+from tracecheck.readers.common import collector_paused
+from tracecheck.readers.grouping import Located, group_located, without_files
+from tracecheck.readers.inputs import (
+    INPUT_ERRORS,
+    Source,
+    bytes_input,
+    detect,
+    is_gzip,
+    name_of,
+    open_file,
+    read_file,
+    read_one,
+    read_trace_file,
+    trace_files,
 )
-from tracecheck.readers.sniff import FORMATS, HEAD_SIZE, json_layout, sniff
-from tracecheck.readers.tracers import TRACER_READERS
+from tracecheck.readers.otel_sdk import spans_from_otel
+from tracecheck.readers.sniff import FORMATS, HEAD_SIZE
 from tracecheck.spans import ReadNote, Span, Trace
 
 __all__ = [
@@ -32,15 +32,11 @@ __all__ = [
     "detect_format",
     "group_traces",
     "iter_spans",
+    "iter_traces",
+    "map_traces",
     "read_traces",
     "spans_from_otel",
 ]
-
-Source = str | os.PathLike[str] | bytes
-_GZIP_MAGIC = b"\x1f\x8b"
-_UTF8_BOM = b"\xef\xbb\xbf"
-# Errors a damaged input can raise from the standard library while it is being read.
-_INPUT_ERRORS = (OSError, EOFError, zlib.error, UnicodeDecodeError, RecursionError, OverflowError)
 
 
 def read_traces(
@@ -59,8 +55,7 @@ def read_traces(
     """
     notes: list[ReadNote] = []
     with collector_paused():
-        spans = iter_spans(source, format=format, notes=notes, failures=failures)
-        return group_traces(spans, notes, _name(source))
+        return group_located(iter_located(source, format, notes, failures), notes)
 
 
 def iter_spans(
@@ -77,39 +72,58 @@ def iter_spans(
     cannot be read (or whose format is ambiguous) are appended to it and skipped; each file is
     then read whole before its spans are given, so a file that breaks half-way gives none.
     """
-    if format is not None and format not in FORMATS:
-        raise TraceReadError(
-            _name(source), f"unknown format {format!r} (known: {', '.join(FORMATS)})"
-        )
     sink = notes if notes is not None else []
+    return without_files(iter_located(source, format, sink, failures))
+
+
+def iter_located(
+    source: Source,
+    format: str | None,
+    notes: list[ReadNote],
+    failures: list[TraceReadError] | None = None,
+) -> Iterator[Located]:
+    """`iter_spans`, each span with the file it was read from: the source as given for a file,
+    `<bytes>` for bytes, the file below the directory for a directory."""
+    check_format(source, format)
     if isinstance(source, bytes):
-        yield from _read_one("<bytes>", *_bytes_input(source), format, sink)
+        for span in read_one("<bytes>", *bytes_input(source), format, notes):
+            yield "<bytes>", span
         return
     path = Path(source)
     if path.is_dir():
-        yield from _read_directory(path, format, sink, failures)
+        yield from _read_directory(path, format, notes, failures)
     elif path.exists():
-        yield from _read_file(path, format, sink)
+        name = name_of(source)
+        for span in read_file(path, format, notes):
+            yield name, span
     else:
         raise TraceReadError(str(path), "no such file or directory")
 
 
+def check_format(source: Source, format: str | None) -> None:
+    """Raise for a `--format` no reader has."""
+    if format is not None and format not in FORMATS:
+        raise TraceReadError(
+            name_of(source), f"unknown format {format!r} (known: {', '.join(FORMATS)})"
+        )
+
+
 def detect_format(source: Source) -> str:
     """The format of one file (or bytes), raising when none or several readers recognise it."""
-    name = _name(source)
+    name = name_of(source)
     try:
         if isinstance(source, bytes):
-            opener, size = _bytes_input(source)
+            opener, size = bytes_input(source)
         else:
             path = Path(source)
             if not path.exists():
                 raise TraceReadError(name, "no such file or directory")
-            opener, size = (lambda: _open(path)), None if _is_gzip(path) else path.stat().st_size
+            opener, size = (lambda: open_file(path)), None if is_gzip(path) else path.stat().st_size
         with opener() as stream:
             head = stream.read(HEAD_SIZE)
-    except _INPUT_ERRORS as exc:
+    except INPUT_ERRORS as exc:
         raise TraceReadError(name, f"could not be read: {exc}") from None
-    return _detect(name, head, len(head) if size is None and len(head) < HEAD_SIZE else size)
+    return detect(name, head, len(head) if size is None and len(head) < HEAD_SIZE else size)
 
 
 def group_traces(
@@ -119,58 +133,10 @@ def group_traces(
 
     A span id seen again in the same trace is the same span recorded twice: the first copy is
     kept and the repeat noted (counting it would double its calls and tokens). A note that
-    names no trace present (there is none yet) rides with every trace.
+    names no trace present (there is none yet) rides with every trace. `source` names the
+    input the spans came from (each trace's `sources`, and the note about repeats).
     """
-    groups: dict[str | None, list[Span]] = {}
-    first_copy: dict[tuple[str | None, str], Span] = {}
-    repeats: dict[tuple[str | None, str], list[Span]] = {}
-    for span in spans:
-        if span.span_id is not None:
-            key = (span.trace_id, span.span_id)
-            first = first_copy.setdefault(key, span)
-            if first is not span:
-                repeats.setdefault(key, []).append(span)
-                continue
-        group = groups.get(span.trace_id)
-        if group is None:
-            groups[span.trace_id] = group = []
-        group.append(span)
-    all_notes = [*notes, *_repeat_notes(repeats, first_copy, source)]
-    by_trace: dict[str | None, list[ReadNote]] = {}
-    unplaced: list[ReadNote] = []
-    for note in all_notes:
-        (by_trace.setdefault(note.trace_id, []) if note.trace_id in groups else unplaced).append(
-            note
-        )
-    return [
-        Trace(trace_id, tuple(group), (*by_trace.get(trace_id, ()), *unplaced))
-        for trace_id, group in groups.items()
-    ]
-
-
-def _repeat_notes(
-    repeats: dict[tuple[str | None, str], list[Span]],
-    first_copy: dict[tuple[str | None, str], Span],
-    source: str,
-) -> Iterator[ReadNote]:
-    """One note per trace that holds repeated spans, naming the first few."""
-    by_trace: dict[str | None, list[str]] = {}
-    differing: set[str | None] = set()
-    for (trace_id, span_id), copies in repeats.items():
-        by_trace.setdefault(trace_id, []).append(span_id)
-        if any(copy != first_copy[trace_id, span_id] for copy in copies):
-            differing.add(trace_id)
-    for trace_id, span_ids in by_trace.items():
-        how = " (not all copies alike)" if trace_id in differing else ""
-        if len(span_ids) == 1:
-            what = f"span {span_ids[0]} is recorded more than once{how}"
-        else:
-            more = f", and {len(span_ids) - 3} more" if len(span_ids) > 3 else ""
-            named = ", ".join(span_ids[:3]) + more
-            what = f"{len(span_ids)} spans are recorded more than once{how}: {named}"
-        yield ReadNote(
-            source, f"trace {trace_id}", f"{what}; only the first copy is kept", trace_id
-        )
+    return group_located(((source, span) for span in spans), notes)
 
 
 def _read_directory(
@@ -178,150 +144,19 @@ def _read_directory(
     format: str | None,
     notes: list[ReadNote],
     failures: list[TraceReadError] | None,
-) -> Iterator[Span]:
-    found = False
-    for path in sorted(p for p in root.rglob("*") if p.is_file()):
-        if any(part.startswith(".") for part in path.relative_to(root).parts):
-            continue
-        try:  # a directory holds other files too (READMEs, logs): read only trace files
-            detected = detect_format(path)
-        except UnrecognizedFormatError:
-            continue
-        except AmbiguousFormatError as exc:
-            if format is None:
-                if failures is None:
-                    raise
-                failures.append(exc)
-                found = True
-                continue
-            detected = format
-        found = True
+) -> Iterator[Located]:
+    for path, chosen in trace_files(root, format, failures):
+        name = str(path)
         if failures is None:
-            yield from _read_file(path, format or detected, notes)
+            for span in read_trace_file(path, chosen, notes):
+                yield name, span
             continue
         own_notes: list[ReadNote] = []
         try:
-            spans = list(_read_file(path, format or detected, own_notes))
+            spans = list(read_trace_file(path, chosen, own_notes))
         except TraceReadError as exc:
             failures.append(exc)
             continue
         notes.extend(own_notes)
-        yield from spans
-    if not found:
-        raise UnrecognizedFormatError(str(root), "holds no trace file this command reads")
-
-
-def _read_file(path: Path, format: str | None, notes: list[ReadNote]) -> Iterator[Span]:
-    try:
-        size = None if _is_gzip(path) else path.stat().st_size
-    except _INPUT_ERRORS as exc:
-        raise TraceReadError(str(path), f"could not be read: {exc}") from None
-    yield from _read_one(str(path), lambda: _open(path), size, format, notes)
-
-
-def _read_one(
-    name: str,
-    opener: Callable[[], IO[bytes]],
-    size: int | None,
-    format: str | None,
-    notes: list[ReadNote],
-) -> Iterator[Span]:
-    ctx = ReadContext(name, notes)
-    try:
-        with opener() as stream:
-            head = stream.read(HEAD_SIZE)
-            if size is None and len(head) < HEAD_SIZE:
-                size = len(head)
-            chosen = format or _detect(name, head, size)
-            # JSON parsers refuse a byte-order mark that sniffing allowed: start after it.
-            stream.seek(3 if head.startswith(_UTF8_BOM) and chosen != "otlp-proto" else 0)
-            yield from _READERS[chosen](stream, head, size, ctx)
-    except TraceReadError:
-        raise
-    except _INPUT_ERRORS as exc:
-        raise TraceReadError(name, f"could not be read: {exc}") from None
-
-
-def _detect(name: str, head: bytes, size: int | None) -> str:
-    if not head:
-        raise UnrecognizedFormatError(name, "is empty")
-    formats = sniff(head, size)
-    if not formats:
-        raise UnrecognizedFormatError(name, "is not a trace this command reads")
-    if len(formats) > 1:
-        raise AmbiguousFormatError(name, formats)
-    return formats[0]
-
-
-def _layout(stream: IO[bytes], head: bytes) -> str:
-    """`json_layout` of the input, reading on when its first line is longer than the head."""
-    if len(head) < HEAD_SIZE or b"\n" in head.lstrip(b"\xef\xbb\xbf \t\r\n"):
-        return json_layout(head)
-    start = stream.tell()
-    for line in stream:  # a first line longer than the head: see whether another follows
-        if line.strip():
-            break
-    layout = "lines" if stream.read(HEAD_SIZE).strip() else "document"
-    stream.seek(start)
-    return layout
-
-
-def _read_otlp_json(stream: IO[bytes], head: bytes, size: int | None, ctx: ReadContext) -> Any:
-    if _layout(stream, head) == "lines":
-        return read_otlp_jsonl(stream, ctx)
-    return read_otlp_json(stream.read(), ctx)
-
-
-def _read_otlp_jsonl(stream: IO[bytes], head: bytes, size: int | None, ctx: ReadContext) -> Any:
-    return read_otlp_jsonl(stream, ctx)
-
-
-def _read_otlp_proto(stream: IO[bytes], head: bytes, size: int | None, ctx: ReadContext) -> Any:
-    # A message starts with tag 0x0A; a stream whose first length starts with that byte would
-    # announce a record of at least 160 MiB, so when both readings fit, the message wins.
-    if looks_like_proto_stream(head, size) and not looks_like_proto_message(head, size):
-        return read_otlp_proto_stream(stream, ctx)
-    return read_otlp_proto(stream.read(), ctx)
-
-
-def _read_spans(stream: IO[bytes], head: bytes, size: int | None, ctx: ReadContext) -> Any:
-    if _layout(stream, head) == "lines":
-        return read_flat_jsonl(stream, ctx)
-    return read_flat_json(stream.read(), ctx)
-
-
-def _read_claude(stream: IO[bytes], head: bytes, size: int | None, ctx: ReadContext) -> Any:
-    return read_claude_stream(stream, ctx)
-
-
-_READERS: dict[str, Callable[[IO[bytes], bytes, int | None, ReadContext], Iterable[Span]]] = {
-    "otlp-json": _read_otlp_json,
-    "otlp-jsonl": _read_otlp_jsonl,
-    "otlp-proto": _read_otlp_proto,
-    "spans": _read_spans,
-    "claude-stream": _read_claude,
-    **TRACER_READERS,
-}
-
-
-def _is_gzip(path: Path) -> bool:
-    with path.open("rb") as raw:
-        return raw.read(2) == _GZIP_MAGIC
-
-
-def _open(path: Path) -> IO[bytes]:
-    """The file's bytes, decompressed on the fly when it is gzip (judged by magic bytes)."""
-    if _is_gzip(path):
-        return cast(IO[bytes], gzip.open(path, "rb"))
-    return path.open("rb", buffering=1 << 20)
-
-
-def _bytes_input(data: bytes) -> tuple[Callable[[], IO[bytes]], int | None]:
-    """An opener for in-memory input and its size (None when gzip: unknown until read)."""
-    if data[:2] == _GZIP_MAGIC:
-        return (lambda: cast(IO[bytes], gzip.GzipFile(fileobj=io.BytesIO(data)))), None
-    return (lambda: io.BytesIO(data)), len(data)
-
-
-def _name(source: Source) -> str:
-    return "<bytes>" if isinstance(source, bytes) else str(source)
+        for span in spans:
+            yield name, span

@@ -30,7 +30,13 @@ from tracecheck.readers.otlp_json import attribute_map
 from tracecheck.readers.zipkin import is_zipkin_span, read_zipkin
 from tracecheck.spans import EMPTY_ATTRIBUTES, Event, Span
 
-__all__ = ["looks_like_flat_row", "read_flat_json", "read_flat_jsonl", "spans_from_rows"]
+__all__ = [
+    "looks_like_flat_row",
+    "read_flat_json",
+    "read_flat_jsonl",
+    "span_of_line",
+    "spans_from_rows",
+]
 
 _TRACE_ID = ("traceId", "trace_id", "traceID")
 _SPAN_ID = ("spanId", "span_id", "spanID", "id")
@@ -106,13 +112,17 @@ def read_flat_json(data: bytes, ctx: ReadContext) -> Iterator[Span]:
 def read_flat_jsonl(lines: IO[bytes], ctx: ReadContext) -> Iterator[Span]:
     """One row per line."""
     for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            row = orjson.loads(line)
-        except orjson.JSONDecodeError as exc:
-            raise ctx.malformed_json(exc, number) from None
-        yield _row(row, ctx, f"line {number}")
+        if line.strip():
+            yield span_of_line(line, number, ctx)
+
+
+def span_of_line(line: bytes, number: int, ctx: ReadContext) -> Span:
+    """The span of line `number` (the streaming reader reads a trace's lines alone)."""
+    try:
+        row = orjson.loads(line)
+    except orjson.JSONDecodeError as exc:
+        raise ctx.malformed_json(exc, number) from None
+    return _row(row, ctx, f"line {number}")
 
 
 def spans_from_rows(rows: list[Any], ctx: ReadContext, prefix: str) -> Iterator[Span]:

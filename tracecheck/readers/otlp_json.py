@@ -26,7 +26,14 @@ from tracecheck.readers.common import (
 from tracecheck.readers.otlp_json_typed import typed_spans
 from tracecheck.spans import EMPTY_ATTRIBUTES, Event, Link, Scope, Span
 
-__all__ = ["any_value", "attribute_map", "read_otlp_json", "read_otlp_jsonl", "spans_from_request"]
+__all__ = [
+    "any_value",
+    "attribute_map",
+    "read_otlp_json",
+    "read_otlp_jsonl",
+    "spans_from_request",
+    "spans_of_line",
+]
 
 
 class _Invalid(ValueError):
@@ -53,19 +60,24 @@ def read_otlp_json(data: bytes, ctx: ReadContext) -> Iterator[Span]:
 def read_otlp_jsonl(lines: IO[bytes], ctx: ReadContext) -> Iterator[Span]:
     """Spans of an OTLP JSON Lines file, one request per line, read line by line."""
     for number, line in enumerate(lines, 1):
-        if line.isspace():
-            continue
-        # Without the newline, so that a cut line reports the column where it ends.
-        text = memoryview(line)[: -1 if line.endswith(b"\n") else None]
-        spans = typed_spans(text, ctx, f"line {number}: ")
-        if spans is not None:
-            yield from spans
-            continue
-        try:
-            document = orjson.loads(text)
-        except orjson.JSONDecodeError as exc:
-            raise ctx.malformed_json(exc, number) from None
-        yield from spans_from_request(document, ctx, f"line {number}: ")
+        if not line.isspace():
+            yield from spans_of_line(line, number, ctx)
+
+
+def spans_of_line(line: bytes, number: int, ctx: ReadContext) -> Iterator[Span]:
+    """Spans of line `number` of an OTLP JSON Lines file (the streaming reader reads a trace's
+    lines alone)."""
+    # Without the newline, so that a cut line reports the column where it ends.
+    text = memoryview(line)[: -1 if line.endswith(b"\n") else None]
+    spans = typed_spans(text, ctx, f"line {number}: ")
+    if spans is not None:
+        yield from spans
+        return
+    try:
+        document = orjson.loads(text)
+    except orjson.JSONDecodeError as exc:
+        raise ctx.malformed_json(exc, number) from None
+    yield from spans_from_request(document, ctx, f"line {number}: ")
 
 
 def spans_from_request(document: Any, ctx: ReadContext, prefix: str) -> Iterator[Span]:

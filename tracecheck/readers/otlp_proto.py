@@ -22,7 +22,9 @@ __all__ = [
     "looks_like_proto_stream",
     "read_otlp_proto",
     "read_otlp_proto_stream",
+    "record_place",
     "spans_from_message",
+    "spans_of_record",
 ]
 
 _STATUS: dict[int, SpanStatus | None] = {0: None, 1: "ok", 2: "error"}
@@ -49,20 +51,31 @@ def read_otlp_proto_stream(stream: IO[bytes], ctx: ReadContext) -> Iterator[Span
     number = 0
     while header := stream.read(_PREFIX.size):
         number += 1
-        where = f"record {number} (byte {offset})"
+        where = record_place(number, offset)
         if len(header) < _PREFIX.size:
             raise ctx.error(where, "ends inside a length prefix")
         (size,) = _PREFIX.unpack(header)
         body = stream.read(size)
         if len(body) < size:
             raise ctx.error(where, f"announces {size} bytes but only {len(body)} follow")
-        request = ExportTraceServiceRequest()
-        try:
-            request.ParseFromString(body)
-        except DecodeError as exc:
-            raise ctx.error(where, f"malformed OTLP protobuf: {exc}") from None
-        yield from spans_from_message(request, ctx, f"{where}: ")
+        yield from spans_of_record(body, where, ctx)
         offset += _PREFIX.size + size
+
+
+def spans_of_record(body: bytes, where: str, ctx: ReadContext) -> Iterator[Span]:
+    """Spans of one request of a length-prefixed stream; `where` names the record (the
+    streaming reader reads a trace's records alone)."""
+    request = ExportTraceServiceRequest()
+    try:
+        request.ParseFromString(body)
+    except DecodeError as exc:
+        raise ctx.error(where, f"malformed OTLP protobuf: {exc}") from None
+    yield from spans_from_message(request, ctx, f"{where}: ")
+
+
+def record_place(number: int, offset: int) -> str:
+    """How notes and errors name record `number`, which starts at byte `offset`."""
+    return f"record {number} (byte {offset})"
 
 
 def spans_from_message(request: Any, ctx: ReadContext, prefix: str) -> Iterator[Span]:

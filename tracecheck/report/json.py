@@ -34,8 +34,11 @@ def render_json(
 
 def _result(item: CheckedTrace) -> dict[str, Any]:
     verdict = item.verdict
+    # `sources` only for a trace spread over several files: most verdicts come from one.
+    spread = {"sources": list(item.sources)} if len(item.sources) > 1 else {}
     return {
         "source": item.source,
+        **spread,
         "trace_id": verdict.trace_id,
         "contract": verdict.contract,
         "contract_source": item.contract_source,

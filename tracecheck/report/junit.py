@@ -67,8 +67,10 @@ def _suite(item: CheckedTrace, timestamp: str) -> ET.Element:
         timestamp=timestamp,
     )
     properties = _sub(suite, "properties")
+    spread = (("trace.sources", "\n".join(item.sources)),) if len(item.sources) > 1 else ()
     for key, value in (
         ("trace.source", item.source),
+        *spread,
         ("trace.id", verdict.trace_id or ""),
         ("contract", verdict.contract),
         ("contract.source", item.contract_source or ""),

@@ -13,10 +13,17 @@ __all__ = ["CheckedTrace", "ReadFailure"]
 
 @dataclass(frozen=True, slots=True)
 class CheckedTrace:
-    source: str  # the trace file
+    source: str  # the trace file (of a directory, the file holding the trace's first span)
     contract_source: str | None  # the contract file, when the contract came from one
     verdict: Verdict
     seconds: float = 0.0  # how long the check took, for reports that show it
+    # Every file the trace was read from, when it is spread over several files of a directory.
+    sources: tuple[str, ...] = ()
+
+    @property
+    def files(self) -> str:
+        """How a report names where the trace was read: its file, or every file it spans."""
+        return ", ".join(self.sources) if len(self.sources) > 1 else self.source
 
 
 @dataclass(frozen=True, slots=True)

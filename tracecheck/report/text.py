@@ -25,7 +25,7 @@ def render_text(checked: Sequence[CheckedTrace], *, color: bool = False, verbosi
         verdict = item.verdict
         status = paint(verdict.status, verdict.status.upper())
         lines.append(
-            f"{printable(item.source)}: trace {printable(verdict.trace_id or '(no trace id)')}: "
+            f"{printable(item.files)}: trace {printable(verdict.trace_id or '(no trace id)')}: "
             f'contract "{printable(verdict.contract)}" {status} ({printable(verdict.notes)})'
         )
         if verbosity < 0:
