@@ -198,6 +198,11 @@ def _parser() -> argparse.ArgumentParser:
         "-o", "--output", required=True, metavar="OUT", help="file, or - for stdout"
     )
     redact.add_argument("--format", choices=FORMATS, help="read TRACE as this format")
+    redact.add_argument(
+        "--output-format",
+        choices=[name for name in FORMATS if name != "claude-stream"],
+        help="write this format instead of the one read (needed for a Claude Code record)",
+    )
     add_redaction_arguments(redact, pseudonyms=True)
     redact.set_defaults(run=_redact)
 

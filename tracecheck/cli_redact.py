@@ -9,7 +9,7 @@ import argparse
 import gzip
 import sys
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -30,16 +30,9 @@ from tracecheck.readers import detect_format, iter_spans
 from tracecheck.readers.otlp_proto import looks_like_proto_stream
 from tracecheck.recorded_bytes import assess_recorded, with_recorded
 from tracecheck.spans import Span
-from tracecheck.writers import (
-    to_otlp_json,
-    to_otlp_jsonl,
-    to_otlp_proto,
-    to_trace_span_events,
-)
+from tracecheck.writers_formats import OUTPUT_FORMATS, Layout, encode, layout_of
 
-__all__ = ["run_redact", "run_verify_safe", "summary"]
-
-_BATCH = 512  # spans per JSONL line: what a BatchSpanProcessor sends at most
+__all__ = ["OUTPUT_FORMATS", "run_redact", "run_verify_safe", "summary"]
 
 
 class Stop(Exception):
@@ -50,7 +43,9 @@ class Stop(Exception):
 def run_redact(args: argparse.Namespace) -> int:
     try:
         options = _options(args)
-        spans, layout, gzipped = _read_spans(args.trace, args.format)
+        spans, layout, gzipped = _read_spans(
+            args.trace, args.format, getattr(args, "output_format", None)
+        )
     except Stop as stop:
         return stop.code
     profile, known, key = options.profile, options.known_secrets, options.pseudonym_key
@@ -60,7 +55,7 @@ def run_redact(args: argparse.Namespace) -> int:
         _error(f"{args.trace}: the redacted trace is {verdict.status.value}; nothing written")
         _print_findings(verdict, sys.stderr)
         return 1
-    data = _encode(redaction.spans, layout)
+    data = encode(redaction.spans, layout)
     if gzipped:
         data = gzip.compress(data, mtime=0)
     try:
@@ -193,12 +188,17 @@ def _options(args: argparse.Namespace) -> RedactionOptions:
         raise Stop(2) from None
 
 
-def _read_spans(source: str, format: str | None) -> tuple[list[Span], str, bool]:
+def _read_spans(
+    source: str, format: str | None, output_format: str | None
+) -> tuple[list[Span], Layout, bool]:
+    """The spans as recorded (repeats included), the layout to write them in, and whether the
+    input was gzip. Without `output_format` the input's own format and layout are kept; an
+    input whose format cannot be written back is refused, naming the format to ask for."""
     path = Path(source)
     try:
-        layout = format or detect_format(path)
+        read_as = format or detect_format(path)
         # As recorded, repeats included; the format just detected, not sniffed again.
-        spans = list(iter_spans(path, format=layout))
+        spans = list(iter_spans(path, format=read_as))
         gzipped, head, size = _head(path)
     except AmbiguousFormatError as exc:
         _error(str(exc))
@@ -206,16 +206,36 @@ def _read_spans(source: str, format: str | None) -> tuple[list[Span], str, bool]
     except (TraceReadError, OSError) as exc:
         _error(str(exc))
         raise Stop(3) from None
-    if layout == "otlp-proto" and looks_like_proto_stream(head, size):
-        layout = "otlp-pbstream"
-    # One line of JSON sniffs as a document; by its name it is JSON Lines, and stays so
-    # (a final newline included, so that files can be concatenated).
+    if output_format is not None:
+        return spans, _by_name(path, output_format), gzipped
+    if read_as == "claude-stream":
+        _error(
+            f"{source}: a Claude Code record cannot be written back as one (spans do not make "
+            "a session again); pass --output-format otlp-json to write OTLP/JSON, or another "
+            f"of: {', '.join(OUTPUT_FORMATS)}"
+        )
+        raise Stop(2)
+    if read_as == "otlp-proto" and looks_like_proto_stream(head, size):
+        return spans, Layout("otlp-proto", "stream"), gzipped
+    if read_as in ("jaeger", "jaeger-model", "otel-js"):
+        return spans, layout_of(read_as, _bytes(path)), gzipped
+    return spans, _by_name(path, read_as), gzipped
+
+
+def _by_name(path: Path, format: str) -> Layout:
+    """One line of JSON sniffs as a document; by its name it is JSON Lines, and stays so
+    (a final newline included, so that files can be concatenated)."""
     if path.name.endswith((".jsonl", ".jsonl.gz", ".ndjson", ".ndjson.gz")):
-        layout = {"spans": "spans-jsonl", "otlp-json": "otlp-jsonl"}.get(layout, layout)
-    if layout == "claude-stream":
-        print(f"{source}: a Claude Code record is written back as OTLP/JSON", file=sys.stderr)
-        layout = "otlp-json"
-    return spans, layout, gzipped
+        if format == "spans":
+            return Layout("spans", "lines")
+        if format == "otlp-json":
+            return Layout("otlp-jsonl")
+    return Layout(format)
+
+
+def _bytes(path: Path) -> bytes:
+    data = path.read_bytes()
+    return gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data
 
 
 def _head(path: Path) -> tuple[bool, bytes, int | None]:
@@ -228,28 +248,6 @@ def _head(path: Path) -> tuple[bool, bytes, int | None]:
             return True, stream.read(64), None
     with path.open("rb") as stream:
         return False, stream.read(64), path.stat().st_size
-
-
-def _encode(spans: Sequence[Span], layout: str) -> bytes:
-    if layout == "otlp-jsonl":
-        return to_otlp_jsonl(_batches(spans))
-    if layout == "otlp-proto":
-        return to_otlp_proto(spans)
-    if layout == "otlp-pbstream":
-        return b"".join(
-            len(body).to_bytes(4, "big") + body
-            for body in (to_otlp_proto(batch) for batch in _batches(spans))
-        )
-    if layout == "spans":
-        return orjson.dumps(to_trace_span_events(spans))
-    if layout == "spans-jsonl":
-        return b"".join(orjson.dumps(row) + b"\n" for row in to_trace_span_events(spans))
-    return to_otlp_json(spans)
-
-
-def _batches(spans: Sequence[Span]) -> Iterator[Sequence[Span]]:
-    for start in range(0, len(spans), _BATCH):
-        yield spans[start : start + _BATCH]
 
 
 def _write(target: str, data: bytes) -> None:

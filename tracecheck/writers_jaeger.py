@@ -151,8 +151,7 @@ def _model_span(span: Span, process_id: str | None) -> dict[str, Any]:
         "traceId": _b64_id(span.trace_id, 16),
         "spanId": _b64_id(span.span_id, 8),
     }
-    if span.name:
-        row["operationName"] = span.name
+    row["operationName"] = span.name  # even empty (as with EmitDefaults): it marks model JSON
     references = []
     for kind, trace_id, span_id in _references(span):
         reference = {"traceId": _b64_id(trace_id, 16), "spanId": _b64_id(span_id, 8)}

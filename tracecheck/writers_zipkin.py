@@ -19,6 +19,7 @@ from typing import Any
 import orjson
 
 from tracecheck.readers.zipkin import (
+    CLIENT_TAGS,
     DEBUG,
     ENDPOINT_FIELDS,
     KINDS,
@@ -33,7 +34,9 @@ __all__ = ["to_zipkin", "zipkin_spans"]
 
 _KIND_NAMES = {number: name for name, number in KINDS.items()}
 # Attributes the reader made of Zipkin's own fields, written back as those fields.
-_FIELDS = frozenset({SHARED, DEBUG, *(REMOTE_ENDPOINT + key for key in ENDPOINT_FIELDS)})
+_FIELDS = frozenset(
+    {SHARED, CLIENT_TAGS, DEBUG, *(REMOTE_ENDPOINT + key for key in ENDPOINT_FIELDS)}
+)
 _LOCAL = frozenset({"service.name", *(LOCAL_ENDPOINT + key for key in ENDPOINT_FIELDS)})
 
 
@@ -66,8 +69,8 @@ def _span(span: Span) -> dict[str, Any]:
             out["duration"] = _micros(span.end_ns - span.start_ns)
     local = {"serviceName": span.resource.get("service.name")}
     local.update((key, span.resource.get(LOCAL_ENDPOINT + key)) for key in ENDPOINT_FIELDS[1:])
-    if any(value is not None for value in local.values()):
-        out["localEndpoint"] = {key: value for key, value in local.items() if value is not None}
+    # Always written, as OpenTelemetry's exporters do: it is also what tells Zipkin JSON apart.
+    out["localEndpoint"] = {key: value for key, value in local.items() if value is not None}
     remote = {key: span.attributes.get(REMOTE_ENDPOINT + key) for key in ENDPOINT_FIELDS}
     if any(value is not None for value in remote.values()):
         out["remoteEndpoint"] = {key: value for key, value in remote.items() if value is not None}
@@ -120,12 +123,16 @@ def _tags(span: Span, server: Mapping[str, Any] | None) -> dict[str, Any]:
     resource = span.resource
     theirs = server.get("tags") if server is not None else None
     theirs = theirs if isinstance(theirs, Mapping) else {}
+    ours = span.attributes.get(CLIENT_TAGS) if server is not None else None
+    ours = set(ours) if isinstance(ours, list | tuple) else None
     tags: dict[str, Any] = {}
     for key, value in span.attributes.items():
         if key in _FIELDS or (key in resource and resource[key] == value):
             continue
-        if key in theirs and theirs[key] == value:
+        if ours is not None and key not in ours:
             continue  # the server half's own tag, written with that half
+        if ours is None and key in theirs and theirs[key] == value:
+            continue
         tags[key] = _tag_value(value)
     for key, value in resource.items():
         if key not in _LOCAL and key not in tags:

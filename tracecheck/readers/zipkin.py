@@ -19,7 +19,8 @@ halves are read as **one** span, as Zipkin's UI shows them: the client's name, t
 and parent (the server's where the client's half lacks one), tags of both (the client's on a
 clash), events of both, in error when either half is. The server's half is kept whole, as it
 was written, under the attribute `zipkin.shared` (an object), so that it is redacted with
-the span and written back as the second half. A shared half without its client half in the
+the span and written back as the second half; `zipkin.clientTags` lists the client half's own
+tag keys, for the first half to be written back with exactly its tags. A shared half without its client half in the
 file stays a span of its own, with `zipkin.shared: true`.
 """
 
@@ -44,6 +45,7 @@ from tracecheck.readers.tracer_parts import (
 from tracecheck.spans import EMPTY_ATTRIBUTES, Event, Span
 
 __all__ = [
+    "CLIENT_TAGS",
     "DEBUG",
     "ENDPOINT_FIELDS",
     "KINDS",
@@ -60,6 +62,7 @@ KINDS = {"CLIENT": 3, "SERVER": 2, "PRODUCER": 4, "CONSUMER": 5}
 LOCAL_ENDPOINT = "zipkin.localEndpoint."  # resource attributes
 REMOTE_ENDPOINT = "zipkin.remoteEndpoint."  # span attributes
 SHARED = "zipkin.shared"
+CLIENT_TAGS = "zipkin.clientTags"  # the tag keys of a call's client half
 DEBUG = "zipkin.debug"
 ENDPOINT_FIELDS = ("serviceName", "ipv4", "ipv6", "port")
 
@@ -148,7 +151,9 @@ def _merged(client: _Half, server: _Half) -> Span:
     }
     own = {key: value for key, value in theirs.attributes.items() if key not in theirs.resource}
     own.pop(SHARED, None)
-    attributes = {**own, **ours.attributes, SHARED: kept}
+    tags = client.raw.get("tags")
+    keys = [key for key in tags if isinstance(key, str)] if isinstance(tags, dict) else []
+    attributes = {**own, **ours.attributes, SHARED: kept, CLIENT_TAGS: keys}
     return Span(
         trace_id=ours.trace_id,
         span_id=ours.span_id,
@@ -254,6 +259,8 @@ def _kind(raw: Any, ctx: ReadContext, where: str) -> int:
         return 1
     if isinstance(raw, str) and raw.upper() in KINDS:
         return KINDS[raw.upper()]
+    if isinstance(raw, str) and raw.upper() == "INTERNAL":  # not Zipkin's, but written
+        return 1
     raise ctx.error(where, f"is {described(raw)}, not CLIENT, SERVER, PRODUCER or CONSUMER")
 
 
