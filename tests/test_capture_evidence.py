@@ -28,6 +28,7 @@ def span(span_id: int, name: str, parent: int | None = 1, **attributes: object) 
 
 ROOT = span(1, "run", None, **{"gen_ai.operation.name": "invoke_agent"})
 KNOWN_TOOL = span(2, "execute_tool lookup_order", **{"gen_ai.tool.name": "lookup_order"})
+MODEL_CALL = span(4, "chat gpt", **{"gen_ai.operation.name": "chat", "gen_ai.request.model": "gpt"})
 # A producer the conventions do not know: a templated name, the tool in a private attribute.
 UNKNOWN_TOOL = span(3, "Call {tool}", **{"acme.tool_name": "run_shell", "acme.input": "{}"})
 CONTRACT = compile_contract(
@@ -63,7 +64,7 @@ def test_what_counts_as_evidence_of_an_unmapped_call(
 
 
 def test_a_verdict_names_the_unmapped_spans_and_still_judges_without_strict() -> None:
-    verdict = check(Trace(TRACE, (ROOT, KNOWN_TOOL, UNKNOWN_TOOL)), CONTRACT)
+    verdict = check(Trace(TRACE, (ROOT, KNOWN_TOOL, MODEL_CALL, UNKNOWN_TOOL)), CONTRACT)
     assert verdict.status == "pass"
     (note,) = verdict.reading_notes
     assert note == (
@@ -74,7 +75,8 @@ def test_a_verdict_names_the_unmapped_spans_and_still_judges_without_strict() ->
 
 
 def test_strict_capture_stops_every_rule_about_calls_and_only_those() -> None:
-    verdict = check(Trace(TRACE, (ROOT, KNOWN_TOOL, UNKNOWN_TOOL)), CONTRACT, strict_capture=True)
+    trace = Trace(TRACE, (ROOT, KNOWN_TOOL, MODEL_CALL, UNKNOWN_TOOL))
+    verdict = check(trace, CONTRACT, strict_capture=True)
     assert verdict.status == "error"
     assert [(r.label, r.status) for r in verdict.rules] == [
         ("tools.forbidden[run_shell]", "error"),
@@ -87,15 +89,33 @@ def test_strict_capture_stops_every_rule_about_calls_and_only_those() -> None:
 
 
 def test_strict_capture_changes_nothing_when_every_call_is_mapped() -> None:
-    trace = Trace(TRACE, (ROOT, KNOWN_TOOL))
+    trace = Trace(TRACE, (ROOT, KNOWN_TOOL, MODEL_CALL))
     assert check(trace, CONTRACT, strict_capture=True) == check(trace, CONTRACT)
     assert check(trace, CONTRACT).reading_notes == ()
 
 
 def test_a_verdict_counts_the_spans_each_convention_read() -> None:
-    flat = Span(TRACE, "4" * 16, f"{1:016x}", "step")
-    verdict = check(Trace(TRACE, (ROOT, KNOWN_TOOL, flat)), CONTRACT)
-    assert verdict.conventions == (("generic", 1), ("otel-genai", 2))
+    flat = Span(TRACE, "5" * 16, f"{1:016x}", "step")
+    verdict = check(Trace(TRACE, (ROOT, KNOWN_TOOL, MODEL_CALL, flat)), CONTRACT)
+    assert verdict.conventions == (("generic", 1), ("otel-genai", 3))
+
+
+def test_tool_calls_without_any_model_call_stop_only_the_rules_about_models() -> None:
+    trace = Trace(TRACE, (ROOT, KNOWN_TOOL))
+    (note,) = check(trace, CONTRACT).reading_notes
+    assert note == (
+        "1 tool call is recorded but no model call: the producer may not record them, so rules "
+        "about models see none"
+    )
+    verdict = check(trace, CONTRACT, strict_capture=True)
+    assert [(r.label, r.status) for r in verdict.rules] == [
+        ("tools.forbidden[run_shell]", "pass"),
+        ("llm.maxCalls", "error"),
+        ("named", "pass"),
+    ]
+    assert verdict.rules[1].error == (
+        "tool calls are recorded but no model call, and --strict-capture is on"
+    )
 
 
 def test_a_total_that_disagrees_with_the_producers_own_is_noted_and_the_larger_used() -> None:
@@ -146,6 +166,7 @@ def test_the_cli_prints_the_note_and_exits_2_under_strict_capture(
         raw(1, "run", None, **{"gen_ai.operation.name": "invoke_agent"}),
         raw(2, "execute_tool lookup_order", 1, **{"gen_ai.tool.name": "lookup_order"}),
         raw(3, "Call {tool}", 1, **{"acme.tool_name": "run_shell"}),
+        raw(4, "chat gpt", 1, **{"gen_ai.request.model": "gpt"}),
     )
     contract = tmp_path / "c.json"
     contract.write_text(json.dumps({"name": "c", "tools": {"forbidden": ["run_shell"]}}))
@@ -161,7 +182,7 @@ def test_the_cli_prints_the_note_and_exits_2_under_strict_capture(
     main(["check", trace, "--contract", str(contract), "--json", str(report)])
     result = json.loads(report.read_text())["results"][0]
     assert result["reading_notes"][0].startswith("1 span looks like a tool or model call")
-    assert result["conventions"] == {"generic": 1, "otel-genai": 2}
+    assert result["conventions"] == {"generic": 1, "otel-genai": 3}
 
 
 def test_show_json_names_the_convention_of_every_span(

@@ -95,8 +95,7 @@ RECORDINGS = (
         frozenset({"google-adk"}),
         suffix="otlp.pb",
         twin=None,
-        stops_at_tool_error=True,
-        records_cache=False,
+        stops_at_tool_error=True,  # its cached count is only inside the LLM response
     ),
     Recording(
         "beeai-openinference/tool-calling", frozenset({"beeai"}), extra_tools=("final_answer",)

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 
 from tracecheck.contract.model import Alternative, Contract
 from tracecheck.readers.common import collector_paused
 from tracecheck.reading import read_subject
-from tracecheck.rules.capture import reads_calls
+from tracecheck.rules.capture import MODELS, TOOLS, reads_calls
 from tracecheck.rules.operators import Rule
 from tracecheck.rules.predicates import Predicate, RuleError
 from tracecheck.rules.subject import Subject
@@ -58,7 +58,7 @@ def _check(
     else:
         subject = _whole_trace(spans)
     reading = read_subject(subject.spans)
-    blocked = reading.uncaptured if strict else None
+    blocked = {TOOLS: reading.uncaptured_tools, MODELS: reading.uncaptured_models} if strict else {}
     base = tuple(_evaluate(rule, subject, None, blocked) for rule in contract.rules)
     alternatives = [
         tuple(_evaluate(rule, subject, alternative.id, blocked) for rule in alternative.rules)
@@ -85,11 +85,13 @@ def check_all(
 
 
 def _evaluate(
-    rule: Rule, subject: Subject, alternative: str | None, blocked: str | None
+    rule: Rule, subject: Subject, alternative: str | None, blocked: Mapping[str, str | None]
 ) -> RuleResult:
     label = _reported(rule, alternative)
-    if blocked is not None and reads_calls(rule):
-        return RuleResult(label, alternative, "error", error=blocked)
+    for calls in sorted(reads_calls(rule)) if blocked else ():
+        reason = blocked.get(calls)
+        if reason is not None:
+            return RuleResult(label, alternative, "error", error=reason)
     if rule.needs_tool_capture and not _records_tool_capture(subject):
         return RuleResult(label, alternative, "error", error=NO_CAPTURE)
     try:

@@ -20,13 +20,14 @@ _NAME_LIMIT = 60
 class SubjectReading:
     notes: tuple[str, ...]
     conventions: tuple[tuple[str, int], ...]
-    # Why rules about calls cannot be trusted on these spans, or None when they can.
-    uncaptured: str | None
+    # Why rules about tool calls, or about model calls, cannot be trusted on these spans.
+    uncaptured_tools: str | None = None
+    uncaptured_models: str | None = None
 
 
 def read_subject(spans: Sequence[Span]) -> SubjectReading:
-    """Notes on spans no convention mapped and on token totals that disagree with their
-    producer's own, and the count of spans read by each convention."""
+    """Notes on spans no convention mapped, on tool calls with no model call recorded, and on
+    token totals that disagree with their producer's own; the spans read by each convention."""
     conventions = Counter(span.convention.name for span in spans)
     unmapped = [
         (span, reason)
@@ -35,16 +36,28 @@ def read_subject(spans: Sequence[Span]) -> SubjectReading:
         and not read.decided(span.convention, span)
     ]
     notes = []
-    uncaptured = None
+    uncaptured_tools = uncaptured_models = None
     if unmapped:
         notes.append(_unmapped_text(unmapped))
         count = len(unmapped)
-        uncaptured = (
+        uncaptured_tools = uncaptured_models = (
             f"{count} {'span looks' if count == 1 else 'spans look'} like a tool or model call "
             "that no convention maps, and --strict-capture is on"
         )
+    kinds = Counter(span.kind for span in spans)
+    if kinds[Kind.TOOL] and not kinds[Kind.LLM]:
+        calls = kinds[Kind.TOOL]
+        notes.append(
+            f"{calls} tool {'call is' if calls == 1 else 'calls are'} recorded but no model "
+            "call: the producer may not record them, so rules about models see none"
+        )
+        uncaptured_models = uncaptured_models or (
+            "tool calls are recorded but no model call, and --strict-capture is on"
+        )
     notes.extend(_total_notes(spans))
-    return SubjectReading(tuple(notes), tuple(sorted(conventions.items())), uncaptured)
+    return SubjectReading(
+        tuple(notes), tuple(sorted(conventions.items())), uncaptured_tools, uncaptured_models
+    )
 
 
 def _unmapped_text(unmapped: list[tuple[Span, str]]) -> str:

@@ -44,7 +44,10 @@ GOOGLE_ADK = Convention(
         TokenFields(
             input=fields("gen_ai.usage.input_tokens"),
             output=fields("gen_ai.usage.output_tokens"),
-            cache_read=fields("gen_ai.usage.cache_read.input_tokens"),
+            cache_read=fields(
+                "gen_ai.usage.cache_read.input_tokens",
+                f"{_RESPONSE}#/usage_metadata/cached_content_token_count",
+            ),
             cache_write=fields("gen_ai.usage.cache_creation.input_tokens"),
             cache="included",
             total=fields(f"{_RESPONSE}#/usage_metadata/total_token_count"),

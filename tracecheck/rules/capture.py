@@ -8,22 +8,34 @@ from tracecheck.rules.offered import ToolsOffered
 from tracecheck.rules.predicates import Predicate
 from tracecheck.rules.retry import RetrySafe
 
-__all__ = ["reads_calls"]
+__all__ = ["MODELS", "TOOLS", "reads_calls"]
 
+TOOLS = "tools"
+MODELS = "models"
 _PREDICATE_FIELDS = ("p", "a", "b", "prior")
+_MODEL_KINDS = frozenset({"LLM", "EMBEDDING"})
 
 
-def reads_calls(rule: Rule) -> bool:
-    """True when the rule's outcome depends on which spans are tool or model calls: it names a
-    kind, a tool or a model, or it is about tools as such (arguments, offered tools, retries)."""
+def reads_calls(rule: Rule) -> frozenset[str]:
+    """Which calls a rule's outcome depends on having been recognised: `tools` when it names
+    TOOL spans or a tool or is about tools as such (arguments, offered tools, retries), `models`
+    when it names LLM spans or a model, both when it names another kind; none otherwise."""
     if rule.needs_tool_capture or isinstance(rule, (Argument, ToolsOffered, RetrySafe)):
-        return True
-    return any(_names_calls(getattr(rule, field, None)) for field in _PREDICATE_FIELDS)
+        return frozenset({TOOLS})
+    found: set[str] = set()
+    for field in _PREDICATE_FIELDS:
+        found |= _calls_named(getattr(rule, field, None))
+    return frozenset(found)
 
 
-def _names_calls(predicate: Predicate | None) -> bool:
+def _calls_named(predicate: Predicate | None) -> set[str]:
     if predicate is None:
-        return False
-    if predicate.kind is not None or predicate.tool is not None or predicate.model is not None:
-        return True
-    return _names_calls(predicate.not_)
+        return set()
+    found = _calls_named(predicate.not_)
+    if predicate.tool is not None or predicate.kind == "TOOL":
+        found.add(TOOLS)
+    if predicate.model is not None or predicate.kind in _MODEL_KINDS:
+        found.add(MODELS)
+    if predicate.kind is not None and predicate.kind not in _MODEL_KINDS | {"TOOL"}:
+        found |= {TOOLS, MODELS}
+    return found
