@@ -88,6 +88,8 @@ RECORDINGS = (
     Recording("langfuse-v3/v4", frozenset({"langfuse"}), first_call=1381),
     Recording("mlflow/default", frozenset({"mlflow"})),
     Recording("mlflow/genai-semconv", frozenset({"mlflow"}), records_cache=False),
+    Recording("mlflow/mlflow-2.22", frozenset({"mlflow"}), suffix="otlp.pb", twin=None),
+    Recording("crewai/event-listener", frozenset({"openinference"})),
     Recording("google-adk/schema-v1", frozenset({"google-adk"}), stops_at_tool_error=True),
     Recording("google-adk/schema-v2", frozenset({"google-adk"}), stops_at_tool_error=True),
     Recording(
@@ -295,3 +297,22 @@ def test_logfire_templates_are_never_tool_names() -> None:
     assert kinds["Guardrail {name!r} {triggered=}"] == Kind.GUARDRAIL
     assert kinds["Handoff: {from_agent} → {to_agent}"] == Kind.CHAIN
     assert all("{" not in (s.tool_name or "") for s in trace.spans)
+
+
+def test_tool_calls_with_no_model_call_recorded_leave_model_rules_unjudged() -> None:
+    """CrewAI's default wrappers and AutoGen record the tools their agent called but none of
+    its model calls: a model budget must not pass on that."""
+    budget = compile_contract(
+        {"name": "budget", "tools": {"forbidden": ["run_shell"]}, "llm": {"maxCalls": 1}}
+    )
+    for folder in ("crewai/wrappers", "autogen/assistant"):
+        traces = read_traces(PRODUCERS / folder / "forbidden.otlp.jsonl")
+        (trace,) = [t for t in traces if by_start(t, Kind.TOOL)]
+        assert tool_calls(trace) == TOOLS["forbidden"]
+        assert not by_start(trace, Kind.LLM)
+        verdict = check(trace, budget, strict_capture=True)
+        assert [(r.label, r.status) for r in verdict.rules] == [
+            ("tools.forbidden[run_shell]", "fail"),
+            ("llm.maxCalls", "error"),
+        ]
+        assert "no model call" in verdict.reading_notes[-1]

@@ -57,7 +57,6 @@ BEEAI = Convention(
             total=fields("llm.token_count.total"),
         ),
     ),
-    offered=fields("llm.tools"),
     notes='A tool\'s `input.value` wraps its arguments as `{"input": {...}, "options": ...}`; '
     "cache counts are only in `metadata.usage.*`. `final_answer` is BeeAI's own tool.",
 )

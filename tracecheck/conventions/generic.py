@@ -254,6 +254,10 @@ def offered_tools(attributes: Mapping[str, Any]) -> tuple[tuple[str, ...], str |
         objects = [entry if isinstance(entry, dict) else None for entry in entries]
         found = collect_tool_names(objects, names, "llm.tools")
         problem = problem or found
+    listed = attributes.get("llm.tools")
+    if listed is not None:  # OpenInference's other form: one attribute listing the tools
+        recorded = True
+        problem = problem or collect_tool_names(listed, names, "llm.tools")
     if not recorded:
         return None
     return tuple(dict.fromkeys(names)), problem
