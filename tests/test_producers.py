@@ -106,6 +106,25 @@ RECORDINGS = (
         "beeai-openinference/requirement", frozenset({"beeai"}), extra_tools=("final_answer",)
     ),
     Recording("logfire-openai-agents", frozenset({"logfire-openai-agents"})),
+    *(
+        Recording(
+            f"logfire-pydantic-ai/{release}",
+            frozenset({"pydantic-ai"}),
+            suffix="otlp.pb",
+            twin=None,
+            stops_at_tool_error=True,  # the raised error ends the run
+            records_cache=cache,  # cache counts from pydantic-ai 1.78 on
+        )
+        for release, cache in (
+            ("0.8.1-v1", False),
+            ("0.8.1-v2", False),
+            ("1.0.18-v2", False),
+            ("1.0.18-v3", False),
+            ("1.107.10-v2", True),
+            ("2.68.0-v2", True),
+            ("2.68.0-v5", True),
+        )
+    ),
     # AI SDK 5's generateText records no cache counts (its streamText does: see below).
     Recording("vercel-ai-v5", frozenset({"vercel-ai"}), suffix="otlp.json", records_cache=False),
     Recording("vercel-ai-v6", frozenset({"vercel-ai"}), suffix="otlp.json"),
@@ -316,3 +335,23 @@ def test_tool_calls_with_no_model_call_recorded_leave_model_rules_unjudged() -> 
             ("llm.maxCalls", "error"),
         ]
         assert "no model call" in verdict.reading_notes[-1]
+
+
+def test_logfire_claude_agent_sdk_snapshots_leave_each_calls_output_unknown() -> None:
+    # The MCP server's own spans of the calls are traces of their own (no context crossed).
+    (trace,) = [
+        t
+        for t in read_traces(PRODUCERS / "logfire-claude-agent-sdk" / "forbidden.otlp.jsonl")
+        if len(t.spans) > 1
+    ]
+    assert {span.convention.name for span in trace.spans} == {"logfire-claude-agent-sdk"}
+    assert tool_calls(trace) == [f"mcp__refund__{name}" for name in TOOLS["forbidden"]]
+    calls = by_start(trace, Kind.LLM)
+    assert [(s.tokens.input, s.tokens.output, s.tokens.total) for s in calls] == [
+        (412, None, None),
+        (489, None, None),
+        (547, None, None),
+        (619, None, None),
+    ]
+    budget = compile_contract({"name": "budget", "llm": {"maxTotalTokens": 10**9}})
+    assert check(trace, budget).status == "fail"  # unknown totals never meet a budget

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from tracecheck.conventions.model import Convention, KindRule, ScopeMatch, TokenFields, fields
 
-__all__ = ["BEEAI", "SMOLAGENTS", "STRANDS"]
+__all__ = ["BEEAI", "PYDANTIC_AI", "SMOLAGENTS", "STRANDS"]
 
 SMOLAGENTS = Convention(
     name="smolagents",
@@ -59,4 +59,22 @@ BEEAI = Convention(
     ),
     notes='A tool\'s `input.value` wraps its arguments as `{"input": {...}, "options": ...}`; '
     "cache counts are only in `metadata.usage.*`. `final_answer` is BeeAI's own tool.",
+)
+
+PYDANTIC_AI = Convention(
+    name="pydantic-ai",
+    title="Pydantic AI's own instrumentation (also under Logfire)",
+    versions="pydantic-ai 0.x–2.x, instrumentation formats 1–6",
+    scopes=(ScopeMatch("pydantic-ai"),),
+    kinds=(
+        # Formats 1–2 name the agent span `agent run` (`<agent> run`) with no operation name,
+        # and wrap a turn's tool calls in a `running tools` span.
+        KindRule("AGENT", name=r"^(?:agent run|invoke_agent .+|.+ run)$"),
+        KindRule("CHAIN", name=r"^running tools$"),
+    ),
+    arguments=fields("gen_ai.tool.call.arguments", "tool_arguments"),
+    offered=fields("model_request_parameters#/function_tools"),
+    notes="Before format 5 a tool's arguments are `tool_arguments` and the tools offered to the "
+    "model are `model_request_parameters` (`/function_tools`); from 5 on they are "
+    "`gen_ai.tool.call.arguments` and `gen_ai.tool.definitions`.",
 )

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from tracecheck.conventions.families import GENERIC, OPENINFERENCE, OTEL_GENAI
-from tracecheck.conventions.frameworks import BEEAI, SMOLAGENTS, STRANDS
+from tracecheck.conventions.frameworks import BEEAI, PYDANTIC_AI, SMOLAGENTS, STRANDS
 from tracecheck.conventions.google_adk import GOOGLE_ADK
 from tracecheck.conventions.langfuse import LANGFUSE
 from tracecheck.conventions.langsmith import LANGSMITH
-from tracecheck.conventions.logfire import LOGFIRE_OPENAI_AGENTS
+from tracecheck.conventions.logfire import LOGFIRE_CLAUDE_AGENT_SDK, LOGFIRE_OPENAI_AGENTS
 from tracecheck.conventions.mastra import MASTRA, MASTRA_TELEMETRY
 from tracecheck.conventions.mlflow import MLFLOW
 from tracecheck.conventions.model import Convention
@@ -27,8 +27,10 @@ CONVENTIONS: tuple[Convention, ...] = (
     OPENLLMETRY_BEDROCK,
     TRACELOOP_DECORATORS,
     LOGFIRE_OPENAI_AGENTS,
+    LOGFIRE_CLAUDE_AGENT_SDK,
     SMOLAGENTS,
     BEEAI,
+    PYDANTIC_AI,
     STRANDS,
     GOOGLE_ADK,
     MASTRA,
