@@ -383,7 +383,7 @@ def test_transcript_sidechain_without_prompt_match_goes_to_the_waiting_task_call
     assert spans[3].parent_span_id == spans[2].span_id
 
 
-def test_subagent_transcript_file_hangs_under_a_subagent_span_below_the_session(
+def test_subagent_transcript_hangs_under_a_subagent_span_alone_and_under_its_task_with_its_session(
     tmp_path: Path,
 ) -> None:
     main = jsonl(
@@ -416,10 +416,15 @@ def test_subagent_transcript_file_hangs_under_a_subagent_span_below_the_session(
     (tmp_path / f"{SESSION}.jsonl").write_bytes(main)
     (tmp_path / SESSION / "subagents").mkdir(parents=True)
     (tmp_path / SESSION / "subagents" / "agent-a1b2.jsonl").write_bytes(agent)
+    # Read with its session, the sub-agent hangs under the Task call that started it.
     (trace,) = read_traces(tmp_path)
     (root,) = trace.roots
     assert root.name == "session"
-    assert by_name(list(trace.spans))["subagent a1b2"].parent_span_id == root.span_id
+    spans = by_name(list(trace.spans))
+    assert "subagent a1b2" not in spans
+    (sub_call,) = [s for s in trace.spans if s.attributes.get("gen_ai.response.id") == "msg_s"]
+    assert sub_call.parent_span_id == spans["Task"].span_id
+    assert spans["Glob"].parent_span_id == sub_call.span_id
 
 
 # --- the root: offered tools, run record, times -----------------------------------------------
