@@ -254,8 +254,9 @@ def offered_tools(attributes: Mapping[str, Any]) -> tuple[tuple[str, ...], str |
         objects = [entry if isinstance(entry, dict) else None for entry in entries]
         found = collect_tool_names(objects, names, "llm.tools")
         problem = problem or found
-    listed = attributes.get("llm.tools")
-    if listed is not None:  # OpenInference's other form: one attribute listing the tools
+    # OpenInference's other form: one attribute listing the tools (a list, or its JSON text).
+    listed = json_or_text(attributes.get("llm.tools"))
+    if isinstance(listed, list):
         recorded = True
         problem = problem or collect_tool_names(listed, names, "llm.tools")
     if not recorded:
