@@ -55,11 +55,15 @@ class Inspector:
         self.scalars: set[Any] = set()
         self._key_credentials: dict[str, str | None] = {}
         self._candidate_cache: dict[str, tuple[tuple[Detector, ...], tuple[Detector, ...]]] = {}
+        # Counts prescans: what was derived from an earlier one (the values a whole mapping can
+        # be judged quiet by) is derived again for the next batch.
+        self.generation = 0
 
     def prescan(self, strings: list[str], scalars: Iterable[Any] = ()) -> None:
         """Scan many strings in one pass, so that later questions about them are set lookups.
         The batch's scalars ride along: they pass through, and knowing them lets a whole
         mapping be judged with set operations."""
+        self.generation += 1
         self.scalars = set(scalars)
         self._flagged = self.prefilter.flag(strings)
         rest = set(strings) - self._flagged

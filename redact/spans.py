@@ -25,7 +25,9 @@ from tracecheck.spans import Event, Link, Scope, Span
 __all__ = [
     "DroppedSpan",
     "ScrubbedSpans",
+    "SpanAssessor",
     "SpanRedaction",
+    "SpanRedactor",
     "assess_spans",
     "redact_spans",
     "scrub_spans",
@@ -57,10 +59,64 @@ def redact_spans(
     max_string_bytes: float | None = None,
 ) -> SpanRedaction:
     """New spans with every string surface redacted, and one report for the batch."""
-    redaction, _ = _redact_batch(
-        list(spans), redactor_for(profile, known_secrets, pseudonym_key, max_string_bytes)
+    redactor = SpanRedactor(
+        profile=profile,
+        known_secrets=known_secrets,
+        pseudonym_key=pseudonym_key,
+        max_string_bytes=max_string_bytes,
     )
-    return redaction
+    return SpanRedaction(redactor.redact(spans), redactor.report())
+
+
+class SpanRedactor:
+    """Redaction of spans that arrive batch by batch (a file read record by record), with one
+    state for all of them: pseudonyms agree across batches, a resource that spans of several
+    batches share is redacted once, and one report covers every batch. Each batch is
+    prescanned on its own, so memory follows the batch. `redact_spans` is one batch."""
+
+    def __init__(
+        self,
+        *,
+        profile: str | Profile = "default",
+        known_secrets: KnownSecretsArg = (),
+        pseudonym_key: bytes | str | None = None,
+        max_string_bytes: float | None = None,
+    ) -> None:
+        self._redactor = redactor_for(profile, known_secrets, pseudonym_key, max_string_bytes)
+        self._redactor.dropped_prefixes = (_SOURCE_RECORD,)
+        self._groups = _Groups()
+
+    def redact(self, spans: Iterable[Span]) -> tuple[Span, ...]:
+        """The batch's spans redacted, in order."""
+        batch = list(spans)
+        self._redactor.inspector.prescan(*_strings_of(batch))
+        return tuple(_redact_span(span, self._redactor, self._groups) for span in batch)
+
+    def report(self) -> RedactionReport:
+        """What was changed in every batch so far."""
+        return self._redactor.report()
+
+
+class SpanAssessor:
+    """The share-safety verdict of spans that arrive batch by batch, as `assess_spans` gives
+    it for all of them at once (a resource shared across batches is judged once)."""
+
+    def __init__(
+        self, *, profile: str | Profile = "default", known_secrets: KnownSecretsArg = ()
+    ) -> None:
+        inspector = Inspector(resolve_profile(profile), known_secrets_of(known_secrets))
+        self._assessor = Assessor(inspector)
+        self._groups = _Groups()
+
+    def assess(self, spans: Iterable[Span]) -> None:
+        batch = list(spans)
+        self._assessor.inspector.prescan(*_strings_of(batch))
+        for span in batch:
+            _assess_span(span, self._assessor, self._groups)
+
+    def verdict(self) -> ShareVerdict:
+        """The verdict of every batch so far."""
+        return self._assessor.verdict()
 
 
 def _redact_batch(batch: list[Span], redactor: Redactor) -> tuple[SpanRedaction, Inspector]:
@@ -78,13 +134,8 @@ def assess_spans(
     known_secrets: KnownSecretsArg = (),
 ) -> ShareVerdict:
     """The share-safety verdict of a batch of spans, every string surface included."""
-    batch = list(spans)
-    inspector = Inspector(resolve_profile(profile), known_secrets_of(known_secrets))
-    inspector.prescan(*_strings_of(batch))
-    assessor = Assessor(inspector)
-    groups = _Groups()
-    for span in batch:
-        _assess_span(span, assessor, groups)
+    assessor = SpanAssessor(profile=profile, known_secrets=known_secrets)
+    assessor.assess(spans)
     return assessor.verdict()
 
 

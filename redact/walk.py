@@ -69,6 +69,7 @@ class QuietMappings:
         self._seen_keys: set[Any] = set()
         self._not_plain: set[Any] = set()
         self._values: set[Any] | None = None
+        self._generation = inspector.generation
 
     def holds_nothing(self, value: Mapping[Any, Any]) -> bool:
         keys = value.keys()
@@ -95,7 +96,8 @@ class QuietMappings:
             return False
 
     def _passing(self) -> set[Any]:
-        if self._values is None:
+        if self._values is None or self._generation != self._inspector.generation:
+            self._generation = self._inspector.generation
             longest = self._longest
             clean = self._inspector.clean
             strings = clean if longest is None else {s for s in clean if len(s) <= longest}

@@ -9,28 +9,23 @@ import argparse
 import gzip
 import sys
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import orjson
 
-from redact import (
-    KnownSecrets,
-    ShareVerdict,
-    assess,
-    assess_spans,
-    redact_spans,
-    share_allowed,
-)
+from redact import KnownSecrets, ShareVerdict, assess, share_allowed
 from redact.profiles import Profile
+from redact.spans import SpanAssessor, SpanRedactor
 from tracecheck.cli_secrets import RedactionOptions, RedactionOptionsError
 from tracecheck.errors import AmbiguousFormatError, TraceReadError, UnrecognizedFormatError
 from tracecheck.readers import detect_format, iter_spans
 from tracecheck.readers.otlp_proto import looks_like_proto_stream
 from tracecheck.recorded_bytes import assess_recorded, with_recorded
+from tracecheck.redact_stream import StagedOutput, StreamEncoder, batched
 from tracecheck.spans import Span
-from tracecheck.writers_formats import OUTPUT_FORMATS, Layout, encode, layout_of
+from tracecheck.writers_formats import OUTPUT_FORMATS, Layout, layout_of
 
 __all__ = ["OUTPUT_FORMATS", "run_redact", "run_verify_safe", "summary"]
 
@@ -43,27 +38,50 @@ class Stop(Exception):
 def run_redact(args: argparse.Namespace) -> int:
     try:
         options = _options(args)
-        spans, layout, gzipped = _read_spans(
-            args.trace, args.format, getattr(args, "output_format", None)
-        )
+        return _redact(args, options)
     except Stop as stop:
         return stop.code
+
+
+def _redact(args: argparse.Namespace, options: RedactionOptions) -> int:
+    """Redact batch by batch into a staged output, handed over only if the whole redacted
+    trace is safe to share; pseudonyms agree across the whole file."""
     profile, known, key = options.profile, options.known_secrets, options.pseudonym_key
-    redaction = redact_spans(spans, profile=profile, known_secrets=known, pseudonym_key=key)
-    verdict = assess_spans(redaction.spans, profile=profile, known_secrets=known)
-    if not share_allowed(verdict):
-        _error(f"{args.trace}: the redacted trace is {verdict.status.value}; nothing written")
-        _print_findings(verdict, sys.stderr)
-        return 1
-    data = encode(redaction.spans, layout)
-    if gzipped:
-        data = gzip.compress(data, mtime=0)
+    redactor = SpanRedactor(profile=profile, known_secrets=known, pseudonym_key=key)
+    assessor = SpanAssessor(profile=profile, known_secrets=known)
+    staged: list[tuple[StagedOutput, StreamEncoder]] = []
+
+    def output(layout: Layout, gzipped: bool) -> tuple[StagedOutput, StreamEncoder]:
+        if not staged:
+            staged.append((StagedOutput(gzipped), StreamEncoder(layout)))
+        return staged[0]
+
+    def redact(batch: list[Span], layout: Layout, gzipped: bool) -> None:
+        out, encoder = output(layout, gzipped)
+        redacted = list(redactor.redact(batch))
+        assessor.assess(redacted)
+        encoder.add(redacted, out)
+
     try:
-        _write(args.output, data)
-    except OSError as exc:
-        _error(f"{args.output}: cannot write: {exc.strerror}")
-        return 2
-    print(summary(redaction.report.findings), file=sys.stderr)
+        layout, gzipped = _read_spans(
+            args.trace, args.format, getattr(args, "output_format", None), redact
+        )
+        out, encoder = output(layout, gzipped)
+        verdict = assessor.verdict()
+        if not share_allowed(verdict):
+            _error(f"{args.trace}: the redacted trace is {verdict.status.value}; nothing written")
+            _print_findings(verdict, sys.stderr)
+            return 1
+        encoder.finish(out, layout)
+        try:
+            out.deliver(args.output)
+        except OSError as exc:
+            _error(f"{args.output}: cannot write: {exc.strerror}")
+            return 2
+    finally:
+        for out, _ in staged:
+            out.close()
+    print(summary(redactor.report().findings), file=sys.stderr)
     return 0
 
 
@@ -103,9 +121,12 @@ def _verdict_of(
     if not Path(path).is_file() and not Path(path).is_dir():
         _error(f"{path}: no such file or directory")
         raise Stop(3)
+    assessor = SpanAssessor(profile=profile, known_secrets=known)
     try:
         # Every span as recorded, repeated copies included: a copy may differ from the first.
-        spans = list(iter_spans(path, format=format))
+        # Judged batch by batch as the file is read, so memory follows a batch.
+        for batch in batched(iter_spans(path, format=format)):
+            assessor.assess(batch)
     except (UnrecognizedFormatError, AmbiguousFormatError):
         if Path(path).is_dir():
             _error(f"{path}: holds no trace files")
@@ -122,7 +143,7 @@ def _verdict_of(
         )
         for file in _trace_files(root)
     ]
-    return with_recorded(assess_spans(spans, profile=profile, known_secrets=known), recorded)
+    return with_recorded(assessor.verdict(), recorded)
 
 
 def _trace_files(path: Path) -> list[Path]:
@@ -189,37 +210,47 @@ def _options(args: argparse.Namespace) -> RedactionOptions:
 
 
 def _read_spans(
-    source: str, format: str | None, output_format: str | None
-) -> tuple[list[Span], Layout, bool]:
-    """The spans as recorded (repeats included), the layout to write them in, and whether the
-    input was gzip. Without `output_format` the input's own format and layout are kept; an
-    input whose format cannot be written back is refused, naming the format to ask for."""
+    source: str,
+    format: str | None,
+    output_format: str | None,
+    each: Callable[[list[Span], Layout, bool], None],
+) -> tuple[Layout, bool]:
+    """`each(batch, layout, gzipped)` for the spans as recorded (repeats included), batch by
+    batch as they are read; then the layout to write them in and whether the input was gzip.
+    Without `output_format` the input's own format and layout are kept; an input whose format
+    cannot be written back is refused, naming the format to ask for (once it has been read)."""
     path = Path(source)
     try:
         read_as = format or detect_format(path)
-        # As recorded, repeats included; the format just detected, not sniffed again.
-        spans = list(iter_spans(path, format=read_as))
         gzipped, head, size = _head(path)
+        refused = output_format is None and read_as == "claude-stream"
+        layout = _by_name(path, output_format or read_as)
+        if (
+            output_format is None
+            and read_as == "otlp-proto"
+            and looks_like_proto_stream(head, size)
+        ):
+            layout = Layout("otlp-proto", "stream")
+        # As recorded, repeats included; the format just detected, not sniffed again.
+        for batch in batched(iter_spans(path, format=read_as)):
+            if not refused:
+                each(batch, layout, gzipped)
     except AmbiguousFormatError as exc:
         _error(str(exc))
         raise Stop(4) from None
     except (TraceReadError, OSError) as exc:
         _error(str(exc))
         raise Stop(3) from None
-    if output_format is not None:
-        return spans, _by_name(path, output_format), gzipped
-    if read_as == "claude-stream":
+    if refused:
         _error(
             f"{source}: a Claude Code record cannot be written back as one (spans do not make "
             "a session again); pass --output-format otlp-json to write OTLP/JSON, or another "
             f"of: {', '.join(OUTPUT_FORMATS)}"
         )
         raise Stop(2)
-    if read_as == "otlp-proto" and looks_like_proto_stream(head, size):
-        return spans, Layout("otlp-proto", "stream"), gzipped
-    if read_as in ("jaeger", "jaeger-model", "otel-js"):
-        return spans, layout_of(read_as, _bytes(path)), gzipped
-    return spans, _by_name(path, read_as), gzipped
+    if output_format is None and read_as in ("jaeger", "jaeger-model", "otel-js"):
+        return layout_of(read_as, _bytes(path)), gzipped  # documents, read whole anyway
+    return layout, gzipped
 
 
 def _by_name(path: Path, format: str) -> Layout:
@@ -248,14 +279,6 @@ def _head(path: Path) -> tuple[bool, bytes, int | None]:
             return True, stream.read(64), None
     with path.open("rb") as stream:
         return False, stream.read(64), path.stat().st_size
-
-
-def _write(target: str, data: bytes) -> None:
-    if target == "-":
-        sys.stdout.buffer.write(data)
-        sys.stdout.flush()
-    else:
-        Path(target).write_bytes(data)
 
 
 def _error(message: str) -> None:
