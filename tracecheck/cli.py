@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import argparse
 import importlib.metadata
-import json
+import itertools
 import os
+import pickle
 import shutil
 import sys
 import tempfile
@@ -19,23 +20,21 @@ from enum import IntEnum
 from pathlib import Path
 from typing import Any, Generic, Literal, TextIO, TypeVar
 
-import orjson
-
 from tracecheck.check import check
 from tracecheck.cli_secrets import add_redaction_arguments
-from tracecheck.cli_spool import JsonPieces, Piece, Spool, json_document
 from tracecheck.contract import Contract, compile_contract, explain_contract, lint_contract
 from tracecheck.errors import AmbiguousFormatError, ContractError, TraceReadError
 from tracecheck.readers import FORMATS, map_traces
 from tracecheck.report import (
     CheckedTrace,
     ReadFailure,
-    render_annotations,
-    render_json,
-    render_junit,
-    render_text,
+    annotation_lines,
+    json_parts,
+    junit_parts,
+    text_lines,
 )
 from tracecheck.report.safe import printable
+from tracecheck.report.spool import JsonPieces, Piece, Spool, json_document, json_member
 from tracecheck.show import render_trace, trace_facts
 from tracecheck.spans import Trace
 from tracecheck.verdict import RuleResult, Verdict, worst
@@ -255,29 +254,57 @@ def _check(args: argparse.Namespace) -> ExitCode:
         _error("--json - and --junit - both want stdout: send one of them to a file")
         raise _Stop(ExitCode.USAGE)
     contracts = _load_contracts(args.contract)
+    spool = Spool()
+    try:
+        return _check_all(args, contracts, spool)
+    finally:
+        spool.close()
+
+
+def _check_all(args: argparse.Namespace, contracts: list[Contract], spool: Spool) -> ExitCode:
+    """Each trace checked as it is read; the verdicts wait on disk (pickled), so memory holds
+    one trace and its verdicts, and the reports are written one verdict at a time."""
     strict = args.strict_capture
 
-    def verdicts(read: _Read) -> list[CheckedTrace]:  # all a trace leaves behind
-        return [_timed(read, contract, strict) for contract in contracts]
+    def verdicts(read: _Read) -> list[Piece]:  # all a trace leaves behind
+        return [_kept(spool, _timed(read, contract, strict)) for contract in contracts]
 
     found, failures = _read(args.traces, args.format, args.trace_id, verdicts)
-    checked = [item for items in found for item in items]
+    pieces = [piece for items in found for piece in items]
+
+    def checked() -> Iterator[CheckedTrace]:
+        for piece in pieces:
+            item: CheckedTrace = pickle.loads(spool.bytes(piece))
+            yield item
+
     machine_on_stdout = "-" in (args.json, args.junit)
     human = sys.stderr if machine_on_stdout else sys.stdout
     verbosity = -1 if args.quiet or machine_on_stdout else (1 if args.verbose else 0)
-    if checked:
-        _print(render_text(checked, color=_use_color(human), verbosity=verbosity), human)
+    if pieces:
+        lines = text_lines(checked(), color=_use_color(human), verbosity=verbosity)
+        _print_parts(_joined(lines, "\n"), human)
+    status = worst([item.verdict.status for item in checked()])
     if args.json:
-        _write(args.json, _json_bytes(render_json(checked, failures)))
+        parts = json_parts(checked(), failures, status, spool)
+        _write_parts(args.json, _encoded(itertools.chain(parts, ["\n"])))
     if args.junit:
-        _write(args.junit, render_junit(checked, failures))
+        _write_parts(args.junit, junit_parts(checked, failures))
     if args.annotations or os.environ.get("GITHUB_ACTIONS") == "true":
-        annotations = render_annotations(checked, failures)
-        if annotations:
-            _print(annotations, human)
-    status = worst([item.verdict.status for item in checked])
+        annotations = annotation_lines(checked(), failures)
+        first = next(annotations, None)
+        if first is not None:
+            _print_parts(_joined(itertools.chain([first], annotations), "\n"), human)
     code = {"pass": ExitCode.OK, "fail": ExitCode.FAILED, "error": ExitCode.USAGE}[status]
     return max([code, *(_failure_code(failure) for failure in failures)])
+
+
+def _kept(spool: Spool, item: CheckedTrace) -> Piece:
+    return spool.add_bytes(pickle.dumps(item, pickle.HIGHEST_PROTOCOL))
+
+
+def _encoded(parts: Iterable[str]) -> Iterator[bytes]:
+    for part in parts:
+        yield part.encode()
 
 
 def _failure_code(failure: ReadFailure) -> ExitCode:
@@ -548,7 +575,7 @@ def _show(args: argparse.Namespace) -> ExitCode:
                 return pieces.add(_with_files(trace_facts(read.trace), read.files))
 
             found, failures = _read(args.traces, args.format, args.trace_id, facts)
-            head = '  "version": 1,\n'
+            head = [json_member("version", "1")]
             _print_parts(json_document(head, "traces", pieces.texts(found)), sys.stdout)
         else:
             color = _use_color(sys.stdout)
@@ -609,11 +636,13 @@ def _explain(args: argparse.Namespace) -> ExitCode:
     return ExitCode.OK
 
 
-def _write(target: str, data: bytes) -> None:
+def _write_parts(target: str, parts: Iterable[bytes]) -> None:
+    """The parts, one after another, to a file (its folders made) or `-` for stdout."""
     if target == "-":
         try:
             sys.stdout.flush()
-            sys.stdout.buffer.write(data)
+            for part in parts:
+                sys.stdout.buffer.write(part)
             sys.stdout.flush()
         except BrokenPipeError:
             _silence_stdout()
@@ -621,17 +650,12 @@ def _write(target: str, data: bytes) -> None:
     try:
         path = Path(target)
         path.parent.mkdir(parents=True, exist_ok=True)  # `--junit reports/out.xml` in CI
-        path.write_bytes(data)
+        with path.open("wb") as out:
+            for part in parts:
+                out.write(part)
     except OSError as exc:
         _error(f"{target}: cannot write: {exc.strerror or exc}")
         raise _Stop(ExitCode.USAGE) from None
-
-
-def _json_bytes(document: object) -> bytes:
-    try:
-        return orjson.dumps(document, option=orjson.OPT_INDENT_2) + b"\n"
-    except orjson.JSONEncodeError:  # text orjson refuses (a lone surrogate): escape it
-        return json.dumps(document, indent=2, ensure_ascii=True).encode() + b"\n"
 
 
 def _print_parts(parts: Iterable[str], stream: TextIO) -> None:

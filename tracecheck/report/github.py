@@ -8,12 +8,12 @@ escapes, so recorded text cannot forge a second command. A rule shows at most
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 from tracecheck.report.model import CheckedTrace, ReadFailure
 from tracecheck.report.safe import printable
 
-__all__ = ["render_annotations"]
+__all__ = ["annotation_lines", "render_annotations"]
 
 MAX_VIOLATIONS = 5
 
@@ -21,21 +21,28 @@ MAX_VIOLATIONS = 5
 def render_annotations(
     checked: Sequence[CheckedTrace], failures: Sequence[ReadFailure] = ()
 ) -> str:
-    lines = [_command(f.source, "tracecheck: input not read", f.message) for f in failures]
+    return "\n".join(annotation_lines(checked, failures))
+
+
+def annotation_lines(
+    checked: Iterable[CheckedTrace], failures: Sequence[ReadFailure] = ()
+) -> Iterator[str]:
+    """The lines of `render_annotations`, one verdict at a time."""
+    for failure in failures:
+        yield _command(failure.source, "tracecheck: input not read", failure.message)
     for item in checked:
         verdict = item.verdict
         for rule in verdict.rules:
             title = f"{verdict.contract}: {rule.label}"
             if rule.status == "error":
-                lines.append(_command(item.source, title, f"could not be evaluated: {rule.error}"))
+                yield _command(item.source, title, f"could not be evaluated: {rule.error}")
             if rule.status != "fail":
                 continue
             shown = rule.violations[:MAX_VIOLATIONS]
             hidden = len(rule.violations) - len(shown)
             for index, violation in enumerate(shown):
                 more = f" (and {hidden} more)" if hidden and index == len(shown) - 1 else ""
-                lines.append(_command(item.source, title, violation.detail + more))
-    return "\n".join(lines)
+                yield _command(item.source, title, violation.detail + more)
 
 
 def _command(path: str, title: str, message: str) -> str:

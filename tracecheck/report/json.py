@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from tracecheck.report.model import CheckedTrace, ReadFailure
+from tracecheck.report.spool import JsonPieces, Spool, json_document, json_member
 from tracecheck.verdict import worst
 
-__all__ = ["REPORT_VERSION", "render_json"]
+__all__ = ["REPORT_VERSION", "json_parts", "render_json"]
 
 REPORT_VERSION = 1
 
@@ -25,11 +26,35 @@ def render_json(
         "version": REPORT_VERSION,
         "status": "error" if failures else status,
         "results": [_result(item) for item in checked],
-        "unread": [
-            {"source": failure.source, "kind": failure.kind, "error": failure.message}
-            for failure in failures
-        ],
+        "unread": _unread(failures),
     }
+
+
+def json_parts(
+    checked: Iterable[CheckedTrace],
+    failures: Sequence[ReadFailure],
+    status: str,
+    spool: Spool,
+) -> Iterator[str]:
+    """The report `render_json` gives, as the text its two-space-indented JSON is, in parts:
+    each verdict is rendered as it comes and waits in `spool`. `status` is the worst verdict
+    status (the caller has seen every verdict). No final newline."""
+    pieces = JsonPieces(spool)
+    results = [pieces.add(_result(item)) for item in checked]
+    unread = pieces.add(_unread(failures))
+    before = [
+        json_member("version", str(REPORT_VERSION)),
+        json_member("status", pieces.text(pieces.add("error" if failures else status))),
+    ]
+    after = [json_member("unread", pieces.text(unread))]
+    return json_document(before, "results", pieces.texts(results), after)
+
+
+def _unread(failures: Sequence[ReadFailure]) -> list[dict[str, str]]:
+    return [
+        {"source": failure.source, "kind": failure.kind, "error": failure.message}
+        for failure in failures
+    ]
 
 
 def _result(item: CheckedTrace) -> dict[str, Any]:

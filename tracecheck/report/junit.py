@@ -10,14 +10,15 @@ shown as escapes.
 
 from __future__ import annotations
 
+import itertools
 import xml.etree.ElementTree as ET
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import datetime
 
 from tracecheck.report.model import CheckedTrace, ReadFailure
 from tracecheck.report.safe import shorten, xml_safe
 
-__all__ = ["render_junit"]
+__all__ = ["junit_parts", "render_junit"]
 
 _COUNTS = ("tests", "failures", "errors", "skipped")
 
@@ -40,6 +41,46 @@ def render_junit(
     ET.indent(root)
     document: bytes = ET.tostring(root, encoding="utf-8", xml_declaration=True)
     return document + b"\n"
+
+
+def junit_parts(
+    checked: Callable[[], Iterable[CheckedTrace]],
+    failures: Sequence[ReadFailure] = (),
+    *,
+    timestamp: datetime | None = None,
+) -> Iterator[bytes]:
+    """The bytes of `render_junit`, one testsuite at a time. `checked` gives the verdicts
+    afresh on each call: once for the counts the root element opens with, once for the
+    suites."""
+    stamp = (timestamp or datetime.now()).replace(microsecond=0, tzinfo=None).isoformat()
+    counts = dict.fromkeys(_COUNTS, 0)
+    seconds = 0.0
+    any_suite = bool(failures)
+    for item in checked():
+        rules = item.verdict.rules
+        any_suite = True
+        counts["tests"] += len(rules)
+        for key, status in (("failures", "fail"), ("errors", "error"), ("skipped", "skipped")):
+            counts[key] += sum(rule.status == status for rule in rules)
+        seconds += item.seconds
+    if not any_suite:  # an empty root closes itself
+        yield render_junit([], failures, timestamp=timestamp)
+        return
+    counts["tests"] += len(failures)
+    counts["errors"] += len(failures)
+    root = ET.Element("testsuites", name="tracecheck")
+    for key in _COUNTS:
+        root.set(key, str(counts[key]))
+    root.set("time", f"{seconds:.3f}")
+    empty = ET.tostring(root, encoding="utf-8", xml_declaration=True, short_empty_elements=False)
+    end = b"</testsuites>"
+    yield empty.removesuffix(end)
+    suites = (_suite(item, stamp) for item in checked())
+    unread = (_unread_suite(failure, stamp) for failure in failures)
+    for suite in itertools.chain(suites, unread):
+        ET.indent(suite, level=1)  # as indenting the whole document indents it
+        yield b"\n  " + ET.tostring(suite, encoding="utf-8")
+    yield b"\n" + end + b"\n"
 
 
 def _element(tag: str, **attributes: str) -> ET.Element:

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from tracecheck.report.model import CheckedTrace
 from tracecheck.report.safe import printable, shorten
 from tracecheck.verdict import RuleResult
 
-__all__ = ["MAX_VIOLATIONS", "render_text"]
+__all__ = ["MAX_VIOLATIONS", "render_text", "text_lines"]
 
 MAX_VIOLATIONS = 5  # violation lines shown per failed rule
 _MARKS = {"pass": "✓", "fail": "✗", "error": "!", "skipped": "-"}
@@ -19,23 +19,28 @@ _RESET = "\x1b[0m"
 def render_text(checked: Sequence[CheckedTrace], *, color: bool = False, verbosity: int = 0) -> str:
     """`verbosity` -1 prints one line per verdict, 0 adds every rule that did not pass, 1 adds
     the rules that passed."""
+    return "\n".join(text_lines(checked, color=color, verbosity=verbosity))
+
+
+def text_lines(
+    checked: Iterable[CheckedTrace], *, color: bool = False, verbosity: int = 0
+) -> Iterator[str]:
+    """The lines of `render_text`, one verdict at a time."""
     paint = _painter(color)
-    lines: list[str] = []
     for item in checked:
         verdict = item.verdict
         status = paint(verdict.status, verdict.status.upper())
-        lines.append(
+        yield (
             f"{printable(item.files)}: trace {printable(verdict.trace_id or '(no trace id)')}: "
             f'contract "{printable(verdict.contract)}" {status} ({printable(verdict.notes)})'
         )
         if verbosity < 0:
             continue
-        lines.extend(f"  note: {_line(note)}" for note in verdict.reading_notes)
+        yield from (f"  note: {_line(note)}" for note in verdict.reading_notes)
         for rule in verdict.rules:
             if rule.status == "pass" and verbosity < 1:
                 continue
-            lines.extend(_rule_lines(rule, paint))
-    return "\n".join(lines)
+            yield from _rule_lines(rule, paint)
 
 
 def _rule_lines(rule: RuleResult, paint: Callable[[str, str], str]) -> list[str]:
