@@ -33,10 +33,11 @@ def assess_recorded(
     """The verdict of every string recorded in `path` (gzip read transparently); findings are
     placed by line (`line 14/result`), prefixed with `label` when given."""
     prefix = f"{label} " if label else ""
-    verdicts = [
+    # Folded one record at a time, so that memory follows a record, not the file.
+    verdicts = (
         assess(value, profile=profile, known_secrets=known)
         for value in _recorded_values(path, prefix)
-    ]
+    )
     return combine_verdicts(profile.name, verdicts)
 
 
