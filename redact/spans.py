@@ -202,6 +202,9 @@ def _assess_span(
     if first or always_shared:
         assessor.mapping(span.resource, f"{root}/resource/attributes", 0)
         assessor.mapping(_scope_attributes(span), f"{root}/scope/attributes", 0)
+        if span.scope is not None:
+            assessor.keyed("name", span.scope.name, f"{root}/scope/name", 0)
+            assessor.keyed("version", span.scope.version, f"{root}/scope/version", 0)
     assessor.keyed("name", span.name, f"{root}/name", 0)
     # Most spans' attributes (inherited ones included) hold nothing: settle that without
     # separating the inherited ones first.
@@ -281,12 +284,20 @@ class _Group:
         self.resource = redactor.mapping(raw_resource, f"{root}/resource/attributes", 0)
         replacements = _replacements(raw_resource, self.resource, redactor)
         scope = self.scope
-        if scope is not None and scope.attributes:
-            attributes = redactor.mapping(scope.attributes, f"{root}/scope/attributes", 0)
-            self.scope = Scope(scope.name, scope.version, attributes)
-            replacements.update(_replacements(raw_scope, attributes, redactor))
+        if scope is not None:
+            # A tracer's name and version are strings an application chose, like any other.
+            name = redactor.keyed("name", scope.name, f"{root}/scope/name", 0)
+            version = redactor.keyed("version", scope.version, f"{root}/scope/version", 0)
+            attributes = scope.attributes
+            if attributes:
+                attributes = redactor.mapping(attributes, f"{root}/scope/attributes", 0)
+                replacements.update(_replacements(raw_scope, attributes, redactor))
+            if (name, version) != (scope.name, scope.version) or attributes is not scope.attributes:
+                self.scope = Scope(name, version, attributes)
         self.replacements = replacements
-        self.unchanged = all(pair == (k, self.inherited[k]) for k, pair in replacements.items())
+        self.unchanged = self.scope is scope and all(
+            pair == (k, self.inherited[k]) for k, pair in replacements.items()
+        )
 
     def attributes(self, span: Span, redactor: Redactor, root: str) -> dict[str, Any]:
         """The span's redacted attributes: inherited ones as redacted once for the group, its
@@ -449,6 +460,8 @@ def _strings_of(spans: list[Span]) -> tuple[list[str], list[Any]]:
             resources.add(_identity(span.resource))
             _collect(span.resource, out, scalars)
         if span.scope is not None:
+            add(span.scope.name)
+            add(span.scope.version)
             _collect(span.scope.attributes, out, scalars)
     return out, scalars
 

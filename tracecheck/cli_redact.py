@@ -22,7 +22,7 @@ from tracecheck.cli_secrets import RedactionOptions, RedactionOptionsError
 from tracecheck.errors import AmbiguousFormatError, TraceReadError, UnrecognizedFormatError
 from tracecheck.readers import detect_format, iter_spans
 from tracecheck.readers.otlp_proto import looks_like_proto_stream
-from tracecheck.recorded_bytes import assess_recorded, with_recorded
+from tracecheck.recorded_bytes import assess_recorded, assess_stream, with_recorded
 from tracecheck.redact_stream import StagedOutput, StreamEncoder, batched
 from tracecheck.spans import Span
 from tracecheck.writers_formats import OUTPUT_FORMATS, Layout, layout_of
@@ -67,12 +67,15 @@ def _redact(args: argparse.Namespace, options: RedactionOptions) -> int:
             args.trace, args.format, getattr(args, "output_format", None), redact
         )
         out, encoder = output(layout, gzipped)
-        verdict = assessor.verdict()
+        encoder.finish(out, layout)
+        # The gate judges the bytes about to be written as well as the spans they came from:
+        # whatever a writer carried over unredacted is found there.
+        written = assess_stream(out.staged(), profile, known)
+        verdict = with_recorded(assessor.verdict(), [written])
         if not share_allowed(verdict):
             _error(f"{args.trace}: the redacted trace is {verdict.status.value}; nothing written")
             _print_findings(verdict, sys.stderr)
             return 1
-        encoder.finish(out, layout)
         try:
             out.deliver(args.output)
         except OSError as exc:

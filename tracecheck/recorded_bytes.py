@@ -20,7 +20,7 @@ from redact import KnownSecrets, ShareVerdict, assess, combine_verdicts
 from redact.model import FindingTally, verdict_of
 from redact.profiles import Profile
 
-__all__ = ["assess_recorded", "protobuf_strings", "with_recorded"]
+__all__ = ["assess_recorded", "assess_stream", "protobuf_strings", "with_recorded"]
 
 _GZIP_MAGIC = b"\x1f\x8b"
 _TEXT_PROBE = 4096
@@ -32,11 +32,19 @@ def assess_recorded(
 ) -> ShareVerdict:
     """The verdict of every string recorded in `path` (gzip read transparently); findings are
     placed by line (`line 14/result`), prefixed with `label` when given."""
+    with _open(path) as stream:
+        return assess_stream(stream, profile, known, label=label)
+
+
+def assess_stream(
+    stream: IO[bytes], profile: Profile, known: KnownSecrets, *, label: str = ""
+) -> ShareVerdict:
+    """`assess_recorded` of the bytes of a seekable stream, uncompressed."""
     prefix = f"{label} " if label else ""
     # Folded one record at a time, so that memory follows a record, not the file.
     verdicts = (
         assess(value, profile=profile, known_secrets=known)
-        for value in _recorded_values(path, prefix)
+        for value in _recorded_values(stream, prefix)
     )
     return combine_verdicts(profile.name, verdicts)
 
@@ -61,17 +69,19 @@ def with_recorded(spans: ShareVerdict, recorded: Sequence[ShareVerdict]) -> Shar
             tally.add_many(
                 finding.category, finding.detector, finding.severity, extra, finding.paths
             )
-    return verdict_of(spans.profile, tally, (*spans.unreadable, *beyond.unreadable))
+    # Unreadable values are listed by place, which differs between the two readings: only as
+    # many as the bytes hold beyond the spans' own are added.
+    extra_unreadable = beyond.unreadable[len(spans.unreadable) :]
+    return verdict_of(spans.profile, tally, (*spans.unreadable, *extra_unreadable))
 
 
-def _recorded_values(path: Path, prefix: str) -> Iterator[Any]:
-    with _open(path) as stream:
-        head = stream.read(_TEXT_PROBE)
-        stream.seek(0)
-        if not _is_text(head):
-            yield {f"{prefix}protobuf": protobuf_strings(stream.read())}
-            return
-        yield from _text_values(stream, prefix)
+def _recorded_values(stream: IO[bytes], prefix: str) -> Iterator[Any]:
+    head = stream.read(_TEXT_PROBE)
+    stream.seek(0)
+    if not _is_text(head):
+        yield {f"{prefix}protobuf": protobuf_strings(stream.read())}
+        return
+    yield from _text_values(stream, prefix)
 
 
 def _text_values(stream: IO[bytes], prefix: str) -> Iterator[Any]:

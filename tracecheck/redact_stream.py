@@ -39,30 +39,42 @@ def batched(spans: Iterable[Span], size: int = BATCH) -> Iterator[list[Span]]:
 
 
 class StagedOutput:
-    """Bytes written to a temporary file (gzip-compressed, as `gzip.compress(data, mtime=0)`
-    would, when `gzipped`), then delivered to a path or standard output in one go."""
+    """Bytes written to a temporary file, then delivered to a path or standard output in one go
+    (gzip-compressed on the way, as `gzip.compress(data, mtime=0)` would, when `gzipped`)."""
 
     def __init__(self, gzipped: bool) -> None:
         # Closed by `close`: the staging file lives while the whole input is read.
         self._file: IO[bytes] = tempfile.TemporaryFile(prefix="tracecheck-redacted-")  # noqa: SIM115
-        # zlib's gzip wrapper with mtime 0 and level 9: what gzip.compress(..., mtime=0) does.
-        self._gzip = zlib.compressobj(9, zlib.DEFLATED, 31) if gzipped else None
+        self._gzipped = gzipped
 
     def write(self, data: bytes) -> None:
-        self._file.write(self._gzip.compress(data) if self._gzip else data)
+        self._file.write(data)
+
+    def staged(self) -> IO[bytes]:
+        """The bytes written so far, uncompressed, from their start (to judge them)."""
+        self._file.flush()
+        self._file.seek(0)
+        return self._file
 
     def deliver(self, target: str) -> None:
         """Write the staged bytes to `target` (`-` for standard output); raises OSError."""
-        if self._gzip is not None:
-            self._file.write(self._gzip.flush())
-            self._gzip = None
-        self._file.seek(0)
+        source = self.staged()
         if target == "-":
-            shutil.copyfileobj(self._file, sys.stdout.buffer)
+            self._copy(source, sys.stdout.buffer)
             sys.stdout.flush()
             return
         with Path(target).open("wb") as out:
-            shutil.copyfileobj(self._file, out)
+            self._copy(source, out)
+
+    def _copy(self, source: IO[bytes], target: IO[bytes]) -> None:
+        if not self._gzipped:
+            shutil.copyfileobj(source, target)
+            return
+        # zlib's gzip wrapper with mtime 0 and level 9: what gzip.compress(..., mtime=0) does.
+        compressor = zlib.compressobj(9, zlib.DEFLATED, 31)
+        while chunk := source.read(1 << 20):
+            target.write(compressor.compress(chunk))
+        target.write(compressor.flush())
 
     def close(self) -> None:
         self._file.close()
