@@ -11,7 +11,7 @@ from tracecheck import compile_contract
 from tracecheck.check import check
 from tracecheck.cli import ExitCode, main
 from tracecheck.conventions.evidence import unmapped_evidence
-from tracecheck.spans import Span, Trace
+from tracecheck.spans import ReadNote, Span, Trace
 
 TRACE = "a" * 32
 
@@ -197,3 +197,26 @@ def test_show_json_names_the_convention_of_every_span(
     (facts,) = json.loads(capsys.readouterr().out)["traces"]
     assert [s["convention"] for s in facts["spans"]] == ["otel-genai", "generic"]
     assert facts["reading_notes"][0].startswith("1 span looks like a tool or model call")
+
+
+def test_spans_with_no_name_and_no_time_are_a_misread_never_a_silent_pass() -> None:
+    blank = [Span(TRACE, f"{i:016x}", attributes={"x": i}) for i in range(1, 4)]
+    verdict = check(
+        Trace(TRACE, tuple(blank)),
+        compile_contract(
+            {"name": "r", "run": {"allowedStatuses": ["completed", "running", "failed", "aborted"]}}
+        ),
+    )
+    assert "no span has a name or a time: the file may not be the format it was read as" in (
+        verdict.reading_notes
+    )
+    strict = check(Trace(TRACE, tuple(blank)), CONTRACT, strict_capture=True)
+    assert {r.label: r.status for r in strict.rules}["llm.maxCalls"] == "error"
+
+
+def test_the_readers_notes_ride_with_the_verdict() -> None:
+    note = ReadNote("run.jsonl", f"trace {TRACE}", "span 02 is recorded more than once", TRACE)
+    trace = Trace(TRACE, (ROOT, KNOWN_TOOL, MODEL_CALL), (note,))
+    assert check(trace, CONTRACT).reading_notes == (
+        f"run.jsonl: trace {TRACE}: span 02 is recorded more than once",
+    )

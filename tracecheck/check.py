@@ -65,7 +65,11 @@ def _check(
         for alternative in contract.alternatives
     ]
     verdict = _verdict(contract, trace_id, base, alternatives)
-    return replace(verdict, reading_notes=reading.notes, conventions=reading.conventions)
+    # What the reader noticed (a repeated span, an unknown record) bears on the verdict too.
+    read_notes = tuple(str(note) for note in trace.notes) if isinstance(trace, Trace) else ()
+    return replace(
+        verdict, reading_notes=(*read_notes, *reading.notes), conventions=reading.conventions
+    )
 
 
 def check_all(

@@ -44,6 +44,11 @@ def read_subject(spans: Sequence[Span]) -> SubjectReading:
             f"{count} {'span looks' if count == 1 else 'spans look'} like a tool or model call "
             "that no convention maps, and --strict-capture is on"
         )
+    if spans and all(not span.name and span.start_ns is None for span in spans):
+        notes.append("no span has a name or a time: the file may not be the format it was read as")
+        uncaptured_tools = uncaptured_models = (
+            "no span has a name or a time, and --strict-capture is on"
+        )
     kinds = Counter(span.kind for span in spans)
     if kinds[Kind.TOOL] and not kinds[Kind.LLM]:
         calls = kinds[Kind.TOOL]
