@@ -56,7 +56,12 @@ def report():
         out.writelines(line for line in status if line.startswith(("VmHWM", "VmRSS")))
 
 atexit.register(report)
+if os.environ.get("BENCH_TRACECHECK_PATH"):  # another source tree than the editable install
+    sys.meta_path = [f for f in sys.meta_path if "__editable__" not in type(f).__module__]
+    sys.path.insert(0, os.environ["BENCH_TRACECHECK_PATH"])
 {imports}
+import tracecheck
+assert tracecheck.__file__.startswith(os.environ.get("BENCH_TRACECHECK_PATH", "")), tracecheck.__file__
 if sys.argv[1:]:
     from tracecheck.cli import main
     sys.exit(main(sys.argv[1:]))
@@ -146,7 +151,7 @@ def measure(
             env={
                 **os.environ,
                 "BENCH_REPORT": report.name,
-                **({"PYTHONPATH": pythonpath} if pythonpath else {}),
+                **({"BENCH_TRACECHECK_PATH": pythonpath} if pythonpath else {}),
             },
             check=False,
         )
@@ -217,7 +222,7 @@ def main(argv: list[str] | None = None) -> int:
                 f"trace {_mb(fixed)}",
                 flush=True,
             )
-            if run["code"] not in (0, 1):
+            if run["code"] != 0:
                 print(f"  stderr: {run['stderr']}")
     print(f"1-minute load average at the end: {os.getloadavg()[0]:.2f}")
     print()

@@ -165,8 +165,8 @@ class _Unit:
     kind: str | None = None  # the record scanner's name; None when read whole
     store: Path | bytes | None = None  # where its records are read again
     offsets: array[int] = field(default_factory=lambda: array("q"))
-    lengths: array[int] = field(default_factory=lambda: array("q"))
-    numbers: array[int] = field(default_factory=lambda: array("q"))
+    lengths: array[int] = field(default_factory=lambda: array("i"))
+    numbers: array[int] = field(default_factory=lambda: array("i"))
     kept: dict[str | None, list[Span]] | None = None  # a whole file's spans, while held
     notes: list[ReadNote] = field(default_factory=list)  # a whole file's notes
     waiting: int = 0  # traces with spans here not yet given
@@ -176,8 +176,15 @@ class _Unit:
 
 
 _Stashed = tuple[list[Span], list[ReadNote], int]
-# Per trace, the files holding its spans: (unit, its records there, or None when read whole).
-_Parts = list[tuple[_Unit, "array[int] | None"]]
+# What the index holds per trace, compact (a file holds many small traces): for each file with
+# spans of the trace, one array [the trace's place in first-seen order, the file's number, the
+# numbers of its records holding them...] (no records: the file is read whole); one array when
+# the trace is in one file, a list of them otherwise.
+_PLACE, _UNIT, _FIRST = 0, 1, 2
+
+
+def _parts(entry: array[int] | list[array[int]]) -> list[array[int]]:
+    return entry if isinstance(entry, list) else [entry]
 
 
 class _Reader:
@@ -200,14 +207,13 @@ class _Reader:
         # Only a directory's files fail alone; any other input fails whole.
         self.failures = failures if self.directory else None
         self.units: list[_Unit] = []
-        self.index: dict[str | None, _Parts] = {}
+        self.index: dict[str | None, array[int] | list[array[int]]] = {}
         self.unplaced: list[ReadNote] = []
         self.kept_bytes = 0
         # Spans of traces still to come, read with an earlier trace's record: (file number,
         # record) -> trace -> (spans, notes, bytes they stand for).
         self.stash: dict[tuple[int, int], dict[str | None, _Stashed]] = {}
         self.stash_bytes = 0
-        self.position: dict[str | None, int] = {}
         self.temp: tempfile.TemporaryDirectory[str] | None = None
         self.open: dict[int, IO[bytes]] = {}
 
@@ -218,10 +224,9 @@ class _Reader:
             self._index_all()
             notes = [note for unit in self.units for note in unit.notes]
             _, self.unplaced = place_notes(notes, self.index)
-            self.position = {trace_id: at for at, trace_id in enumerate(self.index)}
-        for trace_id, parts in self.index.items():
+        for trace_id, entry in self.index.items():
             with collector_paused():
-                trace = self._trace(trace_id, parts)
+                trace = self._trace(trace_id, _parts(entry))
             yield trace
 
     def close(self) -> None:
@@ -303,29 +308,33 @@ class _Reader:
         if unit.error is not None:
             self._fail(unit.error)
             return
-        traces: dict[str | None, array[int] | None]
         if records is None:
             unit.kind = unit.store = None
             try:
-                traces = self._read_whole(unit, keep=not self.directory)
+                records = self._read_whole(unit, keep=not self.directory)
             except TraceReadError as exc:
                 self._fail(exc)
                 return
-        else:
-            traces = dict(records)
         unit.number = len(self.units)
         self.units.append(unit)
-        for trace_id, part in traces.items():
-            parts = self.index.get(trace_id)
-            if parts is None:
-                self.index[trace_id] = parts = []
-            parts.append((unit, part))
+        for trace_id, part in records.items():
+            part[_UNIT] = unit.number
+            entry = self.index.get(trace_id)
+            if entry is None:
+                part[_PLACE] = len(self.index)
+                self.index[trace_id] = part
+            else:
+                part[_PLACE] = _parts(entry)[0][_PLACE]
+                if isinstance(entry, list):
+                    entry.append(part)
+                else:
+                    self.index[trace_id] = [entry, part]
             unit.waiting += 1
 
     def _declined(self, unit: _Unit) -> None:
         """A file the index could not judge: its reader reads it through first, so that a
         broken file fails without its spans being held."""
-        unit.offsets, unit.lengths, unit.numbers = array("q"), array("q"), array("q")
+        unit.offsets, unit.lengths, unit.numbers = array("q"), array("i"), array("i")
         self._validate(unit)
 
     def _fail(self, exc: TraceReadError) -> None:
@@ -382,19 +391,20 @@ class _Reader:
         return records
 
     def _records(self, unit: _Unit, scan: Iterator[Record]) -> dict[str | None, array[int]]:
+        """Each trace's part of the index for this file (its place and file number to come)."""
         by_trace: dict[str | None, array[int]] = {}
         for number, record in enumerate(scan):
             unit.offsets.append(record.offset)
             unit.lengths.append(record.length)
             unit.numbers.append(record.number)
             for trace_id in record.trace_ids:
-                records = by_trace.get(trace_id)
-                if records is None:
-                    by_trace[trace_id] = records = array("q")
-                records.append(number)
+                part = by_trace.get(trace_id)
+                if part is None:
+                    by_trace[trace_id] = part = array("i", (0, 0))
+                part.append(number)
         return by_trace
 
-    def _read_whole(self, unit: _Unit, *, keep: bool) -> dict[str | None, array[int] | None]:
+    def _read_whole(self, unit: _Unit, *, keep: bool) -> dict[str | None, array[int]]:
         """Read a file whole: its notes are kept, and its spans too while they are small."""
         notes: list[ReadNote] = []
         spans: dict[str | None, list[Span]] = {}
@@ -408,7 +418,7 @@ class _Reader:
         if keep or not self.stream or self.kept_bytes + unit.estimate <= _KEEP_BYTES:
             self.kept_bytes += unit.estimate
             unit.kept = spans
-        return dict.fromkeys(spans, None)
+        return {trace_id: array("i", (0, 0)) for trace_id in spans}
 
     def _temp_file(self) -> Path:
         if self.temp is None:
@@ -419,15 +429,16 @@ class _Reader:
 
     # --- 2. read ------------------------------------------------------------------------------
 
-    def _trace(self, trace_id: str | None, parts: _Parts) -> Trace:
+    def _trace(self, trace_id: str | None, parts: list[array[int]]) -> Trace:
         located: list[Located] = []
         notes: list[ReadNote] = []
-        for unit, records in parts:
+        for part in parts:
+            unit = self.units[part[_UNIT]]
             try:
-                if records is None:
+                if len(part) == _FIRST:
                     spans, own = self._whole_part(unit, trace_id)
                 else:
-                    spans, own = self._record_part(unit, records, trace_id)
+                    spans, own = self._record_part(unit, part, trace_id)
             except TraceReadError as exc:
                 raise self._late(unit, exc) from None
             except INPUT_ERRORS as exc:
@@ -450,22 +461,24 @@ class _Reader:
         return unit.kept.pop(trace_id, []), notes
 
     def _record_part(
-        self, unit: _Unit, records: array[int], trace_id: str | None
+        self, unit: _Unit, part: array[int], trace_id: str | None
     ) -> tuple[list[Span], list[ReadNote]]:
         lengths = unit.lengths
-        room = max(sum(lengths[record] for record in records), _STASH_FLOOR)
+        records = range(_FIRST, len(part))
+        room = max(sum(lengths[part[at]] for at in records), _STASH_FLOOR)
         spans: list[Span] = []
         notes: list[ReadNote] = []
-        for record in records:
+        for at in records:
+            record = part[at]
             found = self._stashed(unit, record, trace_id)
             if found is None:
-                found = self._convert(unit, record, trace_id, room)
+                found = self._convert(unit, record, part[_PLACE], trace_id, room)
             spans.extend(found[0])
             notes.extend(found[1])
         return spans, notes
 
     def _convert(
-        self, unit: _Unit, record: int, trace_id: str | None, room: int
+        self, unit: _Unit, record: int, place: int, trace_id: str | None, room: int
     ) -> tuple[list[Span], list[ReadNote]]:
         """What one record holds about `trace_id`. A record often holds spans of the next
         traces too (an exporter's batch): theirs are kept for them while the kept spans cost
@@ -488,10 +501,10 @@ class _Reader:
             entry[1].append(note)
         mine = found.pop(trace_id)
         count = sum(len(entry[0]) for entry in found.values()) + len(mine[0])
-        now = self.position[trace_id]
         for other, entry in found.items():
             cost = len(data) * len(entry[0]) // max(count, 1)
-            if self.position[other] > now and self.stash_bytes + cost <= room:
+            later = _parts(self.index[other])[0][_PLACE] > place
+            if later and self.stash_bytes + cost <= room:
                 self.stash.setdefault((unit.number, record), {})[other] = (*entry, cost)
                 self.stash_bytes += cost
         return mine
@@ -510,10 +523,11 @@ class _Reader:
         return spans, notes
 
     def _indexed(self, trace_id: str | None, unit: _Unit, record: int) -> bool:
-        for owner, records in self.index.get(trace_id, ()):
-            if owner is unit and records is not None:
-                at = bisect_left(records, record)
-                return at < len(records) and records[at] == record
+        entry = self.index.get(trace_id)
+        for part in _parts(entry) if entry is not None else ():
+            if part[_UNIT] == unit.number and len(part) > _FIRST:
+                at = bisect_left(part, record, _FIRST)
+                return at < len(part) and part[at] == record
         return False
 
     def _record_bytes(self, unit: _Unit, record: int) -> bytes:
