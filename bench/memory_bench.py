@@ -37,7 +37,16 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from check_bench import CONTRACT  # noqa: E402
-from workload import DEFAULT_DIR, Workload, _envelope, _Generator, _json_span, _resource  # noqa: E402
+from workload import (  # noqa: E402
+    DEFAULT_DIR,
+    Workload,
+    _envelope,
+    _Generator,
+    _json_span,
+    _proto_request,
+    _proto_span,
+    _resource,
+)
 
 GENERATOR_VERSION = 2
 COMMANDS = ("check", "show", "redact", "verify-safe")
@@ -68,9 +77,14 @@ if sys.argv[1:]:
 """
 
 
-def generate(mb: int, per_trace: int, root: Path, seed: int = 1) -> dict[str, Any]:
-    """Write the interleaved JSONL (once; cached with its metadata) and return the metadata."""
-    path = root / f"memory-{mb}mb-{per_trace}spt-seed{seed}.otlp.jsonl"
+def generate(
+    mb: int, per_trace: int, root: Path, seed: int = 1, layout: str = "jsonl"
+) -> dict[str, Any]:
+    """Write the interleaved file (once; cached with its metadata) and return the metadata.
+    `layout` is `jsonl` (one OTLP/JSON request per line) or `pbstream` (the same requests as
+    the Collector's length-prefixed protobuf stream)."""
+    suffix = ".otlp.jsonl" if layout == "jsonl" else ".otlp.pbstream"
+    path = root / f"memory-{mb}mb-{per_trace}spt-seed{seed}{suffix}"
     meta_path = path.with_suffix(".meta.json")
     if meta_path.exists() and path.exists():
         meta: dict[str, Any] = json.loads(meta_path.read_text())
@@ -84,7 +98,8 @@ def generate(mb: int, per_trace: int, root: Path, seed: int = 1) -> dict[str, An
     target = mb * 1_000_000
     # A very long run of small traces; only as many as fill the target are generated.
     generator = _Generator(Workload(per_trace * 10_000_000, 10_000_000, seed, 1))
-    head, tail = _envelope(_resource(generator.rng))
+    resource = _resource(generator.rng)
+    head, tail = _envelope(resource)
     offsets, lengths = array("q"), array("q")  # of each line in the by-trace scratch file
     traces: list[tuple[int, int]] = []  # (first line, line count) per trace
     sizes: list[int] = []
@@ -99,7 +114,13 @@ def generate(mb: int, per_trace: int, root: Path, seed: int = 1) -> dict[str, An
                 if written >= target:
                     break
                 current, first, size = trace, len(offsets), 0
-            line = head + orjson.dumps(_json_span(span)) + tail + b"\n"
+            if layout == "jsonl":
+                line = head + orjson.dumps(_json_span(span)) + tail + b"\n"
+            else:
+                request, group = _proto_request(resource)
+                _proto_span(group.spans.add(), span)
+                body = request.SerializeToString()
+                line = len(body).to_bytes(4, "big") + body
             offsets.append(written)
             lengths.append(len(line))
             scratch.write(line)
@@ -135,7 +156,7 @@ def generate(mb: int, per_trace: int, root: Path, seed: int = 1) -> dict[str, An
 
 
 def _one_trace(path: Path) -> Path:
-    return path.with_name(path.name.replace(".otlp.jsonl", ".one-trace.otlp.jsonl"))
+    return path.with_name(path.name.replace(".otlp.", ".one-trace.otlp."))
 
 
 def measure(
@@ -180,13 +201,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--mb", type=int, default=315, help="file size to generate, in MB")
     parser.add_argument("--spans-per-trace", type=int, default=5)
     parser.add_argument("--commands", default=",".join(COMMANDS))
+    parser.add_argument("--layout", choices=("jsonl", "pbstream"), default="jsonl")
     parser.add_argument("--out", type=Path, default=DEFAULT_DIR)
     parser.add_argument(
         "--tracecheck-path",
         help="import tracecheck and redact from this source tree instead (an older version)",
     )
     args = parser.parse_args(argv)
-    meta = generate(args.mb, args.spans_per_trace, args.out)
+    meta = generate(args.mb, args.spans_per_trace, args.out, layout=args.layout)
     path = args.out / meta["file"]
     print(f"{path}: {_mb(meta['bytes'])}, {meta['traces']} traces, {meta['spans']} spans,")
     print(
@@ -200,7 +222,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(dir=args.out) as temp:
         contract = Path(temp) / "contract.json"
         contract.write_text(json.dumps(CONTRACT))
-        output = Path(temp) / "redacted.otlp.jsonl"
+        output = Path(temp) / "redacted.out"
 
         def command(name: str, trace: Path) -> list[str]:
             return {
