@@ -134,3 +134,38 @@ def test_a_token_in_an_unknown_protobuf_field_makes_the_file_unsafe(tmp_path: Pa
     assert main(["verify-safe", str(leaky)]) == ExitCode.FAILED
     (tmp_path / "clean.otlp.pb").write_bytes(source)
     assert main(["verify-safe", str(tmp_path / "clean.otlp.pb")]) == ExitCode.OK
+
+
+def test_ids_and_times_that_look_like_card_numbers_are_no_finding(tmp_path: Path) -> None:
+    # 4111111111111111 passes the Luhn check: as a span id (16 hex digits) it is still an id.
+    span = {
+        "traceId": "4111111111111111" * 2,
+        "spanId": "4111111111111111",
+        "parentSpanId": "4012888888881881",
+        "name": "lookup",
+        "startTimeUnixNano": "4111111111111111111",
+        "endTimeUnixNano": 4111111111111111112,
+    }
+    document = {"resourceSpans": [{"scopeSpans": [{"spans": [span]}]}]}
+    source = tmp_path / "run.otlp.json"
+    source.write_text(json.dumps(document))
+    assert main(["verify-safe", str(source)]) == ExitCode.OK
+    out = tmp_path / "out.otlp.json"
+    assert main(["redact", str(source), "-o", str(out)]) == ExitCode.OK
+    # The same digits as free text are a card number.
+    span["attributes"] = [{"key": "note", "value": {"stringValue": "card 4111111111111111"}}]
+    source.write_text(json.dumps(document))
+    assert main(["verify-safe", str(source)]) == ExitCode.FAILED
+
+
+def test_a_proto_stream_is_judged_record_by_record(tmp_path: Path) -> None:
+    body = (FIXTURES / "otel-genai" / "clean.otlp.pb").read_bytes()
+    record = len(body).to_bytes(4, "big") + body
+    stream = tmp_path / "runs.otlp.pbstream"
+    stream.write_bytes(record * 3)
+    assert main(["verify-safe", str(stream)]) == ExitCode.OK
+    leaky = tmp_path / "leaky.otlp.pbstream"
+    unknown = bytes([(99 << 3 | 2) & 0x7F | 0x80, (99 << 3 | 2) >> 7, len(TOKEN)]) + TOKEN.encode()
+    tainted = body + unknown
+    leaky.write_bytes(record * 2 + len(tainted).to_bytes(4, "big") + tainted)
+    assert main(["verify-safe", str(leaky)]) == ExitCode.FAILED

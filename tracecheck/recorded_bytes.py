@@ -9,6 +9,9 @@ length-delimited field that holds UTF-8 text, at any depth (no schema needed).
 from __future__ import annotations
 
 import gzip
+import io
+import os
+import re
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -19,12 +22,26 @@ import orjson
 from redact import KnownSecrets, ShareVerdict, assess, combine_verdicts
 from redact.model import FindingTally, verdict_of
 from redact.profiles import Profile
+from tracecheck.readers.inputs import is_proto_stream
 
 __all__ = ["assess_recorded", "assess_stream", "protobuf_strings", "with_recorded"]
 
 _GZIP_MAGIC = b"\x1f\x8b"
 _TEXT_PROBE = 4096
 _MAX_DEPTH = 64  # protobuf nesting followed; OTLP needs 8
+_GROUP_CHARS = 1 << 18  # text judged as one value
+# The id and time fields of OTLP, Zipkin, Jaeger, flat spans and Claude Code records: ids with
+# a value in the characters ids are written in (hex, base64), times with a number or an ISO 8601
+# text. Such values are no free text, and a 16-digit id or time passes for a card number.
+_IDS = rb"traceId|spanId|parentSpanId|trace_id|span_id|parent_span_id|traceID|spanID|parentId"
+_TIMES = (
+    rb"startTimeUnixNano|endTimeUnixNano|timeUnixNano|observedTimeUnixNano|start_time_unix_nano|"
+    rb"end_time_unix_nano|time_unix_nano|timestamp|startTime|start_time|end_time|duration"
+)
+_STRUCTURAL = re.compile(
+    rb'("(?:' + _IDS + rb')"\s*:\s*)(?:"[0-9A-Za-z+/=_-]*"|[0-9]+)'
+    rb'|("(?:' + _TIMES + rb')"\s*:\s*)(?:"[0-9T:.+Z -]*"|-?[0-9][0-9.eE+-]*)'
+)
 
 
 def assess_recorded(
@@ -78,21 +95,57 @@ def with_recorded(spans: ShareVerdict, recorded: Sequence[ShareVerdict]) -> Shar
 def _recorded_values(stream: IO[bytes], prefix: str) -> Iterator[Any]:
     head = stream.read(_TEXT_PROBE)
     stream.seek(0)
-    if not _is_text(head):
-        yield {f"{prefix}protobuf": protobuf_strings(stream.read())}
+    if _is_text(head):
+        yield from _text_values(stream, prefix)
         return
-    yield from _text_values(stream, prefix)
+    size = _size(stream)
+    if is_proto_stream(head, size):
+        for number, record in enumerate(_proto_records(stream), 1):
+            yield from _string_groups(protobuf_strings(record), f"{prefix}record {number}")
+        return
+    yield from _string_groups(protobuf_strings(stream.read()), f"{prefix}protobuf")
+
+
+def _proto_records(stream: IO[bytes]) -> Iterator[bytes]:
+    """The messages of the Collector's length-prefixed proto stream, one at a time; what does
+    not frame as a record is given whole, so that no byte goes unjudged."""
+    while prefix := stream.read(4):
+        length = int.from_bytes(prefix, "big") if len(prefix) == 4 else -1
+        record = stream.read(length) if length >= 0 else b""
+        if length < 0 or len(record) < length:
+            yield prefix + record + stream.read()
+            return
+        yield record
+
+
+def _string_groups(strings: list[str], label: str) -> Iterator[Any]:
+    """The strings in groups of bounded size: one value per group keeps each assessment (and
+    the time budget of its detectors) to a record's worth of text."""
+    group: list[str] = []
+    size = 0
+    for text in strings:
+        group.append(text)
+        size += len(text)
+        if size >= _GROUP_CHARS:
+            yield {label: group}
+            group, size = [], 0
+    if group or not strings:
+        yield {label: group}
 
 
 def _text_values(stream: IO[bytes], prefix: str) -> Iterator[Any]:
     """Each line's JSON value (keyed by its line number), or the whole file when its lines are
-    not JSON each (a pretty-printed document, or text)."""
+    not JSON each (a pretty-printed document, or text).
+
+    The ids and times a reader parses (`traceId`, `startTimeUnixNano`, ...) are left out: they are
+    no free text, and a 16-digit id or a 19-digit time can pass for a card number.
+    """
     lines_as_json = True
     for number, line in enumerate(stream, 1):
         if not line.strip():
             continue
         try:
-            value = orjson.loads(line)
+            value = orjson.loads(_STRUCTURAL.sub(_neutral, line))
         except orjson.JSONDecodeError:
             lines_as_json = False
             break
@@ -102,7 +155,7 @@ def _text_values(stream: IO[bytes], prefix: str) -> Iterator[Any]:
     stream.seek(0)
     data = stream.read()
     try:
-        yield {f"{prefix}document": orjson.loads(data)}
+        yield {f"{prefix}document": orjson.loads(_STRUCTURAL.sub(_neutral, data))}
     except orjson.JSONDecodeError:
         text = data.decode("utf-8", "replace")
         yield {
@@ -110,6 +163,17 @@ def _text_values(stream: IO[bytes], prefix: str) -> Iterator[Any]:
             for number, line in enumerate(text.splitlines(), 1)
             if line
         }
+
+
+def _neutral(match: re.Match[bytes]) -> bytes:
+    return (match.group(1) or match.group(2)) + b'""'
+
+
+def _size(stream: IO[bytes]) -> int | None:
+    try:
+        return os.fstat(stream.fileno()).st_size
+    except (OSError, AttributeError, io.UnsupportedOperation):
+        return None
 
 
 def protobuf_strings(data: bytes) -> list[str]:
