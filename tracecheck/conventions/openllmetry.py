@@ -9,7 +9,14 @@ excludes the cache, whatever the names say.
 
 from __future__ import annotations
 
-from tracecheck.conventions.model import Convention, KindRule, ScopeMatch, TokenFields, fields
+from tracecheck.conventions.model import (
+    CacheCounting,
+    Convention,
+    KindRule,
+    ScopeMatch,
+    TokenFields,
+    fields,
+)
 
 __all__ = ["OPENLLMETRY", "OPENLLMETRY_BEDROCK", "TRACELOOP_DECORATORS"]
 
@@ -22,6 +29,19 @@ _CACHE_WRITE = fields(
 _TOTAL = fields("gen_ai.usage.total_tokens", "llm.usage.total_tokens")
 # Before 0.54 offered tools were flattened: `llm.request.functions.<i>.name`.
 _OFFERED = fields("gen_ai.tool.definitions")
+
+
+def _counts(cache: CacheCounting) -> tuple[TokenFields, ...]:
+    return (
+        TokenFields(
+            input=_INPUT,
+            output=_OUTPUT,
+            cache_read=_CACHE_READ,
+            cache_write=_CACHE_WRITE,
+            cache=cache,
+            total=_TOTAL,
+        ),
+    )
 
 
 def _scopes(*names: str) -> tuple[ScopeMatch, ...]:
@@ -37,16 +57,7 @@ OPENLLMETRY = Convention(
     title="OpenLLMetry model instrumentations (Traceloop)",
     versions="opentelemetry-instrumentation-anthropic, -openai, -langchain, -vertexai 0.33–0.62",
     scopes=_scopes("anthropic", "openai", "langchain", "vertexai"),
-    tokens=(
-        TokenFields(
-            input=_INPUT,
-            output=_OUTPUT,
-            cache_read=_CACHE_READ,
-            cache_write=_CACHE_WRITE,
-            cache="included",
-            total=_TOTAL,
-        ),
-    ),
+    tokens=_counts("included"),
     offered_indexed=("llm.request.functions.{}.name",),
     notes="Input counts hold the cache in every version (0.33.4–0.47 as "
     "`gen_ai.usage.prompt_tokens`, with underscore cache names); the own total is "
@@ -60,16 +71,7 @@ OPENLLMETRY_BEDROCK = Convention(
     title="OpenLLMetry Bedrock instrumentation (Traceloop)",
     versions="opentelemetry-instrumentation-bedrock 0.33–0.62",
     scopes=_scopes("bedrock"),
-    tokens=(
-        TokenFields(
-            input=_INPUT,
-            output=_OUTPUT,
-            cache_read=_CACHE_READ,
-            cache_write=_CACHE_WRITE,
-            cache="separate",
-            total=_TOTAL,
-        ),
-    ),
+    tokens=_counts("separate"),
     offered_indexed=("llm.request.functions.{}.name",),
     notes="Bedrock's input count excludes the cache; 0.62 records the cache under the dotted "
     "names that elsewhere mean 'included'. Before 0.62 cache counts are not on the span.",

@@ -23,15 +23,17 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from tracecheck.readers.common import ReadContext, checked, decode_base64, described, normalize_id
+from tracecheck.readers.common import ReadContext, checked, decode_base64, described
 from tracecheck.readers.tracer_parts import (
     JsonValue,
     at,
+    checked_id,
     count,
     not_a_count,
     refuse_misread,
     scope_from_tags,
     status_from_tags,
+    text,
 )
 from tracecheck.spans import EMPTY_ATTRIBUTES, Event, Link, Span
 
@@ -123,7 +125,7 @@ def _spans(
 def _span(raw: Any, processes: dict[str, Any], ctx: ReadContext, where: str) -> Span:
     if not isinstance(raw, dict):
         raise ctx.error(where or None, "is not a span object")
-    trace_id = _id(raw.get("traceID"), 16, ctx, at(where, "traceID"))
+    trace_id = checked_id(raw.get("traceID"), 16, ctx, at(where, "traceID"))
     process = raw.get("process")
     if process is None and isinstance(raw.get("processID"), str):
         process = processes.get(raw["processID"])
@@ -133,10 +135,10 @@ def _span(raw: Any, processes: dict[str, Any], ctx: ReadContext, where: str) -> 
         ctx,
         where,
         trace_id=trace_id,
-        span_id=_id(raw.get("spanID"), 8, ctx, at(where, "spanID")),
-        name=_string(raw.get("operationName"), ctx, at(where, "operationName")),
+        span_id=checked_id(raw.get("spanID"), 8, ctx, at(where, "spanID")),
+        name=text(raw.get("operationName"), ctx, at(where, "operationName")),
         references=_references(raw.get("references"), ctx, at(where, "references")),
-        legacy_parent=_id(raw.get("parentSpanID"), 8, ctx, at(where, "parentSpanID")),
+        legacy_parent=checked_id(raw.get("parentSpanID"), 8, ctx, at(where, "parentSpanID")),
         start_ns=start,
         duration_ns=duration,
         tags=typed_tags(raw.get("tags"), ctx, at(where, "tags")),
@@ -261,8 +263,8 @@ def _references(raw: Any, ctx: ReadContext, where: str) -> list[Reference]:
         references.append(
             Reference(
                 kind == "CHILD_OF",
-                _id(reference.get("traceID"), 16, ctx, f"{place}.traceID"),
-                _id(reference.get("spanID"), 8, ctx, f"{place}.spanID"),
+                checked_id(reference.get("traceID"), 16, ctx, f"{place}.traceID"),
+                checked_id(reference.get("spanID"), 8, ctx, f"{place}.spanID"),
             )
         )
     return references
@@ -315,18 +317,3 @@ def _micros(raw: Any, ctx: ReadContext, where: str, *, moment: bool = True) -> i
     if micros is None:
         raise ctx.error(where, not_a_count(raw, "microseconds"))
     return None if moment and micros == 0 else micros * 1000
-
-
-def _id(raw: Any, size: int, ctx: ReadContext, where: str) -> str | None:
-    try:
-        return normalize_id(raw, size)
-    except ValueError as exc:
-        raise ctx.error(where, str(exc)) from None
-
-
-def _string(raw: Any, ctx: ReadContext, where: str) -> str:
-    if raw is None:
-        return ""
-    if not isinstance(raw, str):
-        raise ctx.error(where, f"is {described(raw)}, not a string")
-    return raw

@@ -22,13 +22,12 @@ from tracecheck.readers.common import (
     ReadContext,
     decode_base64,
     described,
-    normalize_id,
     parse_iso8601,
     special_double,
 )
 from tracecheck.readers.jaeger import TRACE_WARNINGS, Reference, jaeger_span, log_event
 from tracecheck.readers.otlp_json import spans_from_request
-from tracecheck.readers.tracer_parts import JsonValue, at, refuse_misread
+from tracecheck.readers.tracer_parts import JsonValue, at, checked_id, refuse_misread, text
 from tracecheck.spans import Event, Span
 
 __all__ = [
@@ -156,9 +155,9 @@ def _span(
     return jaeger_span(
         ctx,
         where,
-        trace_id=_id(raw.get("traceId"), 16, ctx, at(where, "traceId")),
-        span_id=_id(raw.get("spanId"), 8, ctx, at(where, "spanId")),
-        name=_string(raw.get("operationName"), ctx, at(where, "operationName")),
+        trace_id=checked_id(raw.get("traceId"), 16, ctx, at(where, "traceId")),
+        span_id=checked_id(raw.get("spanId"), 8, ctx, at(where, "spanId")),
+        name=text(raw.get("operationName"), ctx, at(where, "operationName")),
         references=_references(raw.get("references"), ctx, at(where, "references")),
         legacy_parent=None,
         start_ns=start,
@@ -241,8 +240,8 @@ def _references(raw: Any, ctx: ReadContext, where: str) -> list[Reference]:
         references.append(
             Reference(
                 kind in ("CHILD_OF", 0),
-                _id(reference.get("traceId"), 16, ctx, f"{place}.traceId"),
-                _id(reference.get("spanId"), 8, ctx, f"{place}.spanId"),
+                checked_id(reference.get("traceId"), 16, ctx, f"{place}.traceId"),
+                checked_id(reference.get("spanId"), 8, ctx, f"{place}.spanId"),
             )
         )
     return references
@@ -333,18 +332,3 @@ def _seconds_nanos(raw: Any) -> int:
     if not all(isinstance(v, int) and not isinstance(v, bool) for v in (seconds, nanos)):
         raise ValueError("is not {seconds, nanos} of whole numbers")
     return int(seconds) * 1_000_000_000 + int(nanos)
-
-
-def _id(raw: Any, size: int, ctx: ReadContext, where: str) -> str | None:
-    try:
-        return normalize_id(raw, size)
-    except ValueError as exc:
-        raise ctx.error(where, str(exc)) from None
-
-
-def _string(raw: Any, ctx: ReadContext, where: str) -> str:
-    if raw is None:
-        return ""
-    if not isinstance(raw, str):
-        raise ctx.error(where, f"is {described(raw)}, not a string")
-    return raw

@@ -20,8 +20,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from tracecheck.readers.common import ReadContext, checked, described, normalize_id
-from tracecheck.readers.tracer_parts import JsonValue, at, refuse_misread
+from tracecheck.readers.common import ReadContext, checked, described
+from tracecheck.readers.tracer_parts import JsonValue, at, checked_id, refuse_misread, text
 from tracecheck.spans import EMPTY_ATTRIBUTES, Event, Link, Scope, Span, SpanStatus
 
 __all__ = ["OtelJsStyle", "is_otel_js_span", "otel_js_style", "read_otel_js"]
@@ -85,7 +85,7 @@ def _span(raw: Any, ctx: ReadContext, where: str) -> Span:
         raise ctx.error(where or None, "is not a span object")
     context_field = next((name for name in _CONTEXTS if name in raw), _CONTEXTS[1])
     context = _object(raw.get(context_field), ctx, at(where, context_field))
-    trace_id = _id(context.get("traceId"), 16, ctx, at(where, f"{context_field}.traceId"))
+    trace_id = checked_id(context.get("traceId"), 16, ctx, at(where, f"{context_field}.traceId"))
     start = _hrtime(raw.get("startTime"), ctx, at(where, "startTime"))
     end = _end(raw, start, ctx, where)
     status, message = _status(raw.get("status"), ctx, at(where, "status"))
@@ -94,9 +94,9 @@ def _span(raw: Any, ctx: ReadContext, where: str) -> Span:
     return checked(
         Span(
             trace_id=trace_id,
-            span_id=_id(context.get("spanId"), 8, ctx, at(where, f"{context_field}.spanId")),
+            span_id=checked_id(context.get("spanId"), 8, ctx, at(where, f"{context_field}.spanId")),
             parent_span_id=_parent(raw, ctx, where),
-            name=_string(raw.get("name"), ctx, at(where, "name")),
+            name=text(raw.get("name"), ctx, at(where, "name")),
             start_ns=start,
             end_ns=end,
             status=status,
@@ -130,8 +130,8 @@ def _parent(raw: dict[str, Any], ctx: ReadContext, where: str) -> str | None:
     parent = raw.get("parentSpanContext")
     if parent is not None:
         parent = _object(parent, ctx, at(where, "parentSpanContext"))
-        return _id(parent.get("spanId"), 8, ctx, at(where, "parentSpanContext.spanId"))
-    return _id(raw.get("parentSpanId"), 8, ctx, at(where, "parentSpanId"))
+        return checked_id(parent.get("spanId"), 8, ctx, at(where, "parentSpanContext.spanId"))
+    return checked_id(raw.get("parentSpanId"), 8, ctx, at(where, "parentSpanId"))
 
 
 def _hrtime(raw: Any, ctx: ReadContext, where: str, *, moment: bool = True) -> int | None:
@@ -217,7 +217,7 @@ def _events(raw: Any, ctx: ReadContext, where: str) -> tuple[Event, ...]:
         attributes = _object(event.get("attributes"), ctx, f"{place}.attributes")
         events.append(
             Event(
-                _string(event.get("name"), ctx, f"{place}.name"),
+                text(event.get("name"), ctx, f"{place}.name"),
                 _hrtime(event.get("time"), ctx, f"{place}.time"),
                 attributes or EMPTY_ATTRIBUTES,
             )
@@ -234,8 +234,8 @@ def _links(raw: Any, ctx: ReadContext, where: str) -> tuple[Link, ...]:
         attributes = _object(link.get("attributes"), ctx, f"{place}.attributes")
         links.append(
             Link(
-                _id(context.get("traceId"), 16, ctx, f"{place}.context.traceId"),
-                _id(context.get("spanId"), 8, ctx, f"{place}.context.spanId"),
+                checked_id(context.get("traceId"), 16, ctx, f"{place}.context.traceId"),
+                checked_id(context.get("spanId"), 8, ctx, f"{place}.context.spanId"),
                 attributes or EMPTY_ATTRIBUTES,
             )
         )
@@ -255,19 +255,4 @@ def _list(raw: Any, ctx: ReadContext, where: str) -> list[Any]:
         return []
     if not isinstance(raw, list):
         raise ctx.error(where, f"is {described(raw)}, not a list")
-    return raw
-
-
-def _id(raw: Any, size: int, ctx: ReadContext, where: str) -> str | None:
-    try:
-        return normalize_id(raw, size)
-    except ValueError as exc:
-        raise ctx.error(where, str(exc)) from None
-
-
-def _string(raw: Any, ctx: ReadContext, where: str) -> str:
-    if raw is None:
-        return ""
-    if not isinstance(raw, str):
-        raise ctx.error(where, f"is {described(raw)}, not a string")
     return raw

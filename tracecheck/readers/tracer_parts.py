@@ -15,18 +15,20 @@ from typing import Any
 
 import orjson
 
-from tracecheck.readers.common import ReadContext, described
+from tracecheck.readers.common import ReadContext, described, normalize_id
 from tracecheck.spans import Scope, Span, SpanStatus
 
 __all__ = [
     "JsonValue",
     "at",
+    "checked_id",
     "count",
     "json_values",
     "not_a_count",
     "refuse_misread",
     "scope_from_tags",
     "status_from_tags",
+    "text",
 ]
 
 # One JSON value of a file and the place that names it in messages ("" for the whole file,
@@ -146,3 +148,20 @@ def count(raw: Any) -> int | None:
 
 def not_a_count(raw: Any, unit: str) -> str:
     return f"{described(raw)} is not a count of {unit}"
+
+
+def checked_id(raw: Any, size: int, ctx: ReadContext, where: str) -> str | None:
+    """A trace or span id of `size` bytes as lower-case hex (hex or base64 written)."""
+    try:
+        return normalize_id(raw, size)
+    except ValueError as exc:
+        raise ctx.error(where, str(exc)) from None
+
+
+def text(raw: Any, ctx: ReadContext, where: str) -> str:
+    """A string field; absent is empty."""
+    if raw is None:
+        return ""
+    if not isinstance(raw, str):
+        raise ctx.error(where, f"is {described(raw)}, not a string")
+    return raw
