@@ -355,3 +355,46 @@ def test_logfire_claude_agent_sdk_snapshots_leave_each_calls_output_unknown() ->
     ]
     budget = compile_contract({"name": "budget", "llm": {"maxTotalTokens": 10**9}})
     assert check(trace, budget).status == "fail"  # unknown totals never meet a budget
+
+
+def test_a_langfuse_span_before_3_5_may_be_a_tool_call_and_is_never_passed_over() -> None:
+    """Langfuse before 3.5 records tool calls as observations of type `span`, like any step."""
+    from tracecheck.spans import Scope
+
+    old = Scope("langfuse-sdk", "3.3.0")
+    spans = (
+        Span(
+            "a" * 32,
+            "1" * 16,
+            name="run",
+            scope=old,
+            attributes={"langfuse.observation.type": "span", "langfuse.observation.input": "{}"},
+        ),
+        Span(
+            "a" * 32,
+            "2" * 16,
+            "1" * 16,
+            name="run_shell",
+            scope=old,
+            attributes={
+                "langfuse.observation.type": "span",
+                "langfuse.observation.input": '{"command": "ls"}',
+            },
+        ),
+        Span(
+            "a" * 32,
+            "3" * 16,
+            "1" * 16,
+            name="chat",
+            scope=old,
+            attributes={
+                "langfuse.observation.type": "generation",
+                "langfuse.observation.model.name": "gpt",
+            },
+        ),
+    )
+    assert [s.convention.name for s in spans] == ["langfuse-before-3.5"] * 3
+    assert [s.kind for s in spans] == [Kind.UNKNOWN, Kind.UNKNOWN, Kind.LLM]
+    verdict = check(Trace("a" * 32, spans), NO_SHELL, strict_capture=True)
+    assert {r.label: r.status for r in verdict.rules}["tools.forbidden[run_shell]"] == "error"
+    assert "2 spans look like a tool or model call" in verdict.reading_notes[0]

@@ -32,7 +32,11 @@ def read_subject(spans: Sequence[Span]) -> SubjectReading:
     unmapped = [
         (span, reason)
         for span in spans
-        if (reason := unmapped_evidence(span.name, span.attributes, span.kind, span.tool_name))
+        if (
+            reason := unmapped_evidence(
+                span.name, span.attributes, span.kind, span.tool_name, span.convention.evidence
+            )
+        )
         and not read.decided(span.convention, span)
     ]
     notes = []

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from tracecheck.conventions.model import Convention, Field, KindRule, TokenFields
+from tracecheck.conventions.model import Convention, Field, KindRule, TokenFields, fields
 
 __all__ = ["markdown"]
 
@@ -67,7 +67,9 @@ def _scope(scope: object) -> str:
     low, high = getattr(scope, "min_version", None), getattr(scope, "below_version", None)
     if low is None and high is None:
         return str(name)
-    return f"{name} {low or ''}–{'<' + high if high else ''}"
+    if low is None:
+        return f"{name} <{high}"
+    return f"{name} ≥{low}" + (f" <{high}" if high else "")
 
 
 def _section(convention: Convention) -> list[str]:
@@ -95,6 +97,7 @@ def _section(convention: Convention) -> list[str]:
             ),
         ),
         ("not tool names", ", ".join(f"`{name}`" for name in sorted(convention.not_tool_names))),
+        ("a call may hide under", _places(fields(*convention.evidence))),
     ]
     rows = [(fact, text) for fact, text in facts if text]
     rows += [

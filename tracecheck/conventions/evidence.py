@@ -42,12 +42,17 @@ _IGNORED_PREFIXES = (
 
 
 def unmapped_evidence(
-    name: str, attributes: Mapping[str, Any], kind: str, tool_name: str | None
+    name: str,
+    attributes: Mapping[str, Any],
+    kind: str,
+    tool_name: str | None,
+    hints: tuple[str, ...] = (),
 ) -> str | None:
     """Why a span looks like a call that its reading missed, or None when it does not.
 
     Only spans read as UNKNOWN are judged (plus TOOL spans with no tool name): a span read as
-    any other kind was mapped by a convention.
+    any other kind was mapped by a convention. `hints` are the keys that its convention says may
+    stand for a call it cannot tell apart.
     """
     if kind == "TOOL":
         return None if tool_name else "a tool call with no tool name"
@@ -55,6 +60,11 @@ def unmapped_evidence(
         return None
     if is_template(name):
         return "a message-template name"
+    hinted = [key for key in hints if key in attributes]
+    if hinted:
+        return (
+            f"attribute {hinted[0]}, which this producer version records on calls and steps alike"
+        )
     keys = sorted(
         key
         for key in attributes

@@ -6,9 +6,11 @@ The observation type is the only kind evidence, a tool's name is the span name, 
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from tracecheck.conventions.model import Convention, KindRule, ScopeMatch, TokenFields, fields
 
-__all__ = ["LANGFUSE"]
+__all__ = ["LANGFUSE", "LANGFUSE_BEFORE_3_5"]
 
 _USAGE = "langfuse.observation.usage_details"
 
@@ -63,4 +65,24 @@ LANGFUSE = Convention(
     notes='`@observe` records a call\'s arguments as `{"args": [...], "kwargs": {...}}`; '
     "offered tools are only inside a generation's input (`/tools`). Before 3.5 every "
     "observation but generations and events is of type `span`.",
+)
+
+# Before 3.5 every observation but model calls and events is of type `span`: a tool call cannot
+# be told from a step, so such spans stay unmapped and are noted.
+LANGFUSE_BEFORE_3_5 = replace(
+    LANGFUSE,
+    name="langfuse-before-3.5",
+    title="Langfuse SDK before 3.5 (observation types span, generation, event)",
+    versions="langfuse 3.0–3.4",
+    scopes=(ScopeMatch("langfuse-sdk", below_version="3.5"),),
+    markers=(),
+    kinds=(
+        KindRule(
+            attribute="langfuse.observation.type",
+            values={"generation": "LLM", "event": "UNKNOWN"},
+        ),
+    ),
+    evidence=("langfuse.observation.input",),
+    notes="An observation of type `span` may be a tool call or a step: it is read as UNKNOWN, "
+    "named in a note, and refused by `--strict-capture`.",
 )

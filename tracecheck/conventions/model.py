@@ -171,4 +171,7 @@ class Convention:
     offered_indexed: tuple[str, ...] = ()
     # Tool-name values that name no tool (a container of several calls, say).
     not_tool_names: frozenset[str] = frozenset()
+    # Attribute keys that, on a span this convention leaves of kind UNKNOWN, mean a call may be
+    # recorded there that the reading cannot see (a version that named every step alike).
+    evidence: tuple[str, ...] = ()
     notes: str = ""

@@ -5,7 +5,7 @@ from __future__ import annotations
 from tracecheck.conventions.families import GENERIC, OPENINFERENCE, OTEL_GENAI
 from tracecheck.conventions.frameworks import BEEAI, PYDANTIC_AI, SMOLAGENTS, STRANDS
 from tracecheck.conventions.google_adk import GOOGLE_ADK
-from tracecheck.conventions.langfuse import LANGFUSE
+from tracecheck.conventions.langfuse import LANGFUSE, LANGFUSE_BEFORE_3_5
 from tracecheck.conventions.langsmith import LANGSMITH
 from tracecheck.conventions.logfire import LOGFIRE_CLAUDE_AGENT_SDK, LOGFIRE_OPENAI_AGENTS
 from tracecheck.conventions.mastra import MASTRA, MASTRA_TELEMETRY
@@ -34,6 +34,7 @@ CONVENTIONS: tuple[Convention, ...] = (
     STRANDS,
     GOOGLE_ADK,
     MASTRA,
+    LANGFUSE_BEFORE_3_5,
     # Chosen by their own attribute namespaces (and scope where they have one).
     VERCEL_AI,
     MLFLOW,
