@@ -45,6 +45,7 @@ CONTRACT = compile_contract(
     ("name", "attributes", "kind", "tool", "reason"),
     [
         ("Function: {name}", {}, "UNKNOWN", None, "a message-template name"),
+        ("processing {item}", {}, "UNKNOWN", None, None),  # an application's own template
         ("x", {"vendor.model_name": "gpt"}, "UNKNOWN", None, "attributes vendor.model_name"),
         ("x", {"ai.toolCall.name": "t"}, "UNKNOWN", None, "attributes ai.toolCall.name"),
         ("x", {"vendor.usage": "{}"}, "UNKNOWN", None, "attributes vendor.usage"),

@@ -29,6 +29,11 @@ _EVIDENCE_NAME = re.compile(
     r"|\bllm\b|\bgenerate(?:_content|Text|Object)?\b|\bembed|\b(?:gpt|claude|gemini|o[134])-",
     re.IGNORECASE,
 )
+# A template names a call when it speaks of one (`Function: {name}`, `Chat with {model}`); an
+# application's own templates (`processing {item}`) are no evidence.
+_CALL_WORD = re.compile(
+    r"function|tool|chat|completion|llm|model|agent|generat|embed|call|invoke|run", re.IGNORECASE
+)
 # Keys every span may carry that say nothing of a call (resource and scope attributes).
 _IGNORED_PREFIXES = (
     "service.",
@@ -58,7 +63,7 @@ def unmapped_evidence(
         return None if tool_name else "a tool call with no tool name"
     if kind != "UNKNOWN":
         return None
-    if is_template(name):
+    if is_template(name) and _CALL_WORD.search(name):
         return "a message-template name"
     hinted = [key for key in hints if key in attributes]
     if hinted:
