@@ -1,4 +1,7 @@
-"""The pytest plugin, exercised only through `pytester` (the way its users meet it)."""
+"""The pytest plugin, exercised only through `pytester` (the way its users meet it): contracts
+held in a test, failures that read in the contract's words. Capture under process-wide
+instrumentation is in test_pytest_plugin_capture.py, evidence in test_pytest_plugin_evidence.py,
+the cost of an unused plugin in test_pytest_plugin_cost.py."""
 
 from __future__ import annotations
 
@@ -19,6 +22,7 @@ pytest_plugins = ["pytester"]
 ROOT = Path(__file__).resolve().parent.parent
 CONTRACT = ROOT / "contracts" / "refund-desk.json"
 FORBIDDEN = ROOT / "fixtures" / "otel-genai" / "forbidden.otlp.jsonl"
+REPEATED = ROOT / "fixtures" / "otel-genai" / "repeated-write.otlp.jsonl"
 
 # The code under test in the generated test files: an agent that emits GenAI spans.
 AGENT = """
@@ -27,12 +31,19 @@ from opentelemetry import trace
 
 REFUND_DESK = {contract!r}
 FORBIDDEN = {forbidden!r}
+REPEATED = {repeated!r}
 
 
-def run_agent(tracer, tools=("lookup_order", "issue_refund")):
+def run_agent(tracer, tools=("lookup_order", "issue_refund"), model="gpt-4.1-mini"):
     with tracer.start_as_current_span("invoke_agent refund") as root:
         root.set_attribute("gen_ai.operation.name", "invoke_agent")
         for tool in tools:
+            if model is not None:
+                with tracer.start_as_current_span("chat " + model) as chat:
+                    chat.set_attribute("gen_ai.operation.name", "chat")
+                    chat.set_attribute("gen_ai.request.model", model)
+                    chat.set_attribute("gen_ai.usage.input_tokens", 100)
+                    chat.set_attribute("gen_ai.usage.output_tokens", 10)
             with tracer.start_as_current_span("execute_tool " + tool) as span:
                 span.set_attribute("gen_ai.operation.name", "execute_tool")
                 span.set_attribute("gen_ai.tool.name", tool)
@@ -48,9 +59,17 @@ def _literal(line: str) -> str:
     return re.sub(r"([\[\]*?])", r"[\1]", line)
 
 
+def _section(output: str, test: str) -> str:
+    """The failure section of one test in pytest's output."""
+    after = re.split(rf"\n_+ {re.escape(test)} _+\n", output, maxsplit=1)[1]
+    return re.split(r"\n_{3,} |\n=+ short test summary", after, maxsplit=1)[0]
+
+
 @pytest.fixture
 def agent_tests(pytester: pytest.Pytester) -> pytest.Pytester:
-    pytester.makeconftest(AGENT.format(contract=str(CONTRACT), forbidden=str(FORBIDDEN)))
+    pytester.makeconftest(
+        AGENT.format(contract=str(CONTRACT), forbidden=str(FORBIDDEN), repeated=str(REPEATED))
+    )
     pytester.makeini("[pytest]\naddopts = -p no:cacheprovider --strict-markers\n")
     return pytester
 
@@ -69,14 +88,14 @@ def test_a_contract_that_holds_passes(agent_tests: pytest.Pytester) -> None:
         def test_helper(trace_spans):
             run_agent(trace_spans.provider.get_tracer("agent"))
             verdict = trace_spans.assert_contract(REFUND_DESK)
-            assert verdict.ok and len(trace_spans.spans()) == 3
+            assert verdict.ok and len(trace_spans.spans()) == 5
             assert assert_contract(trace_spans.spans(), REFUND_DESK).status == "pass"
         """
     )
     agent_tests.runpytest().assert_outcomes(passed=2)
 
 
-def test_a_failing_contract_reads_like_a_pytest_failure(agent_tests: pytest.Pytester) -> None:
+def test_a_failing_contract_reads_in_the_contracts_words(agent_tests: pytest.Pytester) -> None:
     agent_tests.makepyfile(
         """
         from conftest import FORBIDDEN, REFUND_DESK
@@ -93,22 +112,123 @@ def test_a_failing_contract_reads_like_a_pytest_failure(agent_tests: pytest.Pyte
             ">       assert_contract(trace_spans.load(FORBIDDEN), REFUND_DESK)",
             _literal('E       AssertionError: trace contract "refund-desk" failed: 1 of 9 rules'),
             _literal(
-                "E         - tools.forbidden[run_shell]: span 4b1b907d90c3da97 "
-                '("execute_tool run_shell") matches never(kind=TOOL,tool=run_shell)'
+                "E         - tools.forbidden[run_shell]: run_shell was called "
+                '(span 4b1b907d90c3da97 "execute_tool run_shell")'
             ),
             _literal(
                 f"E       hint: run `tracecheck explain {CONTRACT}` to see what each rule requires"
             ),
-            "test_a_failing_contract_reads_like_a_pytest_failure.py:5: AssertionError",
-            "FAILED test_a_failing_contract_reads_like_a_pytest_failure.py::test_recorded*",
+            "test_a_failing_contract_reads_in_the_contracts_words.py:5: AssertionError",
+            "FAILED test_a_failing_contract_reads_in_the_contracts_words.py::test_recorded*",
         ]
     )
     assert "assert_contract(spans_or_trace" not in result.stdout.str()  # helper frame hidden
+    assert "never(" not in result.stdout.str()
+
+
+def test_a_repeated_write_is_one_violation_per_repeated_call(agent_tests: pytest.Pytester) -> None:
+    agent_tests.makepyfile(
+        """
+        from conftest import REPEATED, REFUND_DESK
+        from tracecheck import read_traces
+        from tracecheck.testing import assert_contract
+
+        def test_recorded():
+            assert_contract(read_traces(REPEATED)[0], REFUND_DESK)
+        """
+    )
+    result = agent_tests.runpytest()
+    result.assert_outcomes(failed=1)
+    section = _section(result.stdout.str(), "test_recorded")
+    bullets = [line for line in section.splitlines() if line.startswith("E         - ")]
+    assert bullets == [
+        "E         - retries: issue_refund was called 2 times with the same arguments "
+        "(spans a5e166efe95ea15f, 5a019169d9e6364c) without an idempotency key at "
+        "/idempotency_key, so it may have applied more than once"
+    ]
+
+
+def test_every_rule_kind_reads_without_the_rule_notation(agent_tests: pytest.Pytester) -> None:
+    contract = {
+        "name": "tight",
+        "tools": {
+            "required": ["lookup_order", "issue_refund"],
+            "forbidden": ["run_shell"],
+            "allowed": ["lookup_order", "issue_refund", "run_shell"],
+            "maxCalls": 3,
+            "maxCallsPerTool": {"run_shell": 1},
+            "requiredOrder": ["lookup_order", "issue_refund"],
+            "arguments": [{"tool": "issue_refund", "pointer": "/amount", "type": "number"}],
+        },
+        "llm": {"allowedModels": ["gpt-4.1-mini"], "maxTotalTokens": 250, "maxCalls": 3},
+    }
+    agent_tests.makefile(".json", tight=json.dumps(contract))
+    agent_tests.makepyfile(
+        """
+        import pytest
+        from conftest import run_agent
+
+        @pytest.mark.trace_contract("tight.json")
+        def test_agent(trace_spans):
+            run_agent(
+                trace_spans.tracer("agent"),
+                tools=["lookup_order", "run_shell", "run_shell", "delete_db"],
+                model="gpt-4o",
+            )
+        """
+    )
+    result = agent_tests.runpytest()
+    result.assert_outcomes(failed=1)
+    section = _section(result.stdout.str(), "test_agent")
+    lines = section.splitlines()
+    assert lines[0] == 'trace contract "tight" failed: 10 of 11 rules'
+    by_label = {
+        line.split(": ", 1)[0].strip(" -"): line.split(": ", 1)[1]
+        for line in lines
+        if line.startswith("  - ")
+    }
+    span = r"span [0-9a-f]{16}"
+    expected = {
+        "tools.required[issue_refund]": (
+            r"issue_refund was never called; tool calls seen: lookup_order, run_shell, delete_db"
+        ),
+        "tools.forbidden[run_shell]": r"run_shell was called 2 times \(spans [0-9a-f]{16}, "
+        r"[0-9a-f]{16}\)",
+        "tools.allowed": rf"delete_db was called, outside the allowed tools \({span} "
+        r'"execute_tool delete_db"\)',
+        "tools.maxCalls": r"4 tool calls, over the limit of 3",
+        "tools.maxCallsPerTool[run_shell]": r"run_shell was called 2 times, over the limit of 1",
+        "tools.requiredOrder[lookup_order->issue_refund]": r"issue_refund was never called",
+        "tools.arguments[0] issue_refund /amount type number": (
+            r"issue_refund was never called, so there is no argument to check"
+        ),
+        "llm.maxCalls": r"4 model calls, over the limit of 3",
+        "llm.maxTotalTokens": r"440 tokens across 4 model calls, over the limit of 250",
+        "llm.allowedModels": r"gpt-4o was used 4 times, outside the allowed models \(spans "
+        r"[0-9a-f]{16}, [0-9a-f]{16}, [0-9a-f]{16}, [0-9a-f]{16}\)",
+    }
+    assert sorted(by_label) == sorted(expected)
+    for label, pattern in expected.items():
+        assert re.fullmatch(pattern, by_label[label]), (label, by_label[label])
+    for notation in ("never(", "eventually(", "always(", "kind=TOOL", "kind=LLM", "oneOf("):
+        assert notation not in section
 
 
 def test_a_rule_shows_five_violations_then_counts_the_rest(agent_tests: pytest.Pytester) -> None:
     agent_tests.makefile(
-        ".json", no_shell=json.dumps({"name": "no-shell", "tools": {"forbidden": ["run_shell"]}})
+        ".json",
+        no_shell=json.dumps(
+            {
+                "name": "no-shell",
+                "rules": [
+                    {
+                        "kind": "never",
+                        "label": "no-shell",
+                        "p": {"kind": "TOOL", "name": {"$regex": "shell"}},
+                    }
+                ],
+            }
+        ),
     )
     agent_tests.makepyfile(
         """
@@ -122,17 +242,41 @@ def test_a_rule_shows_five_violations_then_counts_the_rest(agent_tests: pytest.P
     )
     result = agent_tests.runpytest()
     result.assert_outcomes(failed=1)
-    shown = r'      span * ("execute_tool run_shell") matches never(kind=TOOL,tool=run_shell)'
+    shown = r'      span * ("execute_tool run_shell") matches kind=TOOL,name=/shell/'
     result.stdout.fnmatch_lines(
         [
             "*_ test_shell_loop _*",
             'trace contract "no-shell" failed: 1 of 1 rules',
-            _literal("  - tools.forbidden[run_shell]: 7 violations"),
+            _literal("  - no-shell: 7 violations"),
             *[_literal(shown).replace("[*]", "*")] * 5,
             "      … and 2 more",
             "hint: run `tracecheck explain no_shell.json` to see what each rule requires",
         ]
     )
+
+
+def test_reading_notes_follow_the_bullets(agent_tests: pytest.Pytester) -> None:
+    agent_tests.makepyfile(
+        """
+        import pytest
+        from conftest import REFUND_DESK, run_agent
+
+        @pytest.mark.trace_contract(REFUND_DESK)
+        def test_no_model_calls(trace_spans):
+            run_agent(trace_spans.tracer("agent"), tools=("lookup_order", "run_shell"), model=None)
+        """
+    )
+    result = agent_tests.runpytest()
+    result.assert_outcomes(failed=1)
+    section = _section(result.stdout.str(), "test_no_model_calls")
+    lines = section.splitlines()
+    notes = [line for line in lines if line.startswith("  note: ")]
+    assert notes == [
+        "  note: 2 tool calls are recorded but no model call: the producer may not record "
+        "them, so rules about models see none"
+    ]
+    assert lines.index(notes[0]) > max(i for i, line in enumerate(lines) if line.startswith("  - "))
+    assert lines[-1].startswith("hint: ")
 
 
 def test_the_marker_turns_a_violation_into_a_test_failure(agent_tests: pytest.Pytester) -> None:
@@ -168,13 +312,11 @@ def test_the_marker_turns_a_violation_into_a_test_failure(agent_tests: pytest.Py
             "*_ test_shell _*",
             'trace contract "refund-desk" failed: 1 of 9 rules',
             _literal(
-                "  - tools.forbidden[run_shell]: span * matches never(kind=TOOL,tool=run_shell)"
+                '  - tools.forbidden[run_shell]: run_shell was called (span * "execute_tool run_shell")'
             ).replace("[*]", "*"),
             "hint: *",
             "*_ test_without_the_fixture _*",
-            'trace contract "refund-desk" could not be checked: 7 of 9 rules '
-            "(2 could not be evaluated)",
-            "no spans were captured: pass the fixture's provider or tracer to the code under test",
+            'trace contract "refund-desk" could not be checked: no spans were captured; *',
             "*_ test_that_fails_by_itself _*",
             "E       AssertionError: the test's own failure",
         ]
@@ -228,11 +370,10 @@ def test_a_missing_contract_file_is_a_setup_error_naming_it(agent_tests: pytest.
     assert "During handling of the above exception" not in result.stdout.str()
 
 
-def test_a_test_that_emits_no_span_fails_instead_of_passing_vacuously(
-    agent_tests: pytest.Pytester,
-) -> None:
+def test_no_captured_span_is_one_line_naming_the_cause(agent_tests: pytest.Pytester) -> None:
     # Low-level rules get no capture-evidence error (contracts.md 4.11, 9.7): with no span at
-    # all this contract would pass, though nothing was checked.
+    # all this contract would pass, though nothing was checked; the refund desk's would fail
+    # seven rules, none of which is the cause.
     agent_tests.makefile(
         ".json",
         never_bash=json.dumps(
@@ -245,11 +386,18 @@ def test_a_test_that_emits_no_span_fails_instead_of_passing_vacuously(
     agent_tests.makepyfile(
         """
         import pytest
+        from conftest import REFUND_DESK
+        from opentelemetry import trace
         from tracecheck.testing import assert_contract
 
         @pytest.mark.trace_contract("never_bash.json")
         def test_marker(trace_spans):
             pass  # the code under test was not given the provider
+
+        @pytest.mark.trace_contract(REFUND_DESK)
+        def test_refund_desk(trace_spans):
+            with trace.get_tracer("app").start_as_current_span("not captured"):
+                pass  # no SDK provider is installed: a no-op span
 
         def test_helper(trace_spans):
             trace_spans.assert_contract("never_bash.json")
@@ -264,17 +412,44 @@ def test_a_test_that_emits_no_span_fails_instead_of_passing_vacuously(
         """
     )
     result = agent_tests.runpytest()
-    result.assert_outcomes(failed=3, passed=1)
+    result.assert_outcomes(failed=4, passed=1)
+    output = result.stdout.str()
+    cause = (
+        "no spans were captured; no OpenTelemetry SDK TracerProvider is installed globally: "
+        "for instrumentation set up once, mark the test "
+        "@pytest.mark.trace_spans(global_provider=True) or set tracecheck_global_provider = "
+        "true in the ini file; for code that takes a provider, hand it trace_spans.provider"
+    )
+    for test, contract in (("test_marker", "never-bash"), ("test_refund_desk", "refund-desk")):
+        assert _section(output, test).strip().splitlines() == [
+            f'trace contract "{contract}" could not be checked: {cause}'
+        ]
+    assert f'E       AssertionError: trace contract "never-bash" could not be checked: {cause}' in (
+        _section(output, "test_helper")
+    )
+    assert (
+        'AssertionError: trace contract "never-bash" could not be checked: no spans were given; '
+        "pass the spans the code under test emitted, or a trace read from a file"
+    ) in _section(output, "test_free_function")
+
+
+def test_no_span_under_a_disabled_sdk_says_so(agent_tests: pytest.Pytester) -> None:
+    agent_tests.makepyfile(
+        """
+        import pytest
+        from conftest import REFUND_DESK, run_agent
+
+        @pytest.mark.trace_contract(REFUND_DESK)
+        def test_disabled(trace_spans, monkeypatch):
+            monkeypatch.setenv("OTEL_SDK_DISABLED", "true")
+        """
+    )
+    result = agent_tests.runpytest()
+    result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(
         [
-            "*_ test_marker _*",
-            'trace contract "never-bash" could not be checked: no spans were captured',
-            "pass the fixture's provider or tracer to the code under test",
-            "hint: run `tracecheck explain never_bash.json` to see what each rule requires",
-            "*_ test_helper _*",
-            '*AssertionError: trace contract "never-bash" could not be checked: no spans were captured',
-            "*_ test_free_function _*",
-            '*AssertionError: trace contract "never-bash" could not be checked: no spans were given',
+            'trace contract "refund-desk" could not be checked: no spans were captured; '
+            "OTEL_SDK_DISABLED is set, so the OpenTelemetry SDK records nothing; unset it"
         ]
     )
 
@@ -294,80 +469,7 @@ def test_marker_paths_are_relative_to_the_rootdir(agent_tests: pytest.Pytester) 
     result.assert_outcomes(passed=1)
 
 
-def test_the_evidence_dir_keeps_spans_and_verdict_of_a_failure(
-    agent_tests: pytest.Pytester,
-) -> None:
-    agent_tests.makepyfile(
-        """
-        import pytest
-        from conftest import REFUND_DESK, run_agent
-
-        @pytest.mark.parametrize("tools", [("lookup_order", "run_shell")], ids=["shell/1"])
-        @pytest.mark.trace_contract(REFUND_DESK)
-        def test_shell(trace_spans, tools):
-            run_agent(trace_spans.tracer("agent"), tools=tools)
-
-        @pytest.mark.trace_contract(REFUND_DESK)
-        def test_clean(trace_spans):
-            run_agent(trace_spans.tracer("agent"))
-        """
-    )
-    result = agent_tests.runpytest("--tracecheck-evidence-dir", "evidence")
-    result.assert_outcomes(passed=1, failed=1)
-    evidence = agent_tests.path / "evidence"
-    stem = "test_the_evidence_dir_keeps_spans_and_verdict_of_a_failure.py_test_shell_shell_1"
-    assert sorted(p.name for p in evidence.iterdir()) == [
-        f"{stem}.otlp.json",
-        f"{stem}.refund-desk.verdict.json",
-    ]
-    result.stdout.fnmatch_lines(
-        [f"evidence: {evidence / stem}.otlp.json and {evidence / stem}.refund-desk.verdict.json"]
-    )
-    from tracecheck import read_traces
-
-    (trace,) = read_traces(evidence / f"{stem}.otlp.json")
-    assert [s.name for s in trace.spans] == [
-        "execute_tool lookup_order",
-        "execute_tool run_shell",
-        "invoke_agent refund",
-    ]
-    verdict = json.loads((evidence / f"{stem}.refund-desk.verdict.json").read_text())
-    assert (verdict["version"], verdict["contract"], verdict["status"]) == (
-        1,
-        "refund-desk",
-        "fail",
-    )
-    assert verdict["test"].endswith("::test_shell[shell/1]")
-    assert verdict["trace_id"] == trace.trace_id
-    failed = {r["label"] for r in verdict["rules"] if r["status"] == "fail"}
-    assert "tools.forbidden[run_shell]" in failed
-
-
-def test_an_evidence_dir_that_cannot_be_written_still_reports_the_verdict(
-    agent_tests: pytest.Pytester,
-) -> None:
-    agent_tests.makepyfile(
-        """
-        import pytest
-        from conftest import REFUND_DESK, run_agent
-
-        @pytest.mark.trace_contract(REFUND_DESK)
-        def test_shell(trace_spans):
-            run_agent(trace_spans.tracer("agent"), tools=("lookup_order", "run_shell"))
-        """
-    )
-    (agent_tests.path / "taken").write_text("a file, not a directory")
-    result = agent_tests.runpytest("--tracecheck-evidence-dir", "taken")
-    result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(
-        [
-            'trace contract "refund-desk" failed: *',
-            f"evidence could not be written to {agent_tests.path / 'taken'}: *",
-        ]
-    )
-
-
-def test_the_fixture_leaves_the_global_provider_alone(agent_tests: pytest.Pytester) -> None:
+def test_the_fixture_leaves_an_unset_global_provider_alone(agent_tests: pytest.Pytester) -> None:
     agent_tests.makepyfile(
         """
         from opentelemetry import trace
@@ -386,56 +488,29 @@ def test_the_fixture_leaves_the_global_provider_alone(agent_tests: pytest.Pytest
     assert trace._TRACER_PROVIDER is None
 
 
-def test_the_global_provider_is_an_explicit_opt_in_and_restored(
-    agent_tests: pytest.Pytester,
-) -> None:
+def test_the_marker_takes_only_known_options(agent_tests: pytest.Pytester) -> None:
     agent_tests.makepyfile(
         """
         import pytest
-        from opentelemetry import trace
-        from opentelemetry.sdk.trace import TracerProvider
-
-        BEFORE = TracerProvider()
-        trace.set_tracer_provider(BEFORE)
-
-        @pytest.mark.trace_spans(global_provider=True)
-        def test_global(trace_spans):
-            assert trace.get_tracer_provider() is trace_spans.provider
-            trace.set_tracer_provider(TracerProvider())  # refused: the test's provider stays
-            assert trace.get_tracer_provider() is trace_spans.provider
-            with trace.get_tracer("instrumented").start_as_current_span("captured"):
-                pass
-            assert [s.name for s in trace_spans.spans()] == ["captured"]
-
-        def test_after():
-            assert trace.get_tracer_provider() is BEFORE
 
         @pytest.mark.trace_spans(global_provider=True, sampler="off")
         def test_unknown_option(trace_spans):
             pass
+
+        @pytest.mark.trace_spans(True)
+        def test_positional(trace_spans):
+            pass
         """
     )
-    result = agent_tests.runpytest_subprocess("-p", "no:cacheprovider")
-    result.assert_outcomes(passed=2, errors=1)
+    result = agent_tests.runpytest()
+    result.assert_outcomes(errors=2)
     result.stdout.fnmatch_lines(
-        ["*@pytest.mark.trace_spans takes only global_provider=True|False, not sampler*"]
+        [
+            "*@pytest.mark.trace_spans takes only global_provider=True|False, not sampler*",
+            "*@pytest.mark.trace_spans takes only global_provider=True|False, not positional "
+            "arguments*",
+        ]
     )
-
-
-def test_the_global_provider_is_restored_when_it_was_unset(agent_tests: pytest.Pytester) -> None:
-    agent_tests.makepyfile(
-        """
-        import pytest
-        from opentelemetry import trace
-
-        @pytest.mark.trace_spans(global_provider=True)
-        def test_global(trace_spans):
-            assert trace.get_tracer_provider() is trace_spans.provider
-        """
-    )
-    agent_tests.runpytest().assert_outcomes(passed=1)
-    assert trace._TRACER_PROVIDER is None
-    assert trace._TRACER_PROVIDER_SET_ONCE._done is False
 
 
 def test_loading_a_recorded_file(agent_tests: pytest.Pytester) -> None:
@@ -465,12 +540,13 @@ def test_without_the_sdk_the_fixture_names_the_extra(agent_tests: pytest.Pyteste
         @pytest.fixture(autouse=True)
         def no_sdk(monkeypatch):
             monkeypatch.setitem(sys.modules, "opentelemetry.sdk.trace", None)
+            monkeypatch.delitem(sys.modules, "tracecheck.pytest_capture", raising=False)
 
         def test_needs_sdk(no_sdk, trace_spans):
             pass
         """
     )
-    result = agent_tests.runpytest()
+    result = agent_tests.runpytest_subprocess()
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines(
         [
@@ -492,7 +568,13 @@ def test_the_plugin_loads_from_its_entry_point_or_by_name(
     )
     result = agent_tests.runpytest_subprocess("--help")
     result.stdout.fnmatch_lines(
-        ["trace contracts (tracecheck):", "*--tracecheck-evidence-dir=DIR*"]
+        [
+            "trace contracts (tracecheck):",
+            "*--tracecheck-evidence-dir=DIR*",
+            "*--tracecheck-known-secret-env=NAME*",
+            "*--tracecheck-evidence-raw*",
+            "*tracecheck_global_provider (bool):*",
+        ]
     )
     agent_tests.runpytest_subprocess().assert_outcomes(passed=1)
     monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")

@@ -1,37 +1,48 @@
-"""tracecheck: prove which path an AI agent took, from its OpenTelemetry traces."""
+"""tracecheck: prove which path an AI agent took, from its OpenTelemetry traces.
+
+The public names are imported on first use: `import tracecheck.pytest_plugin`, which pytest
+does in every run of an environment where tracecheck is installed, then costs nothing until a
+test asks for the plugin's fixture or marker.
+"""
 
 from __future__ import annotations
 
-from tracecheck.check import check, check_all
-from tracecheck.contract import (
-    Contract,
-    LintFinding,
-    compile_contract,
-    explain_contract,
-    lint_contract,
-)
-from tracecheck.errors import (
-    AmbiguousFormatError,
-    ContractError,
-    ContractProblem,
-    TraceReadError,
-    UnrecognizedFormatError,
-)
-from tracecheck.readers import detect_format, iter_spans, read_traces, spans_from_otel
-from tracecheck.spans import (
-    Event,
-    Kind,
-    Link,
-    OfferedTools,
-    ReadNote,
-    RunRecord,
-    Scope,
-    Span,
-    TokenUsage,
-    ToolArguments,
-    Trace,
-)
-from tracecheck.verdict import RuleResult, Verdict, Violation
+import importlib
+import sys
+import types
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tracecheck.check import check, check_all
+    from tracecheck.contract import (
+        Contract,
+        LintFinding,
+        compile_contract,
+        explain_contract,
+        lint_contract,
+    )
+    from tracecheck.errors import (
+        AmbiguousFormatError,
+        ContractError,
+        ContractProblem,
+        TraceReadError,
+        UnrecognizedFormatError,
+    )
+    from tracecheck.readers import detect_format, iter_spans, read_traces, spans_from_otel
+    from tracecheck.spans import (
+        Event,
+        Kind,
+        Link,
+        OfferedTools,
+        ReadNote,
+        RunRecord,
+        Scope,
+        Span,
+        TokenUsage,
+        ToolArguments,
+        Trace,
+    )
+    from tracecheck.verdict import RuleResult, Verdict, Violation
 
 __all__ = [
     "AmbiguousFormatError",
@@ -65,3 +76,68 @@ __all__ = [
     "read_traces",
     "spans_from_otel",
 ]
+
+# The module each public name is imported from.
+_HOMES = {
+    **dict.fromkeys(("check", "check_all"), "tracecheck.check"),
+    **dict.fromkeys(
+        ("Contract", "LintFinding", "compile_contract", "explain_contract", "lint_contract"),
+        "tracecheck.contract",
+    ),
+    **dict.fromkeys(
+        (
+            "AmbiguousFormatError",
+            "ContractError",
+            "ContractProblem",
+            "TraceReadError",
+            "UnrecognizedFormatError",
+        ),
+        "tracecheck.errors",
+    ),
+    **dict.fromkeys(
+        ("detect_format", "iter_spans", "read_traces", "spans_from_otel"), "tracecheck.readers"
+    ),
+    **dict.fromkeys(
+        (
+            "Event",
+            "Kind",
+            "Link",
+            "OfferedTools",
+            "ReadNote",
+            "RunRecord",
+            "Scope",
+            "Span",
+            "TokenUsage",
+            "ToolArguments",
+            "Trace",
+        ),
+        "tracecheck.spans",
+    ),
+    **dict.fromkeys(("RuleResult", "Verdict", "Violation"), "tracecheck.verdict"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
+
+
+class _Package(types.ModuleType):
+    """Importing the submodule `tracecheck.check` binds it on the package under `check`, the
+    name of the public function: a public name is never rebound to a module."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name in _HOMES and isinstance(value, types.ModuleType):
+            return
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package

@@ -1,93 +1,129 @@
 """pytest plugin: capture the spans a test emits and hold them to trace contracts.
 
-- fixture `trace_spans`: a real OpenTelemetry SDK `TracerProvider` for one test, exporting to
-  memory; `.provider`, `.tracer(name)`, `.spans()`, `.load(path)`, `.assert_contract(contract)`.
-  It never touches the global provider unless the test asks with
-  `@pytest.mark.trace_spans(global_provider=True)`.
+- fixture `trace_spans`: the spans this test emitted, whichever way the code under test was
+  instrumented (see "What is captured" below); `.spans()`, `.provider`, `.tracer(name)`,
+  `.attach(provider)`, `.load(path)`, `.assert_contract(contract)`.
 - marker `@pytest.mark.trace_contract("contracts/x.json", ...)`: after the test body passes,
   the captured spans are checked; a violation fails the test (in the call phase), and so does
   a test that emitted no span at all (nothing was checked).
-- option `--tracecheck-evidence-dir DIR`: a failing check writes the spans (OTLP JSON) and the
-  verdict (JSON) there.
+- marker `@pytest.mark.trace_spans(global_provider=True)` (or `tracecheck_global_provider =
+  true` in the ini file for every test): when no SDK `TracerProvider` is installed globally,
+  install the session's provider as the global one, so that instrumentation set up once (a
+  proxy tracer taken at import) records into it.
+- options `--tracecheck-evidence-dir DIR`, `--tracecheck-known-secret-env NAME` (repeatable),
+  `--tracecheck-evidence-raw`: a failing check writes its spans (OTLP JSON, redacted with the
+  `default` profile unless raw) and its verdict (JSON) into DIR.
 
-Loaded through the `pytest11` entry point, or with `-p tracecheck.pytest_plugin`.
+What is captured, for the duration of each test (spans of other tests never are):
+- spans of the global SDK `TracerProvider` that the application installed, automatically (the
+  capture is added to it as a span processor; it is never replaced or shut down);
+- spans of the global provider this plugin installs under `global_provider=True`;
+- spans of `trace_spans.provider` (for code that is handed a provider), and of any provider
+  passed to `trace_spans.attach(provider)` (an instrumentor given a private provider).
+Through a shared provider, a span is this test's when it starts in the test's context: its own
+thread and asyncio tasks, threads it starts, work it submits to a thread pool, and children of
+its spans.
+
+Loaded through the `pytest11` entry point, or with `-p tracecheck.pytest_plugin`. Importing it
+costs pytest's hooks and nothing more: tracecheck's checker, readers, redaction and the
+OpenTelemetry SDK are imported when a test first uses the fixture or the marker.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import hashlib
-import re
-from collections.abc import Callable, Generator
+import os
+from collections.abc import Generator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import orjson
 import pytest
-
-from tracecheck.check import check
-from tracecheck.contract import Contract, compile_contract
-from tracecheck.errors import ContractError, TraceReadError
-from tracecheck.readers import read_traces, spans_from_otel
-from tracecheck.spans import Span, Trace
-from tracecheck.testing import ContractInput, assert_contract, failure_message
-from tracecheck.verdict import Verdict
-from tracecheck.writers import to_otlp_json
 
 if TYPE_CHECKING:
     from opentelemetry.sdk.trace import TracerProvider
-    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
     from opentelemetry.trace import Tracer
+
+    from tracecheck.contract import Contract
+    from tracecheck.pytest_capture import CaptureHub, TestSpans
+    from tracecheck.pytest_evidence import EvidenceSettings
+    from tracecheck.spans import Span, Trace
+    from tracecheck.testing import ContractInput, assert_contract
+    from tracecheck.verdict import Verdict
 
 __all__ = ["SpanCapture", "assert_contract", "trace_spans"]
 
 FIXTURE = "trace_spans"
 MARKER = "trace_contract"
+GLOBAL_INI = "tracecheck_global_provider"
 MISSING_SDK = (
     "the trace_spans fixture needs the OpenTelemetry SDK, which is not installed: "
     "pip install 'tracecheck[otel]'"
 )
 
-_EVIDENCE_DIR = pytest.StashKey[Path | None]()
+_EVIDENCE = pytest.StashKey["EvidenceSettings | None"]()
+_HUB = pytest.StashKey["CaptureHub"]()
 _CAPTURE = pytest.StashKey["SpanCapture"]()
-_CONTRACTS = pytest.StashKey[list[tuple[str, Contract]]]()
+_CONTRACTS = pytest.StashKey[list[tuple[str, "Contract"]]]()
+
+
+def __getattr__(name: str) -> Any:
+    if name == "assert_contract":  # re-exported, imported on first use
+        from tracecheck.testing import assert_contract
+
+        return assert_contract
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class SpanCapture:
-    """The spans one test emits, through its own SDK `TracerProvider`."""
+    """The spans one test emits (the `trace_spans` fixture)."""
 
     def __init__(
         self,
-        provider: TracerProvider,
-        exporter: InMemorySpanExporter,
+        hub: CaptureHub,
+        test: TestSpans,
         *,
-        node_id: str,
-        evidence_dir: Path | None,
+        evidence: EvidenceSettings | None,
     ) -> None:
-        self._provider = provider
-        self._exporter = exporter
-        self._node_id = node_id
-        self._evidence_dir = evidence_dir
+        self._hub = hub
+        self._test = test
+        self._provider = hub.test_provider(test)
+        self._evidence = evidence
 
     @property
     def provider(self) -> TracerProvider:
-        """The test's provider: hand it to the code under test."""
+        """A provider of this test's own: hand it to code that takes a provider per call."""
         return self._provider
 
     def tracer(self, name: str, version: str | None = None) -> Tracer:
         return self._provider.get_tracer(name, version)
 
+    def attach(self, provider: Any) -> None:
+        """Capture this test's spans from an SDK provider the code under test keeps to itself
+        (an instrumentor given `tracer_provider=`); it is never replaced or shut down, and
+        stays attached for the rest of the session."""
+        __tracebackhide__ = True
+        if not callable(getattr(provider, "add_span_processor", None)):
+            raise TypeError(
+                f"trace_spans.attach needs an OpenTelemetry SDK TracerProvider, "
+                f"not {type(provider).__qualname__}"
+            )
+        self._hub.attach(provider)
+
     def spans(self) -> list[Span]:
-        """Every span finished so far, in the order they ended."""
-        return spans_from_otel(self._exporter.get_finished_spans())
+        """Every span of this test finished so far, in the order they ended."""
+        from tracecheck.readers import spans_from_otel
+
+        return spans_from_otel(self._test.finished())
 
     def clear(self) -> None:
         """Forget the spans captured so far."""
-        self._exporter.clear()
+        self._test.clear()
 
     def load(self, path: str | Path, *, trace_id: str | None = None) -> Trace:
         """The one trace recorded in `path` (any format `read_traces` reads), or `trace_id`'s."""
         __tracebackhide__ = True
+        from tracecheck.errors import TraceReadError
+        from tracecheck.readers import read_traces
+
         traces = read_traces(path)
         if trace_id is not None:
             chosen = [t for t in traces if t.trace_id == trace_id]
@@ -103,6 +139,8 @@ class SpanCapture:
     def assert_contract(self, contract: ContractInput) -> Verdict:
         """`assert_contract` on the captured spans, writing evidence when the option asks."""
         __tracebackhide__ = True
+        from tracecheck.contract import Contract, compile_contract
+
         compiled = contract if isinstance(contract, Contract) else compile_contract(contract)
         verdict, message = self._check(compiled, compiled.source)
         if message is not None:
@@ -111,39 +149,64 @@ class SpanCapture:
 
     def _check(self, contract: Contract, label: str | None) -> tuple[Verdict, str | None]:
         """The verdict on the captured spans and, unless it passes, the failure message."""
+        from tracecheck.check import check
+        from tracecheck.testing import failure_message, no_spans_message
+
         spans = self.spans()
         verdict = check(spans, contract)
-        if verdict.ok and spans:  # no span at all passes nothing: the capture is not wired
+        notes = list(self._test.notes)
+        if not spans:
+            message = no_spans_message(verdict.contract, self._why_nothing())
+        elif verdict.ok and not notes:
             return verdict, None
-        message = failure_message(verdict, label, span_count=len(spans))
-        if self._evidence_dir is not None:
-            try:
-                message += "\n" + self._write_evidence(spans, verdict)
-            except OSError as exc:  # the verdict still reaches the user
-                message += f"\nevidence could not be written to {self._evidence_dir}: {exc}"
+        else:
+            message = failure_message(
+                verdict, label, contract=contract, spans=spans, capture_notes=notes
+            )
+        if self._evidence is not None:
+            message += "\n" + self._write_evidence(spans, verdict)
         return verdict, message
 
     def _write_evidence(self, spans: list[Span], verdict: Verdict) -> str:
-        assert self._evidence_dir is not None
-        self._evidence_dir.mkdir(parents=True, exist_ok=True)
-        stem = _file_stem(self._node_id)
-        spans_path = self._evidence_dir / f"{stem}.otlp.json"
-        verdict_path = self._evidence_dir / f"{stem}.{_file_stem(verdict.contract)}.verdict.json"
-        spans_path.write_bytes(to_otlp_json(spans))
-        document = {"version": 1, "test": self._node_id, **dataclasses.asdict(verdict)}
-        verdict_path.write_bytes(orjson.dumps(document, option=orjson.OPT_INDENT_2) + b"\n")
-        return f"evidence: {spans_path} and {verdict_path}"
+        from tracecheck.pytest_evidence import write_evidence
 
+        assert self._evidence is not None
+        try:
+            return write_evidence(self._evidence, self._test.node_id, spans, verdict)
+        except OSError as exc:  # the verdict still reaches the user
+            return f"evidence could not be written to {self._evidence.directory}: {exc}"
 
-_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
-
-
-def _file_stem(text: str) -> str:
-    """A file name from a node id: unsafe runs become `_`; long names end in a short hash."""
-    stem = _UNSAFE.sub("_", text).strip("._") or "test"
-    if len(stem) > 120:
-        stem = f"{stem[:100]}-{hashlib.sha256(text.encode()).hexdigest()[:12]}"
-    return stem
+    def _why_nothing(self) -> str:
+        """Why no span was captured, and what to do, as one clause."""
+        if self._test.notes:
+            return "; ".join(self._test.notes)
+        found = self._hub.global_provider()
+        sampling = self._hub.sampling_problem(found)
+        if sampling is not None:
+            return sampling
+        if os.environ.get("OTEL_SDK_DISABLED", "").strip().lower() == "true":
+            return "OTEL_SDK_DISABLED is set, so the OpenTelemetry SDK records nothing; unset it"
+        given = "for code that takes a provider, hand it trace_spans.provider"
+        if found is self._hub.provider:
+            return (
+                "the global provider installed for the tests received no span from this test: "
+                f"is the instrumentation set up (instrument() called)? {given}"
+            )
+        if callable(getattr(found, "add_span_processor", None)):
+            return (
+                "the global TracerProvider received no span from this test: for an instrumentor "
+                f"given a provider of its own, call trace_spans.attach(that provider); {given}"
+            )
+        if type(found).__name__ == "ProxyTracerProvider":
+            return (
+                "no OpenTelemetry SDK TracerProvider is installed globally: for instrumentation "
+                f"set up once, mark the test @pytest.mark.{FIXTURE}(global_provider=True) or set "
+                f"{GLOBAL_INI} = true in the ini file; {given}"
+            )
+        return (
+            f"the global tracer provider is a {type(found).__qualname__}, which takes no span "
+            f"processor: {given}"
+        )
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -152,8 +215,30 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--tracecheck-evidence-dir",
         metavar="DIR",
         default=None,
-        help="write the spans (OTLP JSON) and the verdict (JSON) of every failing "
-        "trace-contract check into DIR",
+        help="write the spans (OTLP JSON, redacted with the default profile) and the verdict "
+        "(JSON) of every failing trace-contract check into DIR",
+    )
+    group.addoption(
+        "--tracecheck-known-secret-env",
+        metavar="NAME",
+        action="append",
+        default=[],
+        help="an environment variable holding a secret to cut from the evidence files in "
+        "every encoding (repeatable)",
+    )
+    group.addoption(
+        "--tracecheck-evidence-raw",
+        action="store_true",
+        default=False,
+        help="keep the evidence spans as recorded, unredacted (local debugging only: never "
+        "upload them)",
+    )
+    parser.addini(
+        GLOBAL_INI,
+        type="bool",
+        default=False,
+        help="install one OpenTelemetry SDK TracerProvider globally for the trace_spans "
+        "fixture when none is (as @pytest.mark.trace_spans(global_provider=True) does)",
     )
 
 
@@ -166,22 +251,37 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
         f"{FIXTURE}(global_provider=False): configure the {FIXTURE} fixture; "
-        "global_provider=True installs its provider as the global one for this test only",
+        "global_provider=True installs a session TracerProvider globally when none is set",
     )
     evidence = config.getoption("tracecheck_evidence_dir")
-    config.stash[_EVIDENCE_DIR] = (
-        config.invocation_params.dir / evidence if evidence is not None else None
+    if evidence is None:
+        config.stash[_EVIDENCE] = None
+        return
+    from tracecheck.pytest_evidence import EvidenceSettings
+
+    config.stash[_EVIDENCE] = EvidenceSettings(
+        config.invocation_params.dir / evidence,
+        raw=bool(config.getoption("tracecheck_evidence_raw")),
+        known_secret_env=tuple(config.getoption("tracecheck_known_secret_env")),
     )
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    hub = config.stash.get(_HUB, None)
+    if hub is not None:
+        hub.close()
+        del config.stash[_HUB]
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """A test marked `trace_contract` gets the fixture even when it did not ask for it."""
+    """A test marked `trace_contract` gets the fixture even when it did not ask for it, set up
+    before its other fixtures, so that spans they emit are captured too."""
     for item in items:
         if not isinstance(item, pytest.Function) or item.get_closest_marker(MARKER) is None:
             continue
         if FIXTURE not in item.fixturenames:
             # A fresh list: parametrized siblings share the original one.
-            item.fixturenames = [*item.fixturenames, FIXTURE]
+            item.fixturenames = [FIXTURE, *item.fixturenames]
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
@@ -189,6 +289,9 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     markers = list(item.iter_markers(MARKER))
     if not markers:
         return
+    from tracecheck.contract import compile_contract
+    from tracecheck.errors import ContractError
+
     contracts: list[tuple[str, Contract]] = []
     problems: list[str] = []
     for marker in markers:
@@ -223,23 +326,8 @@ def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
 
 @pytest.fixture
 def trace_spans(request: pytest.FixtureRequest) -> Generator[SpanCapture, None, None]:
-    """An OpenTelemetry SDK provider for this test, recording its spans in memory.
-
-    Hand `trace_spans.provider` (or `trace_spans.tracer(name)`) to the code under test, then
-    read `trace_spans.spans()`. `@pytest.mark.trace_spans(global_provider=True)` also installs
-    the provider globally for this test and restores the previous one afterwards.
-    """
-    try:
-        from opentelemetry.sdk.trace import TracerProvider
-        from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-        from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
-        from opentelemetry.sdk.trace.sampling import ALWAYS_ON
-    except ImportError:
-        sdk_missing = True
-    else:
-        sdk_missing = False
-    if sdk_missing:  # failed outside the handler: the report shows no chained ImportError
-        pytest.fail(MISSING_SDK, pytrace=False)
+    """The spans this test emits, through the global SDK provider (the app's, attached to;
+    or the session's, with `global_provider=True`) and through `trace_spans.provider`."""
     marker = request.node.get_closest_marker(FIXTURE)
     options: dict[str, Any] = dict(marker.kwargs) if marker is not None else {}
     unknown = sorted(set(options) - {"global_provider"})
@@ -249,52 +337,34 @@ def trace_spans(request: pytest.FixtureRequest) -> Generator[SpanCapture, None, 
             f"not {', '.join(unknown) or 'positional arguments'}",
             pytrace=False,
         )
-    exporter = InMemorySpanExporter()
-    provider = TracerProvider(sampler=ALWAYS_ON)
-    provider.add_span_processor(SimpleSpanProcessor(exporter))
-    capture = SpanCapture(
-        provider,
-        exporter,
-        node_id=request.node.nodeid,
-        evidence_dir=request.config.stash.get(_EVIDENCE_DIR, None),
-    )
-    restore = _install_global(provider) if options.get("global_provider") else None
+    try:
+        from tracecheck.pytest_capture import CaptureHub
+    except ImportError:
+        sdk_missing = True
+    else:
+        sdk_missing = False
+    if sdk_missing:  # failed outside the handler: the report shows no chained ImportError
+        pytest.fail(MISSING_SDK, pytrace=False)
+    config = request.config
+    hub = config.stash.get(_HUB, None)
+    if hub is None:
+        hub = config.stash[_HUB] = CaptureHub()
+    wanted = bool(options.get("global_provider", config.getini(GLOBAL_INI)))
+    if wanted:
+        problem = hub.install_global()
+        if problem is not None:
+            pytest.fail(
+                f"global_provider=True: {problem}; hand trace_spans.provider to the code "
+                "under test instead",
+                pytrace=False,
+            )
+    else:
+        hub.attach(hub.global_provider())
+    test, token = hub.begin(request.node.nodeid)
+    capture = SpanCapture(hub, test, evidence=config.stash.get(_EVIDENCE, None))
     request.node.stash[_CAPTURE] = capture
     try:
         yield capture
     finally:
         del request.node.stash[_CAPTURE]
-        if restore is not None:
-            restore()
-        provider.shutdown()
-
-
-def _install_global(provider: TracerProvider) -> Callable[[], None]:
-    """Make `provider` the global one until the returned function restores the previous state.
-
-    opentelemetry-api lets the global provider be set once per process (a `Once` guard beside
-    the `_TRACER_PROVIDER` module global); both are swapped for the test and put back. Inside
-    the test the guard reads as used, so `set_tracer_provider` keeps this provider (and warns).
-    Tracers obtained from the global proxy during the test stay bound to this provider.
-    """
-    from opentelemetry import trace as api
-    from opentelemetry.util._once import Once
-
-    names = ("_TRACER_PROVIDER", "_TRACER_PROVIDER_SET_ONCE")
-    if not all(hasattr(api, name) for name in names):
-        pytest.fail(
-            "global_provider=True is not supported with this opentelemetry-api version "
-            "(its global provider guard changed); pass trace_spans.provider explicitly",
-            pytrace=False,
-        )
-    saved = {name: getattr(api, name) for name in names}
-    used = Once()
-    used.do_once(lambda: None)
-    api._TRACER_PROVIDER = provider
-    api._TRACER_PROVIDER_SET_ONCE = used
-
-    def restore() -> None:
-        for name, value in saved.items():
-            setattr(api, name, value)
-
-    return restore
+        hub.end(test, token)

@@ -7,17 +7,27 @@ and adds a span-capturing fixture and a `trace_contract` marker around it.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from tracecheck.check import check
 from tracecheck.contract import Contract, compile_contract
+from tracecheck.report.safe import printable
+from tracecheck.rules.operators import Rule
 from tracecheck.spans import Span, Trace
+from tracecheck.testing_words import phrases
 from tracecheck.verdict import RuleResult, Verdict
 
-__all__ = ["MAX_VIOLATIONS_SHOWN", "ContractInput", "assert_contract", "failure_message"]
+__all__ = [
+    "MAX_VIOLATIONS_SHOWN",
+    "ContractInput",
+    "assert_contract",
+    "failure_message",
+    "no_spans_message",
+]
 
 MAX_VIOLATIONS_SHOWN = 5
+MAX_NOTES_SHOWN = 5
 
 ContractInput = Contract | str | os.PathLike[str] | Mapping[str, Any]
 
@@ -36,61 +46,95 @@ def assert_contract(spans_or_trace: Trace | Iterable[Span], contract: ContractIn
     verdict = check(subject, compiled)
     if isinstance(subject, list) and not subject:  # nothing to check must not pass
         raise AssertionError(
-            f'trace contract "{compiled.name}" could not be checked: no spans were given\n'
-            + _hint(compiled.source)
+            f'trace contract "{compiled.name}" could not be checked: no spans were given; '
+            "pass the spans the code under test emitted, or a trace read from a file"
         )
     if not verdict.ok:
-        raise AssertionError(failure_message(verdict, compiled.source))
+        spans = subject.spans if isinstance(subject, Trace) else subject
+        raise AssertionError(
+            failure_message(verdict, compiled.source, contract=compiled, spans=spans)
+        )
     return verdict
 
 
 def failure_message(
-    verdict: Verdict, contract_path: str | None = None, *, span_count: int | None = None
+    verdict: Verdict,
+    contract_path: str | None = None,
+    *,
+    span_count: int | None = None,
+    contract: Contract | None = None,
+    spans: Sequence[Span] | None = None,
+    capture_notes: Sequence[str] = (),
 ) -> str:
-    """Summary line, one bullet per failed or errored rule, then a hint.
+    """Summary line, one bullet per failed or errored rule, notes, then a hint.
 
-    `contract_path` (the file as the user named it) goes into the hint; `span_count` of zero
-    adds a line saying that nothing was captured (and makes a passing verdict a failure).
+    With the compiled `contract` and the checked `spans`, a bullet reads in the contract's
+    words (`tools.forbidden[run_shell]: run_shell was called (span …)`); without them, as the
+    rule operator wrote it. `contract_path` (the file as the user named it) goes into the hint.
+    The verdict's reading notes and `capture_notes` (what the capture knows it missed) follow
+    the bullets, and a capture note makes even a passing verdict a failure. `span_count` of zero
+    (or no `spans`) gives the one line of `no_spans_message` instead.
     """
+    if span_count == 0 or (spans is not None and not spans):
+        return no_spans_message(
+            verdict.contract, "pass the fixture's provider or tracer to the code under test"
+        )
     considered = [r for r in verdict.rules if r.status != "skipped"]
     bad = [r for r in considered if r.status in ("fail", "error")]
-    if verdict.ok and span_count == 0:  # a vacuous pass: report the missing capture alone
-        return "\n".join(
-            [
-                f'trace contract "{verdict.contract}" could not be checked: no spans were captured',
-                "pass the fixture's provider or tracer to the code under test",
-                _hint(contract_path),
-            ]
-        )
     errored = sum(r.status == "error" for r in bad)
-    outcome = "failed" if verdict.status == "fail" else "could not be checked"
-    summary = (
-        f'trace contract "{verdict.contract}" {outcome}: {len(bad)} of {len(considered)} rules'
-    )
+    if verdict.status == "fail":
+        summary = (
+            f'trace contract "{verdict.contract}" failed: {len(bad)} of {len(considered)} rules'
+        )
+    elif verdict.status == "error":
+        summary = (
+            f'trace contract "{verdict.contract}" could not be checked: '
+            f"{len(bad)} of {len(considered)} rules"
+        )
+    else:
+        summary = (
+            f'trace contract "{verdict.contract}" could not be checked: the capture is incomplete'
+        )
     if errored:
         summary += f" ({errored} could not be evaluated)"
     lines = [summary]
+    rules = _rules_by_label(contract) if contract is not None else {}
     for result in bad:
-        lines.extend(_bullet(result))
-    if span_count == 0:
-        lines.append(
-            "no spans were captured: pass the fixture's provider or tracer to the code under test"
-        )
+        lines.extend(_bullet(result, rules.get(result.label), spans))
+    notes = [*capture_notes, *verdict.reading_notes]
+    lines.extend(f"  note: {printable(note)}" for note in notes[:MAX_NOTES_SHOWN])
+    if len(notes) > MAX_NOTES_SHOWN:
+        lines.append(f"  … and {len(notes) - MAX_NOTES_SHOWN} more notes")
     lines.append(_hint(contract_path))
     return "\n".join(lines)
 
 
-def _bullet(result: RuleResult) -> list[str]:
+def no_spans_message(contract_name: str, what_to_do: str) -> str:
+    """The one line of a check that had nothing to check: what happened, and what to do."""
+    return f'trace contract "{contract_name}" could not be checked: no spans were captured; {what_to_do}'
+
+
+def _rules_by_label(contract: Contract) -> dict[str, Rule]:
+    rules: dict[str, Rule] = {rule.label: rule for rule in contract.rules}
+    for alternative in contract.alternatives:
+        rules.update({f"{alternative.id}/{rule.label}": rule for rule in alternative.rules})
+    return rules
+
+
+def _bullet(result: RuleResult, rule: Rule | None, spans: Sequence[Span] | None) -> list[str]:
     if result.status == "error":
         return [f"  - {result.label}: could not be evaluated: {result.error}"]
-    violations = result.violations
-    if len(violations) == 1:
-        return [f"  - {result.label}: {_located(violations[0].span_id, violations[0].detail)}"]
-    lines = [f"  - {result.label}: {len(violations)} violations"]
-    shown = violations[:MAX_VIOLATIONS_SHOWN]
-    lines.extend(f"      {_located(v.span_id, v.detail)}" for v in shown)
-    if len(violations) > len(shown):
-        lines.append(f"      … and {len(violations) - len(shown)} more")
+    if spans is not None:
+        said = phrases(rule, result.violations, spans)
+    else:
+        said = [_located(v.span_id, v.detail) for v in result.violations]
+    if len(said) == 1:
+        return [f"  - {result.label}: {said[0]}"]
+    lines = [f"  - {result.label}: {len(said)} violations"]
+    shown = said[:MAX_VIOLATIONS_SHOWN]
+    lines.extend(f"      {phrase}" for phrase in shown)
+    if len(said) > len(shown):
+        lines.append(f"      … and {len(said) - len(shown)} more")
     return lines
 
 
