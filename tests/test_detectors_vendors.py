@@ -20,10 +20,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from redact.detectors import PERSONAL_DETECTORS, REFERENCE_DETECTORS
+from redact.detectors.assignment import ASSIGNMENT_DETECTORS
 from redact.detectors.base import Detector
+from redact.detectors.named import NAMED_DETECTORS
 from redact.detectors.vendors import VENDOR_DETECTORS
 
-BY_ID: dict[str, Detector] = {d.id: d for d in VENDOR_DETECTORS}
+# Detectors recognised by a token format. Those recognised by a name or an assignment (named.py,
+# assignment.py) are tested against the scanner corpus in test_secrets_corpus.py.
+_BY_CONTEXT = frozenset(d.id for d in (*NAMED_DETECTORS, *ASSIGNMENT_DETECTORS))
+BY_ID: dict[str, Detector] = {d.id: d for d in VENDOR_DETECTORS if d.id not in _BY_CONTEXT}
 
 # Vendor ids must not collide with the reference or personal-data ones.
 REFERENCE_IDS = frozenset(d.id for d in (*REFERENCE_DETECTORS, *PERSONAL_DETECTORS))
@@ -408,6 +413,37 @@ POSITIVES: list[tuple[str, str, str]] = [
     ("keyed-secret", "quoted-env", 'DB_PASSWORD="hunter22"'),
     ("keyed-secret", "npmrc", j("_auth=", base64.b64encode(b"deploy:s3cretpass").decode())),
     ("keyed-secret", "pat", j("GITLAB_PAT=", b62(20))),
+    # token formats added from the gitleaks rule set
+    ("defined-networking-token", "bare", j("dnk", "ey-", b64url(26), "-", b64url(52))),
+    ("gitlab-session-cookie", "cookie", j("Cookie: _gitlab_", "session=", lownum(32))),
+    ("slack-legacy-token", "workspace", j('"access_token": "xo', "xa-2-", b62(20), '"')),
+    ("facebook-app-token", "pipe", j("fb ", digits(16), "|", b64url(27))),
+    ("adobe-client-secret", "bare", j("ADOBE=p8", "e-", b62(32))),
+    (
+        "authress-key",
+        "bare",
+        j("sc_", lownum(10), ".", lownum(5), ".ac", "c_", lownum(20), ".", b64url(60)),
+    ),
+    ("intra42-client-secret", "bare", j("s-s4t2", "ud-", hexs(64))),
+    ("octopus-deploy-key", "header", j("X-Octopus-ApiKey: AP", "I-", upnum(26))),
+    ("settlemint-token", "bare", j("sm_", "pat_", b62(16))),
+    (
+        "jwt-unsigned",
+        "none-alg",
+        j('token = "eyJhbGciOiJub25lIn0', ".eyJzdWIiOiI", b64url(16), '.";'),
+    ),
+    (
+        "jwt-base64",
+        "header",
+        j(
+            "X-Token: ",
+            base64.b64encode(
+                j("eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiI", b64url(20), ".", b64url(43)).encode()
+            ).decode(),
+        ),
+    ),
+    ("stripe-prod-key", "bare", j("STRIPE=sk", "_prod_", b62(40))),
+    ("twilio-api-key", "bare", j("TWILIO_SID=S", "K", hexs(32))),
 ]
 
 # Near misses: shaped like a vendor token, or a value under a secret-like name, but not secret.
@@ -622,7 +658,7 @@ def test_combined_prefilter_finds_every_positive() -> None:
 
 def test_combined_prefilter_is_quiet_on_traps() -> None:
     # Selectivity: on ordinary trace text the combined scan should rarely send strings onwards.
-    combined = re2.compile("|".join(f"(?:{d.prefilter})" for d in VENDOR_DETECTORS).encode())
+    combined = re2.compile("|".join(f"(?:{d.prefilter})" for d in BY_ID.values()).encode())
     quiet = [text for name, text in FP_TRAPS if name not in {"base64-raw", "snake"}]
     hits = [text[:20] for text in quiet if combined.search(text.encode())]
     # Only the PNG header trips a prefilter (its AAAAEAAA run looks like a Meta token start).

@@ -14,7 +14,7 @@ import regex
 from redact.detectors.base import Detector
 from redact.detectors.reference import WHITESPACE, WHITESPACE_RE2
 
-__all__ = ["OPT_IN_DETECTORS", "PERSONAL_DETECTORS"]
+__all__ = ["OPT_IN_DETECTORS", "PERSONAL_DETECTORS", "is_card_number"]
 
 _FLAGS = regex.ASCII | regex.VERSION0
 
@@ -134,14 +134,24 @@ def _is_email(match: regex.Match[str]) -> bool:
     return True
 
 
-_EMAIL_LOCAL = r"[A-Za-z0-9._%+-]"
-# The reference is `\b local+ @ domain+ \. tld{2,} \b`. A start may sit only on the first word
-# character of a local-part run (or on a `\b` right where the previous match ended, as the
-# reference resumes there); any later start reaches the same `@` and domain.
+# Internationalised addresses (RFC 6531: `jörg.müller@exämple.de`, `δοκιμή@παράδειγμα.δοκιμή`)
+# take letters, marks and digits of any script in the local part, the domain and the TLD; their
+# ASCII spelling (`xn--exmple-cua.de`, a TLD such as `xn--p1ai`) is an address as well.
+_INTERNATIONAL = r"\p{L}\p{M}\p{Nd}"
+_EMAIL_LOCAL = rf"[A-Za-z0-9._%+{_INTERNATIONAL}-]"
+_EMAIL_DOMAIN = rf"[A-Za-z0-9.{_INTERNATIONAL}-]"
+_EMAIL_TLD = r"(?:[xX][nN]--[A-Za-z0-9-]*[A-Za-z0-9]|[A-Za-z]{2,}|[\p{L}\p{M}]{2,})"
+# The reference is `\b local+ @ domain+ \. tld{2,} \b` with ASCII `\b`. A start may sit only on
+# the first letter or digit of a local-part run (or right where the previous match ended, after
+# a word character, as the reference resumes there); any later start reaches the same `@` and
+# domain. The pattern is compiled without the ASCII flag (it would make `\p{L}` ASCII), so the
+# reference's ASCII boundaries are written out.
 _EMAIL = (
-    rf"(?:\G\b(?=[._%+-])|(?<!{_EMAIL_LOCAL})[.%+-]*+\K(?=[A-Za-z0-9_]))"
-    rf"{_EMAIL_LOCAL}+@[A-Za-z0-9.-]+\.[A-Za-z]{{2,}}\b"
+    rf"(?:\G(?<=[A-Za-z0-9_])(?=[._%+-])|(?<!{_EMAIL_LOCAL})[.%+-]*+\K(?=[A-Za-z0-9_{_INTERNATIONAL}]))"
+    rf"{_EMAIL_LOCAL}+@{_EMAIL_DOMAIN}+\.{_EMAIL_TLD}(?![A-Za-z0-9_{_INTERNATIONAL}])"
 )
+# Any character outside ASCII, in RE2 syntax (the prefilter is read as UTF-8).
+_NON_ASCII_RE2 = r"\x{80}-\x{10FFFF}"
 
 # --- card numbers -------------------------------------------------------------------------------
 
@@ -179,9 +189,32 @@ def _passes_luhn(digits: str) -> bool:
     return total % 10 == 0
 
 
-def _is_card_number(match: regex.Match[str]) -> bool:
-    digits = "".join(c for c in match.group() if c.isdigit())
+def _is_card_digits(digits: str) -> bool:
     return _has_issuer_prefix(digits) and _passes_luhn(digits) and digits != digits[0] * len(digits)
+
+
+def _is_card_number(match: regex.Match[str]) -> bool:
+    return _is_card_digits("".join(c for c in match.group() if c.isdigit()))
+
+
+_SMALLEST_CARD = 10**12  # 13 digits
+_LARGEST_CARD = 10**19  # 19 digits, and beyond any OTLP intValue
+
+
+def is_card_number(value: object) -> bool:
+    """A number the card detector takes for a card when written out (a JSON number, an OTLP
+    `intValue`): 13 to 19 digits, an issuer prefix, a valid Luhn check digit. Negative numbers
+    are not (the detector wants no `-` before the digits), nor are ids and times: epoch times
+    start with 1, no issuer's prefix. Floats count when whole, written as JavaScript would."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return False
+    if not _SMALLEST_CARD <= value < _LARGEST_CARD:
+        return False
+    if isinstance(value, float):
+        if not value.is_integer():
+            return False
+        value = int(value)
+    return _is_card_digits(str(value))
 
 
 # --- phone --------------------------------------------------------------------------------------
@@ -198,12 +231,13 @@ def _personal(
     pattern: str,
     prefilter: str,
     accept: Callable[[regex.Match[str]], bool] | None = None,
+    flags: int = _FLAGS,
 ) -> Detector:
     return Detector(
         id=id,
         description=description,
         category="personal-data",
-        pattern=regex.compile(pattern, _FLAGS),
+        pattern=regex.compile(pattern, flags),
         prefilter=prefilter,
         accept=accept,
     )
@@ -212,10 +246,11 @@ def _personal(
 PERSONAL_DETECTORS: tuple[Detector, ...] = (
     _personal(
         "email",
-        "An e-mail address (not an SSH remote, a file name such as icon@2x.png, or a package scope).",
+        "An e-mail address, internationalised too (not an SSH remote, icon@2x.png, or @scope/pkg).",
         _EMAIL,
-        r"[A-Za-z0-9._%+-]@[A-Za-z0-9.-]+\.[A-Za-z]{2}",
+        rf"[A-Za-z0-9._%+{_NON_ASCII_RE2}-]@[A-Za-z0-9.{_NON_ASCII_RE2}-]+\.(?:[A-Za-z]{{2}}|[{_NON_ASCII_RE2}])",
         _is_email,
+        regex.VERSION0,
     ),
     _personal(
         "card-number",

@@ -29,6 +29,7 @@ from collections.abc import Callable
 import regex
 
 from redact.detectors.base import Detector
+from redact.detectors.vendor_support import reads_as_words
 
 __all__ = ["REFERENCE_DETECTORS", "WHITESPACE", "WHITESPACE_RE2"]
 
@@ -107,11 +108,31 @@ def _has_placeholder_mark(value: str) -> bool:
 def _is_placeholder(body: str) -> bool:
     if len(set(body)) <= 3 or _has_placeholder_mark(body):
         return True
+    # `…-1-SlackAppConfigurationAccessTokenHere`, `RANDOMSTRINGHERE`: a description of a token.
+    if body[-4:].lower() == "here":
+        return True
     # `sk-learn-compatible-estimator`: words joined by separators, no digit, no capital.
-    return not any(c.isdigit() or c.isupper() for c in body) and any(c in "-_." for c in body)
+    if not any(c.isdigit() or c.isupper() for c in body) and any(c in "-_." for c in body):
+        return True
+    return reads_as_words(body)
+
+
+# A token-shaped run that ends a file name (`…-xoxo-indieweb-1.jpg`, `box.ico-7a38….png`) is a
+# name, not a token: tokens are not followed by a file extension.
+_FILE_TAIL = regex.compile(
+    r"\.(?:jpe?g|png|gif|svg|webp|ico|bmp|tiff?|mp[34]|webm|pdf|html?|css|js|json|md|txt|xml"
+    r"|zip|gz|tar)\b",
+    regex.IGNORECASE | regex.ASCII,
+)
+# What a document writes right after a token's visible part to stand for the rest of it.
+_FILLED_TAIL = ("###", "***", "...", "\u2026", "xxx", "XXX")
 
 
 def _random_body(match: regex.Match[str]) -> bool:
+    if match.string.startswith(_FILLED_TAIL, match.end()) or _FILE_TAIL.match(
+        match.string, match.end()
+    ):
+        return False
     return not _is_placeholder(match.group("body"))
 
 
@@ -123,15 +144,37 @@ _UPPER_SNAKE_NAME = regex.compile(r"[A-Z]+(?:_[A-Z]+)+", regex.ASCII)
 def _is_placeholder_value(value: str) -> bool:
     if _has_placeholder_mark(value):
         return True
+    # A version or a Maven coordinate (`io.jsonwebtoken:jjwt-jackson-0.11.2`) is not a secret.
+    if _VERSIONED.search(value):
+        return True
     # `YOUR_API_KEY`, `REPLACE_ME`: the name of a variable, not its value.
     return _UPPER_SNAKE_NAME.fullmatch(value) is not None
+
+
+_VERSIONED = regex.compile(r"(?:\A|[:=_-])v?\d+(?:\.\d+)+(?:[._-][A-Za-z0-9]+)*\Z", regex.ASCII)
+_LETTER_RUN = regex.compile(r"[A-Za-z]{20,}", regex.ASCII)
 
 
 def _real_value(match: regex.Match[str]) -> bool:
     return not _is_placeholder_value(match.group("value"))
 
 
+# Keys ending in a token word that hold no credential: pagination cursors, tokenizer specials.
+_NOT_CREDENTIAL_BEFORE = regex.compile(
+    r"(?:page|next|prev|continuation|cursor|sync|bos|eos|pad|unk|sep|cls|mask|stop)[_.-]?\Z",
+    regex.IGNORECASE | regex.ASCII,
+)
+
+
 def _real_mixed_value(match: regex.Match[str]) -> bool:
+    # Letters and digits, but a long run of words (`clm57491:AgencyIdentificationCodeContent…`)
+    # is code: a password of words has no reason to carry an id in front of it.
+    value = match.group("value")
+    if any(reads_as_words(run) for run in _LETTER_RUN.findall(value)):
+        return False
+    start = match.start()
+    if _NOT_CREDENTIAL_BEFORE.search(match.string, max(0, start - 20), start):
+        return False
     return _has_digit_and_letter(match) and _real_value(match)
 
 
@@ -272,10 +315,11 @@ REFERENCE_DETECTORS: tuple[Detector, ...] = (
         "url-secret-param",
         "A secret in a URL query parameter (access_token=, api_key=, sig=, X-Amz-Signature=…).",
         r"[?&](?:access_token|api_key|apikey|auth|token|secret|password|sig|signature"
-        rf"|x-amz-signature|x-goog-signature)=[^&{WHITESPACE}\"'#)]{{8,}}",
+        rf"|x-amz-signature|x-goog-signature)=(?P<value>[^&{WHITESPACE}\"'#)]{{8,}})",
         r"(?i)[?&](?:access_token|api_key|apikey|auth|token|secret|password|sig|signature"
         r"|x-amz-signature|x-goog-signature)=[^&\t\n\x0b\x0c\r \"'#)]{8}",
         ignore_case=True,
+        accept=_real_value,
     ),
     _credential(
         "secret-assignment",
