@@ -58,7 +58,9 @@ A row (`TraceSpanEvent`) is valid when
   `tangle.generation` (a number).
 - No other field, at any level: a field outside the spec is refused rather than dropped.
 
-Reasons name fields and attribute keys, never values. The share-safety gate (`require_safe`)
+Reasons, and every error, name places (a field the wire defines, an entry's position) and types,
+never a value, an attribute key, an unknown field's name or a header's value: any of them may
+hold a secret, and the answer may end up in a log. The share-safety gate (`require_safe`)
 reads each row as a `tracecheck` span (`tracecheck.readers.flat`) and assesses it alone; an
 `UNSAFE` or `UNKNOWN` row is refused with the categories, detectors and pointers of its findings.
 
@@ -91,6 +93,7 @@ from redact.profiles import Profile
 from redact.spans import assess_spans
 from tracecheck.contract.load import load_yaml
 from tracecheck.errors import ContractError, TraceReadError
+from tracecheck.readers import deep_json
 from tracecheck.readers.common import ReadContext
 from tracecheck.readers.flat import spans_from_rows
 from tracecheck.rules.pointers import a_json_type
@@ -211,7 +214,7 @@ class Tenants:
         problems: list[str] = []
         for tenant_id, value in document.items():
             if not isinstance(tenant_id, str) or not tenant_id:
-                problems.append(f"tenant id {tenant_id!r} is not a non-empty string")
+                problems.append(f"a tenant id is {a_json_type(tenant_id)}, not a non-empty string")
                 continue
             digest = _digest_of(value)
             if digest is None:
@@ -239,9 +242,9 @@ class Tenants:
         if not tenant_id:
             return 404, "X-Tangle-Tenant-Id is required"
         if tenant_id not in self.digests:
-            return 404, f'tenant "{_short(tenant_id)}" is not known'
+            return 404, "X-Tangle-Tenant-Id names no known tenant"
         if tenant_id not in owners:
-            return 401, f'the bearer token is not the key of tenant "{_short(tenant_id)}"'
+            return 401, "the bearer token is not the key of the tenant X-Tangle-Tenant-Id names"
         return tenant_id
 
 
@@ -305,12 +308,15 @@ def _span(row: Any) -> dict[str, Any]:
 
 
 def _only(obj: dict[str, Any], allowed: frozenset[str], where: str) -> None:
-    unknown = sorted(name for name in obj if name not in allowed)
+    unknown = sum(1 for name in obj if name not in allowed)
     if unknown:
-        names = ", ".join(f'"{_short(str(name))}"' for name in unknown[:3])
-        more = f" and {len(unknown) - 3} more" if len(unknown) > 3 else ""
         place = f"{where} has" if where else "the span has"
-        raise _Invalid(f"{place} a field the wire does not define: {names}{more}")
+        raise _Invalid(f"{place} {_fields(unknown)} the wire does not define")
+
+
+def _fields(count: int) -> str:
+    """`a field`, `3 fields`: unknown fields are counted, never named (a name is input)."""
+    return "a field" if count == 1 else f"{count} fields"
 
 
 def _hex_id(row: dict[str, Any], name: str, size: int) -> str:
@@ -357,12 +363,14 @@ def _is_number(value: Any) -> bool:
 def _attributes(raw: Any, where: str) -> None:
     if not isinstance(raw, dict):
         raise _Invalid(f"{where} is {a_json_type(raw)}, not an object")
-    for key, value in raw.items():
+    for number, (key, value) in enumerate(raw.items(), 1):
         if not key:
             raise _Invalid(f"{where} has an empty key")
         if not (isinstance(value, str | bool) or _is_number(value)):
+            # By position: an attribute key may hold a secret (the gate renames such keys).
             raise _Invalid(
-                f'{where}["{_short(key)}"] is {a_json_type(value)}, not a string, number or boolean'
+                f"{where}: the value of entry {number} is {a_json_type(value)}, "
+                "not a string, number or boolean"
             )
 
 
@@ -390,10 +398,6 @@ def _status(raw: Any) -> None:
         raise _Invalid(f"status.code is {shown}")
     if "message" in raw:
         _string(raw, "message", "status.message")
-
-
-def _short(text: str, limit: int = 64) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 # --------------------------------------------------------------------------- the gate
@@ -483,19 +487,22 @@ class IngestApp:
 
     async def _route(self, scope: Scope, receive: Receive) -> _Response:
         method, path = scope["method"], scope["path"]
+        # Paths and methods are named by the route, never as sent (a path may hold anything).
         if path == "/healthz":
             if method not in ("GET", "HEAD"):
-                return _error(405, f"{method} is not allowed on {path}", (b"allow", b"GET"))
+                return _error(405, "use GET on /healthz", (b"allow", b"GET"))
             return _json(200, {"status": "ok"})
         if path == INGEST_PATH:
             if method != "POST":
-                return _error(405, f"{method} is not allowed on {path}", (b"allow", b"POST"))
+                return _error(405, f"use POST on {INGEST_PATH}", (b"allow", b"POST"))
             return await self._ingest(scope, receive)
         if path.startswith(TRACES_PATH) and "/" not in path[len(TRACES_PATH) :]:
             if method not in ("GET", "HEAD"):
-                return _error(405, f"{method} is not allowed on {path}", (b"allow", b"GET"))
+                return _error(405, f"use GET on {TRACES_PATH}<traceId>", (b"allow", b"GET"))
             return await self._get_trace(scope, path[len(TRACES_PATH) :])
-        return _error(404, f"no route for {method} {_short(path)}")
+        return _error(
+            404, f"no such route: POST {INGEST_PATH}, GET {TRACES_PATH}<traceId>, GET /healthz"
+        )
 
     def _tenant(self, headers: Mapping[str, str]) -> str | _Response:
         auth = headers.get("authorization", "")
@@ -632,7 +639,7 @@ def _version_message(where: str, got: Any) -> str:
         return f"{where} is missing: this server accepts {WIRE_VERSION} only"
     if not isinstance(got, str):
         return f"{where} is {a_json_type(got)}: this server accepts {WIRE_VERSION} only"
-    return f'{where} "{_short(got, 40)}" is not accepted: this server accepts {WIRE_VERSION} only'
+    return f"{where} is not accepted: this server accepts {WIRE_VERSION} only"
 
 
 def _headers(scope: Scope) -> dict[str, str]:
@@ -648,10 +655,10 @@ def _content_refusal(headers: Mapping[str, str]) -> _Response | None:
     if content_type is not None:
         media = content_type.split(";", 1)[0].strip().lower()
         if media != "application/json" and not media.endswith("+json"):
-            return _error(415, f"Content-Type {_short(media, 40)} is not accepted: send JSON")
+            return _error(415, "the Content-Type is not accepted: send JSON")
     encoding = headers.get("content-encoding", "identity").strip().lower()
     if encoding not in ("", "identity"):
-        return _error(415, f"Content-Encoding {_short(encoding, 40)} is not accepted")
+        return _error(415, "the Content-Encoding is not accepted: send the body uncompressed")
     return None
 
 
@@ -681,7 +688,8 @@ async def _read_body(
 def _envelope(body: bytes) -> list[Any] | _Response:
     """The request's spans, or the 400 refusing the request whole."""
     try:
-        document = orjson.loads(body)
+        # A row nested past the parser's depth is cut there and refused alone, not the batch.
+        document = deep_json.loads(body)
     except orjson.JSONDecodeError as exc:
         return _error(
             400,
@@ -689,10 +697,9 @@ def _envelope(body: bytes) -> list[Any] | _Response:
         )
     if not isinstance(document, dict):
         return _error(400, f"the body is {a_json_type(document)}, not an object")
-    unknown = sorted(name for name in document if name not in _ENVELOPE_FIELDS)
+    unknown = sum(1 for name in document if name not in _ENVELOPE_FIELDS)
     if unknown:
-        names = ", ".join(f'"{_short(name)}"' for name in unknown[:3])
-        return _error(400, f"the body has a field the wire does not define: {names}")
+        return _error(400, f"the body has {_fields(unknown)} the wire does not define")
     if document.get("wireVersion") != WIRE_VERSION:
         return _error(400, _version_message("wireVersion", document.get("wireVersion")))
     if "spans" not in document:

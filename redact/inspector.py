@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
+from redact.decoded import View, views
 from redact.detectors import (
     Detector,
     DetectorTimeout,
@@ -14,11 +16,12 @@ from redact.detectors import (
     detect_personal_data,
     replace_personal_data,
 )
+from redact.detectors.personal import is_card_number
 from redact.keys import KeyClass
-from redact.known import EMPTY_KNOWN_SECRETS, KnownSecrets
+from redact.known import EMPTY_KNOWN_SECRETS, KNOWN_SECRET_MARKER, KnownSecrets
 from redact.profiles import Profile
 from redact.scan import Prefilter, prefilter_for
-from redact.strings import is_placeholder
+from redact.strings import cut_spans, is_placeholder, merge_spans, parse_data_uri
 
 __all__ = ["Inspector", "known_secrets_of", "pointer_segment"]
 
@@ -30,6 +33,22 @@ def known_secrets_of(known_secrets: Iterable[str] | KnownSecrets) -> KnownSecret
         return known_secrets
     secrets = tuple(known_secrets)
     return KnownSecrets.build(secrets) if secrets else EMPTY_KNOWN_SECRETS
+
+
+@dataclass(frozen=True, slots=True)
+class _Look:
+    """The detectors a string's prefilter names, and each decoded view of it with its own."""
+
+    credential: tuple[Detector, ...]
+    personal: tuple[Detector, ...]
+    views: tuple[tuple[View, tuple[Detector, ...], tuple[Detector, ...]], ...]
+
+
+def _split(found: tuple[Detector, ...]) -> tuple[tuple[Detector, ...], tuple[Detector, ...]]:
+    return (
+        tuple(d for d in found if d.category == "credential"),
+        tuple(d for d in found if d.category == "personal-data"),
+    )
 
 
 def pointer_segment(key: str) -> str:
@@ -54,7 +73,8 @@ class Inspector:
         self.clean: set[str] = set()
         self.scalars: set[Any] = set()
         self._key_credentials: dict[str, str | None] = {}
-        self._candidate_cache: dict[str, tuple[tuple[Detector, ...], tuple[Detector, ...]]] = {}
+        self._key_personal: dict[str, tuple[tuple[int, int, str], ...]] = {}
+        self._candidate_cache: dict[str, _Look] = {}
         # Counts prescans: what was derived from an earlier one (the values a whole mapping can
         # be judged quiet by) is derived again for the next batch.
         self.generation = 0
@@ -64,7 +84,9 @@ class Inspector:
         The batch's scalars ride along: they pass through, and knowing them lets a whole
         mapping be judged with set operations."""
         self.generation += 1
+        # A number that reads as a card number is no passing scalar (it is redacted).
         self.scalars = set(scalars)
+        self.scalars.difference_update([v for v in self.scalars if is_card_number(v)])
         self._flagged = self.prefilter.flag(strings)
         rest = set(strings) - self._flagged
         # Markers are kept out: under some keys a marker is skipped where its text would not be.
@@ -109,29 +131,111 @@ class Inspector:
             return True
         return bool(self.known) and self.known.hides_in_base64(text)
 
-    def _candidates(self, text: str) -> tuple[tuple[Detector, ...], tuple[Detector, ...]]:
-        """The credential and personal-data detectors whose prefilter matches this string."""
+    def _look(self, text: str) -> _Look:
+        """The credential and personal-data detectors whose prefilter matches this string, and
+        its decoded views with theirs (views only where the string may read differently
+        decoded: most strings hold no escape, invisible character or payload)."""
         cached = self._candidate_cache.get(text)
         if cached is None:
-            found = self.prefilter.detectors_for(text)
-            cached = (
-                tuple(d for d in found if d.category == "credential"),
-                tuple(d for d in found if d.category == "personal-data"),
+            found, decodes = self.prefilter.look(text)
+            decoded = tuple(
+                (view, *_split(self.prefilter.look(view.text)[0]))
+                for view in (views(text) if decodes else ())
             )
+            cached = _Look(*_split(found), decoded)
             if len(self._candidate_cache) >= 256:
                 self._candidate_cache.clear()
             self._candidate_cache[text] = cached
         return cached
 
     def credential_in(self, text: str) -> str | None:
-        """The detector that names a credential in this string (known secrets first), or None."""
-        if self.known and (self.known.contains(text) or self.known.hides_in_base64(text)):
+        """The detector that names a credential in this string or in any decoded view of it
+        (known secrets first), or None."""
+        known = self.known
+        if known and (known.contains(text) or known.hides_in_base64(text)):
             return "known-secret"
-        return detect_credential(text, self._candidates(text)[0])
+        look = self._look(text)
+        found = detect_credential(text, look.credential)
+        for view, credential, _ in look.views:
+            if found is not None:
+                break
+            if known and known.contains(view.text):
+                return "known-secret"
+            found = detect_credential(view.text, credential)
+        return found
+
+    def cut_known(self, text: str) -> tuple[str, int]:
+        """Every form of every known secret cut from the text, decoded views included (a
+        secret fully percent-encoded, JSON-escaped, base64 of either, with invisible characters
+        inside): a hit in a view cuts the stretch of the text it came from. Returns the text and
+        how many distinct forms were found."""
+        known = self.known
+        if not known:
+            return text, 0
+        text, forms = known.cut(text)
+        if text == KNOWN_SECRET_MARKER:
+            return text, forms
+        uri = parse_data_uri(text)
+        if uri is not None and not uri.is_text:
+            return text, forms  # an image or other media: the media rule decides, undecoded
+        cuts: list[tuple[int, int, str]] = []
+        needles: set[str] = set()
+        for view, _, _ in self._look(text).views:
+            for start, end, needle in known.hits(view.text):
+                cuts.append((*view.span(start, end), KNOWN_SECRET_MARKER))
+                needles.add(needle)
+        if not cuts:
+            return text, forms
+        return cut_spans(text, cuts)[0], forms + len(needles)
+
+    def _personal_spans(self, text: str, look: _Look) -> list[tuple[int, int, str]]:
+        """(start, end, detector id) of the personal data the decoded views find, in the text."""
+        spans: list[tuple[int, int, str]] = []
+        for view, _, personal in look.views:
+            for detector in personal:
+                for start, end in detector.find(view.text):
+                    spans.append((*view.span(start, end), detector.id))
+        return spans
 
     def replace_personal(self, text: str) -> tuple[str, list[str]]:
-        """The text with personal data replaced in place, and the detector of each replacement."""
-        return replace_personal_data(text, self._candidates(text)[1])
+        """The text with personal data replaced in place, and the detector of each replacement.
+        What a decoded view finds is replaced first, over the whole stretch it came from (an
+        address percent-encoded, or with an invisible character inside, goes whole); then the
+        detectors run on the text itself, each on the output of the one before (§B4)."""
+        look = self._look(text)
+        replaced: list[str] = []
+        if look.views:
+            spans = self._personal_spans(text, look)
+            if spans:
+                text, markers = cut_spans(
+                    text, [(start, end, f"[REDACTED:{id}]") for start, end, id in spans]
+                )
+                replaced = [marker[len("[REDACTED:") : -1] for marker in markers]
+                look = self._look(text)
+        text, found = replace_personal_data(text, look.personal)
+        return text, replaced + found
+
+    def key_personal(self, key: str) -> tuple[tuple[int, int, str], ...]:
+        """Personal data written in a key (an e-mail address as an attribute's name): the
+        (start, end, detector id) of each stretch to replace, decoded views included. A key no
+        detector could finish on is personal data whole (fail closed)."""
+        cached = self._key_personal.get(key)
+        if cached is None:
+            try:
+                cached = tuple(self._personal_in_key(key)) if key and self.needs_look(key) else ()
+            except DetectorTimeout as exc:
+                cached = ((0, len(key), exc.detector_id),)
+            if len(self._key_personal) >= 10_000:
+                self._key_personal.clear()
+            self._key_personal[key] = cached
+        return cached
+
+    def _personal_in_key(self, key: str) -> list[tuple[int, int, str]]:
+        look = self._look(key)
+        spans = self._personal_spans(key, look)
+        for detector in look.personal:
+            spans.extend((start, end, detector.id) for start, end in detector.find(key))
+        return merge_spans(spans)
 
     def key_credential(self, key: str) -> str | None:
         """A key that itself holds a credential gets renamed; keys repeat, so answers are kept."""
@@ -147,7 +251,16 @@ class Inspector:
         return found
 
     def personal_in(self, text: str) -> list[str]:
-        return detect_personal_data(text, self._candidates(text)[1])
+        """The personal-data detectors that find something in this string or a decoded view of
+        it, in detector order."""
+        look = self._look(text)
+        found = detect_personal_data(text, look.personal)
+        if not look.views:
+            return found
+        ids = set(found)
+        for view, _, personal in look.views:
+            ids.update(detect_personal_data(view.text, [d for d in personal if d.id not in ids]))
+        return [d.id for d in self.personal_detectors if d.id in ids]
 
     def unsafe_text(self, text: str, mime: str) -> bool:
         """Whether decoded data-URI content holds a secret or personal data (§B10)."""

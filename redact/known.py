@@ -321,6 +321,14 @@ class KnownSecrets:
             if clear:
                 yield start, end, needle
 
+    def hits(self, text: str) -> list[tuple[int, int, str]]:
+        """(start, end, form) of every stretch `cut` would cut from the text, unmerged, in no
+        particular order; the whole-string base64 payload aside. The decoded views of a string
+        (`redact.decoded`) are searched this way and their hits cut from the original."""
+        if not self._count:
+            return []
+        return list(self._hits(text))
+
     def contains(self, text: str) -> bool:
         """Some form of some secret occurs in the text (whole-string base64 aside)."""
         if not self._count:

@@ -12,10 +12,13 @@ provider.add_span_processor(BatchSpanProcessor(exporter))
 
 Each batch is read into tracecheck spans, redacted and gated span by span by
 `redact.scrub_spans` (every string surface: name, attributes, status message, events, links,
-resource, instrumentation scope), rebuilt as new SDK `ReadableSpan`s with the same ids, parent,
-kind, times and status code, and handed to the wrapped exporter. A span whose redacted form is
-still UNSAFE or UNKNOWN is dropped, never sent. Nothing raises into the application: a batch
-whose conversion or redaction fails is dropped whole (fail closed) and FAILURE is returned.
+resource, instrumentation scope: attributes, name and version), rebuilt as new SDK
+`ReadableSpan`s with the same ids, parent, kind, times and status code, and handed to the
+wrapped exporter. A span whose redacted form is still UNSAFE or UNKNOWN is dropped, never sent;
+so is a span whose values nest deeper than readers hold, or whose redaction fails, alone
+(`redact.isolated`): the rest of its batch is sent. A schema URL that holds anything a detector
+finds is left out. Nothing raises into the application: a batch whose conversion fails is
+dropped whole (fail closed) and FAILURE is returned.
 
 Span attributes are frozen when a span ends, so redaction lives here and not in a
 `SpanProcessor.on_end`. The OpenTelemetry SDK is the optional `otel` extra; importing `redact`
@@ -28,7 +31,7 @@ import logging
 import secrets
 import threading
 from collections import deque
-from collections.abc import Hashable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from typing import Any
 
 try:
@@ -46,7 +49,9 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
         "redact.otel needs the OpenTelemetry SDK: pip install 'tracecheck[otel]'"
     ) from exc
 
+from redact.core import assess
 from redact.inspector import known_secrets_of
+from redact.isolated import scrub_batch
 from redact.known import KnownSecrets
 from redact.model import ShareStatus, ShareVerdict
 from redact.profiles import Profile, resolve_profile
@@ -148,9 +153,10 @@ class RedactingSpanExporter(SpanExporter):
         except Exception as exc:  # never raise into the application; never send raw
             count = len(spans) if isinstance(spans, Sequence) else 0
             self._add("dropped_errors", count)
+            error = exc.error if isinstance(exc, _BatchFailed) else type(exc).__name__
             self._warn_once(
                 "redaction-error",
-                f"dropped a batch of {_spans(count)}: redaction failed ({type(exc).__name__}), "
+                f"dropped a batch of {_spans(count)}: redaction failed ({error}), "
                 f"so nothing of it was sent; {_FURTHER}",
             )
             return SpanExportResult.FAILURE
@@ -197,14 +203,26 @@ class RedactingSpanExporter(SpanExporter):
     # The batch ----------------------------------------------------------------------------
 
     def _redact(self, batch: list[ReadableSpan]) -> list[ReadableSpan]:
-        scrubbed = scrub_spans(
+        isolated = scrub_batch(
             spans_from_otel(batch),
             profile=self._profile,
             known_secrets=self._known,
             pseudonym_key=self._pseudonym_key,
             max_string_bytes=self._max_string_bytes,
+            scrub=scrub_spans,
         )
-        rebuild = _Rebuild()
+        if isolated.failed:
+            failed = isolated.failed
+            if len(failed) == len(batch):  # nothing could be redacted: the batch fails
+                raise _BatchFailed(failed[0].error)
+            self._add("dropped_errors", len(failed))
+            self._warn_once(
+                "redaction-error-span",
+                f"dropped {_spans(len(failed))} whose redaction failed ({failed[0].error}); the "
+                f"rest of the batch was sent; {_FURTHER}",
+            )
+        scrubbed = isolated.scrubbed
+        rebuild = _Rebuild(self._schema_url)
         # Kept spans come in input order; their ids find the SDK span each was read from.
         originals: dict[tuple[str | None, str | None], deque[ReadableSpan]] = {}
         for original, read in zip(batch, _identities(batch), strict=True):
@@ -232,6 +250,14 @@ class RedactingSpanExporter(SpanExporter):
                     f"({_reasons(verdicts)}); {_FURTHER}",
                 )
 
+    def _schema_url(self, url: str) -> str:
+        """The schema URL, or "" when it holds anything a detector finds (it is no content a
+        trace needs, so it is left out rather than redacted)."""
+        if not url:
+            return url
+        verdict = assess(url, profile=self._profile, known_secrets=self._known)
+        return url if not verdict.findings and not verdict.unreadable else ""
+
     # Counters and logging -----------------------------------------------------------------
 
     def _count(self, name: str) -> int:
@@ -248,6 +274,14 @@ class RedactingSpanExporter(SpanExporter):
                 return
             self._logged.add(kind)
         logger.warning("%s", message)
+
+
+class _BatchFailed(Exception):
+    """Redaction raised for every span of a batch; `error` names the type it raised."""
+
+    def __init__(self, error: str) -> None:
+        super().__init__(error)
+        self.error = error
 
 
 def _pseudonym_key(key: bytes | str | None) -> bytes:
@@ -303,9 +337,19 @@ class _Rebuild:
     """New `ReadableSpan`s from redacted spans, one `Resource` and one `InstrumentationScope`
     per distinct redacted content, as the SDK shares them."""
 
-    def __init__(self) -> None:
+    def __init__(self, schema_url: Callable[[str], str]) -> None:
         self._resources: dict[Hashable, Resource] = {}
         self._scopes: dict[Hashable, InstrumentationScope] = {}
+        self._urls: dict[str, str] = {}
+        self._clean_url = schema_url
+
+    def _url(self, url: str | None) -> str:
+        if not url:
+            return ""
+        clean = self._urls.get(url)
+        if clean is None:
+            clean = self._urls[url] = self._clean_url(url)
+        return clean
 
     def span(self, original: ReadableSpan, redacted: Span) -> ReadableSpan:
         resource = self._resource(original.resource, redacted.resource)
@@ -346,7 +390,7 @@ class _Rebuild:
         )
 
     def _resource(self, original: Resource | None, attributes: Mapping[str, Any]) -> Resource:
-        schema_url = original.schema_url if original is not None else ""
+        schema_url = self._url(original.schema_url) if original is not None else ""
         clean = _attributes(attributes)
         key = _key(schema_url, clean)
         resource = self._resources.get(key)
@@ -359,13 +403,18 @@ class _Rebuild:
     ) -> InstrumentationScope | None:
         if original is None:
             return None
-        # Scope name and version are the library's; only the attributes are redacted.
-        clean = _attributes(redacted.scope.attributes) if redacted.scope is not None else {}
-        key = _key((original.name, original.version, original.schema_url), clean)
+        # Name and version are redacted like any string (a tracer may be named with a token).
+        name, version = original.name, original.version
+        clean: dict[str, Any] = {}
+        if redacted.scope is not None:
+            name, version = redacted.scope.name, redacted.scope.version or original.version
+            clean = _attributes(redacted.scope.attributes)
+        schema_url = self._url(original.schema_url)
+        key = _key((name, version, schema_url), clean)
         scope = self._scopes.get(key)
         if scope is None:
             scope = self._scopes[key] = InstrumentationScope(
-                original.name, original.version, original.schema_url, clean or None
+                name, version, schema_url, clean or None
             )
         return scope
 

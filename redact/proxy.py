@@ -27,7 +27,11 @@ as it passes the limit, so a compression bomb never grows in memory (the rest of
 bounded by the wire limit, is read and thrown away so that the client reads the `413`).
 
 Nothing a span holds is ever logged or put in an answer: dropped spans are counted in the
-metrics and logged once per kind (verdict and detectors), by the `redact.proxy` logger.
+metrics and logged once per kind (verdict and detectors), by the `redact.proxy` logger. A `400`
+names the place and the type of what is wrong, never a value (the readers' errors), and a `415`
+does not repeat the header it refuses. A span the proxy cannot hold (nested past protobuf's or
+the readers' depth limit), cannot redact or cannot encode is dropped as UNKNOWN and counted like
+an unsafe one: the rest of its batch is forwarded.
 """
 
 from __future__ import annotations
@@ -49,19 +53,18 @@ from typing import Any, Final, Literal
 import httpx
 import orjson
 from google.protobuf.message import DecodeError
-from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
-    ExportTraceServiceRequest,
-    ExportTraceServiceResponse,
-)
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceResponse
 
 from redact.inspector import known_secrets_of
+from redact.isolated import scrub_batch, unreadable_span
 from redact.known import KnownSecrets
+from redact.model import FindingTally, verdict_of
 from redact.profiles import Profile, resolve_profile
 from redact.spans import DroppedSpan, scrub_spans
 from tracecheck.errors import TraceReadError
-from tracecheck.readers.common import ReadContext
+from tracecheck.readers.common import ReadContext, Skipped
 from tracecheck.readers.otlp_json import read_otlp_json
-from tracecheck.readers.otlp_proto import spans_from_message
+from tracecheck.readers.otlp_proto import read_request
 from tracecheck.spans import Span
 from tracecheck.writers import to_otlp_json, to_otlp_proto
 
@@ -275,6 +278,14 @@ class _ClientGone(Exception):
     """The client disconnected before its body was read."""
 
 
+class _ScrubFailed(Exception):
+    """Redaction raised for every span of a batch; `error` names the type it raised."""
+
+    def __init__(self, error: str) -> None:
+        super().__init__(error)
+        self.error = error
+
+
 # ---------------------------------------------------------------------------------------------
 # Bodies: bounded reading and inflation
 
@@ -373,20 +384,46 @@ class _Batch:
     payload: bytes | None  # None when nothing is left to forward
 
 
-def _parse(body: bytes, encoding: Encoding) -> list[Span]:
+def _parse(body: bytes, encoding: Encoding) -> tuple[list[Span], list[Skipped]]:
+    """The request's spans, and those the reader left out (nested past the depth it holds)."""
     ctx = ReadContext("request body")
     if encoding == "json":
-        return list(read_otlp_json(body, ctx))
-    request = ExportTraceServiceRequest()
+        spans = list(read_otlp_json(body, ctx))
+    else:
+        spans = list(read_request(body, ctx, None, ""))
+    return spans, ctx.skipped
+
+
+def _skipped(item: Skipped, profile: Profile) -> DroppedSpan:
+    entry = f"span:{item.span_id or '(no id)'}/: {item.reason}"
+    verdict = verdict_of(profile.name, FindingTally(), [entry])
+    return DroppedSpan(item.trace_id, item.span_id, verdict)
+
+
+def _encodable(
+    spans: Sequence[Span], encoding: Encoding, profile: Profile
+) -> tuple[bytes, list[Span], list[DroppedSpan]]:
+    """The batch encoded, with the spans the encoder refuses dropped (UNKNOWN): one span that
+    cannot be written (a value past the JSON encoder's depth) never costs its batch."""
+    encode = to_otlp_json if encoding == "json" else to_otlp_proto
     try:
-        request.ParseFromString(body)
-    except DecodeError as exc:
-        raise ctx.error(None, f"malformed OTLP protobuf: {exc}") from None
-    return list(spans_from_message(request, ctx, ""))
+        return encode(spans), list(spans), []
+    except Exception:
+        pass
+    kept: list[Span] = []
+    dropped: list[DroppedSpan] = []
+    for span in spans:
+        try:
+            encode([span])
+        except Exception as exc:
+            reason = f"could not be encoded ({type(exc).__name__})"
+            dropped.append(unreadable_span(span, profile, reason))
+        else:
+            kept.append(span)
+    return (encode(kept) if kept else b""), kept, dropped
 
 
-def _encode(spans: Sequence[Span], encoding: Encoding, wbits: int | None) -> bytes:
-    data = to_otlp_json(spans) if encoding == "json" else to_otlp_proto(spans)
+def _compressed(data: bytes, wbits: int | None) -> bytes:
     if wbits == 31:
         return gzip.compress(data, compresslevel=6, mtime=0)
     if wbits == 15:
@@ -609,20 +646,20 @@ class ProxyApp:
         headers = _headers(scope)
         encoding = _CONTENT_TYPES.get(headers.get("content-type", "").split(";")[0].strip().lower())
         try:
+            # The refused header is not repeated: a header holds whatever a client put there.
             if encoding is None:
-                given = headers.get("content-type", "")[:60] or "(none)"
+                given = "is missing" if "content-type" not in headers else "is not supported"
                 raise _Refusal(
                     415,
                     "unsupported_media_type",
-                    f"Content-Type {given!r} is not supported: send application/x-protobuf "
-                    "or application/json",
+                    f"the Content-Type {given}: send application/x-protobuf or application/json",
                 )
             coding = headers.get("content-encoding", "identity").strip().lower() or "identity"
             if coding not in _CODINGS:
                 raise _Refusal(
                     415,
                     "unsupported_media_type",
-                    f"Content-Encoding {coding[:40]!r} is not supported (use gzip, deflate or identity)",
+                    "the Content-Encoding is not supported (use gzip, deflate or identity)",
                 )
             if self._in_flight >= self.settings.queue_size:
                 raise _Refusal(
@@ -665,13 +702,12 @@ class ProxyApp:
         except Exception as exc:
             # Fail closed: nothing of a batch that could not be scrubbed leaves. The message
             # names the error's type only; its text could quote span content.
-            log.error(
-                "a batch could not be scrubbed (%s); nothing was forwarded", type(exc).__name__
-            )
+            error = exc.error if isinstance(exc, _ScrubFailed) else type(exc).__name__
+            log.error("a batch could not be scrubbed (%s); nothing was forwarded", error)
             raise _Refusal(
                 500,
                 "scrub_failed",
-                f"the proxy could not scrub the batch ({type(exc).__name__}); nothing was forwarded",
+                f"the proxy could not scrub the batch ({error}); nothing was forwarded",
             ) from None
         del body
         self.metrics.add("tracecheck_proxy_spans_received_total", batch.received)
@@ -711,12 +747,27 @@ class ProxyApp:
         return 200, _export_response(encoding, rejected, message)
 
     def _scrub(self, body: bytes, encoding: Encoding, wbits: int | None) -> _Batch:
-        spans = _parse(body, encoding)
-        scrubbed = scrub_spans(
-            spans, profile=self._profile, known_secrets=self._known, pseudonym_key=self._key
+        spans, skipped = _parse(body, encoding)
+        # A span that cannot be read, redacted or encoded is dropped alone, never its batch.
+        isolated = scrub_batch(
+            spans,
+            profile=self._profile,
+            known_secrets=self._known,
+            pseudonym_key=self._key,
+            scrub=scrub_spans,
         )
-        payload = _encode(scrubbed.kept, encoding, wbits) if scrubbed.kept else None
-        return _Batch(len(spans), len(scrubbed.kept), scrubbed.dropped, payload)
+        if isolated.failed and len(isolated.failed) == len(spans):
+            raise _ScrubFailed(isolated.failed[0].error)  # nothing could be scrubbed: a 500
+        scrubbed = isolated.scrubbed
+        dropped = [_skipped(item, self._profile) for item in skipped]
+        dropped += isolated.dropped()
+        payload = None
+        kept: list[Span] = []
+        if scrubbed.kept:
+            data, kept, refused = _encodable(scrubbed.kept, encoding, self._profile)
+            dropped += refused
+            payload = _compressed(data, wbits) if kept else None
+        return _Batch(len(spans) + len(skipped), len(kept), tuple(dropped), payload)
 
     def _note_drops(self, dropped: Sequence[DroppedSpan]) -> None:
         self.metrics.add("tracecheck_proxy_spans_dropped_unsafe_total", len(dropped))

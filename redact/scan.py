@@ -1,6 +1,7 @@
 """One linear-time scan that tells which strings could hold anything worth a closer look (A9).
 
-Every detector's RE2 prefilter and every known-secret form are joined into one RE2 pattern. Most
+Every detector's RE2 prefilter, every known-secret form and the trigger of the decoded views
+(text that may hide something behind an encoding) are joined into one RE2 pattern. Most
 span text is clean prose, so the expensive precise detectors run only on the strings this scan
 flags, and on those only the detectors whose own prefilter matched (an RE2 set answers that in
 one more pass over the string). Many strings are scanned at once, joined by newlines, because
@@ -17,6 +18,7 @@ from itertools import accumulate
 
 import re2
 
+from redact.decoded import TRIGGER
 from redact.detectors import Detector
 from redact.known import KnownSecrets
 
@@ -38,6 +40,9 @@ class Prefilter:
     def __init__(self, detectors: Sequence[Detector], known: KnownSecrets) -> None:
         self.detectors = tuple(detectors)
         parts = [f"(?:{d.prefilter})" for d in detectors]
+        # Text that may read differently once decoded (escapes, invisible characters,
+        # look-alikes, base64 or hex payloads) needs the decoded views (`redact.decoded`).
+        parts.append(f"(?:{TRIGGER})")
         if known:
             # Whole-string base64 that may hide a secret is tested apart (`hides_in_base64`):
             # ids and hashes look like base64, and flagging them all would cost more than the
@@ -47,6 +52,7 @@ class Prefilter:
         self._set = re2.Set.SearchSet(options=_options())
         for detector in detectors:
             self._set.Add(detector.prefilter.encode())
+        self._set.Add(TRIGGER.encode())
         self._set.Compile()
 
     def may_hold(self, text: str) -> bool:
@@ -55,11 +61,17 @@ class Prefilter:
 
     def detectors_for(self, text: str) -> tuple[Detector, ...]:
         """The detectors, in order, whose prefilter matches this string: the only ones to run."""
+        return self.look(text)[0]
+
+    def look(self, text: str) -> tuple[tuple[Detector, ...], bool]:
+        """The detectors whose prefilter matches this string, in order, and whether the string
+        may read differently decoded (one RE2 set pass answers both)."""
         matched = self._set.Match(text.encode("utf-8", "surrogatepass"))
         if not matched:
-            return ()
+            return (), False
         detectors = self.detectors
-        return tuple(detectors[i] for i in sorted(matched))
+        count = len(detectors)
+        return tuple(detectors[i] for i in sorted(matched) if i < count), count in matched
 
     def flag(self, strings: Sequence[str]) -> set[str]:
         """The strings, among many, that a precise detector or a known secret could match."""

@@ -48,9 +48,10 @@ import httpx
 import orjson
 
 from redact.core import KnownSecretsArg
+from redact.isolated import scrub_batch
 from redact.model import RedactionReport
 from redact.profiles import Profile
-from redact.spans import DroppedSpan, scrub_spans
+from redact.spans import DroppedSpan
 from tracecheck.rules.pointers import a_json_type, json_type
 from tracecheck.spans import Span
 from tracecheck.writers import to_trace_span_events
@@ -302,19 +303,21 @@ def prepare_shipment(
 ) -> Shipment:
     """Scrub the spans and cut the safe ones into request bodies, without any network.
 
-    One `scrub_spans` call covers all spans, so pseudonyms agree across batches. Raises
-    `ShipRefused` when a span fails the gate and `on_unsafe` is `"refuse"`."""
+    One scrub covers all spans, so pseudonyms agree across batches; a span nested deeper than
+    readers hold, or whose redaction fails, fails the gate alone (UNKNOWN, `redact.isolated`).
+    Raises `ShipRefused` when a span fails the gate and `on_unsafe` is `"refuse"`."""
     if batch_size < 1:
         raise ValueError("batch_size must be at least 1")
     if on_unsafe not in ("refuse", "drop"):
         raise ValueError('on_unsafe must be "refuse" or "drop"')
-    scrubbed = scrub_spans(
+    isolated = scrub_batch(
         spans, profile=profile, known_secrets=known_secrets, pseudonym_key=pseudonym_key
     )
-    if scrubbed.dropped and on_unsafe == "refuse":
+    scrubbed, dropped = isolated.scrubbed, isolated.dropped()
+    if dropped and on_unsafe == "refuse":
         raise ShipRefused(
-            refusal_message(scrubbed.dropped, len(scrubbed.kept) + len(scrubbed.dropped)),
-            dropped=scrubbed.dropped,
+            refusal_message(dropped, len(scrubbed.kept) + len(dropped)),
+            dropped=dropped,
             report=scrubbed.report,
         )
     kept = scrubbed.kept
@@ -330,7 +333,7 @@ def prepare_shipment(
                 span_ids=tuple((span.trace_id, span.span_id) for span in members),
             )
         )
-    return Shipment(tuple(batches), scrubbed.dropped, scrubbed.report)
+    return Shipment(tuple(batches), dropped, scrubbed.report)
 
 
 def refusal_message(dropped: Sequence[DroppedSpan], total: int) -> str:

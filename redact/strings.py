@@ -8,15 +8,18 @@ import hashlib
 import hmac
 import math
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 __all__ = [
     "DataUri",
     "cap_string",
+    "cut_spans",
     "decode_data_uri_payload",
     "effective_cap",
     "is_placeholder",
     "js_string",
+    "merge_spans",
     "parse_data_uri",
     "pseudonym",
     "utf8_length",
@@ -31,6 +34,36 @@ _PLACEHOLDER = re.compile(
 def is_placeholder(text: str) -> bool:
     """The empty string, or a whole string that is a marker some redactor already wrote."""
     return not text or (_PLACEHOLDER.fullmatch(text) is not None)
+
+
+def merge_spans(spans: Iterable[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+    """(start, end, label) stretches, left to right, with overlapping ones joined under the label
+    of the one that starts first (the longer at a tie), so no piece of either survives between
+    two cuts. Stretches that only touch stay apart."""
+    merged: list[tuple[int, int, str]] = []
+    for start, end, label in sorted(spans, key=lambda s: (s[0], -s[1])):
+        if merged and start < merged[-1][1]:
+            if end > merged[-1][1]:
+                merged[-1] = (merged[-1][0], end, merged[-1][2])
+            continue
+        merged.append((start, end, label))
+    return merged
+
+
+def cut_spans(text: str, spans: Iterable[tuple[int, int, str]]) -> tuple[str, list[str]]:
+    """The text with each (start, end, marker) stretch replaced by its marker (overlapping ones
+    merged, see `merge_spans`), and the markers written, left to right."""
+    pieces: list[str] = []
+    written: list[str] = []
+    done = 0
+    for start, end, marker in merge_spans(spans):
+        pieces += (text[done:start], marker)
+        written.append(marker)
+        done = end
+    if not written:
+        return text, written
+    pieces.append(text[done:])
+    return "".join(pieces), written
 
 
 def utf8_length(text: str) -> int:

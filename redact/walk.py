@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from redact.detectors import DetectorTimeout
+from redact.detectors.personal import is_card_number
 from redact.inspector import MAX_DEPTH, Inspector, pointer_segment
 from redact.keys import KeyClass
 from redact.model import (
@@ -28,6 +29,7 @@ from redact.model import (
 from redact.strings import (
     DataUri,
     cap_string,
+    cut_spans,
     decode_data_uri_payload,
     parse_data_uri,
     pseudonym,
@@ -47,8 +49,23 @@ _KEY_FINDINGS: dict[KeyClass, tuple[Category, str]] = {
     KeyClass.IDENTIFIER: ("identifier", "identifier-key"),
     KeyClass.RAW_CONTENT: ("raw-content", "raw-content-key"),
 }
-# Values that pass through unless their key's class says otherwise.
+# Values that pass through unless their key's class says otherwise (or a number is a card's).
 _SCALARS = frozenset({int, float, bool, type(None)})
+_SMALLEST_CARD = 10**12
+
+
+def _is_card(item: Any) -> bool:
+    """A scalar that reads as a card number (cheap for the usual small numbers)."""
+    kind = item.__class__
+    return (kind is int or kind is float) and item >= _SMALLEST_CARD and is_card_number(item)
+
+
+def _holds_key(value: Mapping[Any, Any], key: str) -> bool:
+    """Whether a mapping has this key, or one that reads as it (a non-string key is written as
+    its string)."""
+    if key in value:
+        return True
+    return any(k.__class__ is not str and str(k) == key for k in value)
 
 
 def _is_number(value: Any) -> bool:
@@ -149,6 +166,10 @@ class Redactor:
         if isinstance(value, str):
             return self.string(value, path)
         if value is None or isinstance(value, bool | int | float | _PASSED_THROUGH):
+            # A card number stored as a number (a JSON number, an OTLP intValue) goes as its
+            # string form would.
+            if is_card_number(value):
+                return self._marker(path, "personal-data", "card-number")
             return value
         if isinstance(value, _BINARY):
             return self._marker(path, "media", "binary")
@@ -179,7 +200,7 @@ class Redactor:
             name = key if key.__class__ is str else str(key)
             # The common case, decided without walking: a short clean string under a plain key.
             kind = item.__class__
-            if (kind is str and len(item) <= short) or kind in _SCALARS:
+            if (kind is str and len(item) <= short) or (kind in _SCALARS and not _is_card(item)):
                 is_plain = plain.get(name)
                 if is_plain is None:
                     is_plain = plain[name] = self._is_plain(name)
@@ -191,23 +212,67 @@ class Redactor:
             if self.dropped_prefixes and name.startswith(self.dropped_prefixes):
                 continue
             detector = inspector.key_credential(name)
-            if detector is None:
-                out_key = name
-                item_path = f"{path}/{pointer_segment(name)}"
-            else:
-                renamed += 1
-                out_key = f"[REDACTED:{detector}]#{renamed}"
+            personal = inspector.key_personal(name) if detector is None else ()
+            if detector is not None:
+                renamed, out_key = self._free_key(f"[REDACTED:{detector}]", renamed, value, out)
                 item_path = f"{path}/{out_key}"
                 self._record(item_path, "credential", detector, "redacted")
+            elif personal:
+                renamed, out_key, action = self._personal_key(name, personal, renamed, value, out)
+                item_path = f"{path}/{pointer_segment(out_key)}"
+                for _, _, found in personal:
+                    self._record(item_path, "personal-data", found, action)
+            else:
+                out_key = name
+                item_path = f"{path}/{pointer_segment(name)}"
             out[out_key] = self.keyed(name, item, item_path, depth)
         return out
 
+    def _free_key(
+        self, stem: str, renamed: int, value: Mapping[Any, Any], out: Mapping[str, Any]
+    ) -> tuple[int, str]:
+        """`<stem>#<n>` with the next n that names no other key of the mapping, before or after
+        redaction (a key already written that way must not be overwritten)."""
+        while True:
+            renamed += 1
+            key = f"{stem}#{renamed}"
+            if key not in out and not _holds_key(value, key):
+                return renamed, key
+
+    def _personal_key(
+        self,
+        name: str,
+        found: tuple[tuple[int, int, str], ...],
+        renamed: int,
+        value: Mapping[Any, Any],
+        out: Mapping[str, Any],
+    ) -> tuple[int, str, Action]:
+        """A key with personal data in it (an e-mail address as an attribute's name), rewritten
+        as the profile treats the data: where identifiers become pseudonyms, each address
+        becomes its pseudonym in place (a map keyed by address stays one, and agrees across
+        batches); elsewhere each becomes its marker, numbered as renamed keys are."""
+        if self.profile.pseudonymize_identifiers:
+            key = self._key()
+            rewritten, _ = cut_spans(
+                name, [(start, end, pseudonym(key, name[start:end])) for start, end, _ in found]
+            )
+            if rewritten not in out and not _holds_key(value, rewritten):
+                return renamed, rewritten, "pseudonymized"
+            renamed, unique = self._free_key(rewritten, renamed, value, out)
+            return renamed, unique, "pseudonymized"
+        rewritten, _ = cut_spans(
+            name, [(start, end, f"[REDACTED:{id}]") for start, end, id in found]
+        )
+        renamed, unique = self._free_key(rewritten, renamed, value, out)
+        return renamed, unique, "redacted"
+
     def _is_plain(self, name: str) -> bool:
-        """A key whose class takes no action here, that holds no credential itself, and that
-        is not dropped."""
+        """A key whose class takes no action here, that holds no credential or personal data
+        itself, and that is not dropped."""
         return (
             self.profile.keys.classify(name) not in self._acting
             and self.inspector.key_credential(name) is None
+            and not self.inspector.key_personal(name)
             and not (self.dropped_prefixes and name.startswith(self.dropped_prefixes))
         )
 
@@ -270,7 +335,7 @@ class Redactor:
     def _inspect(self, text: str, path: str) -> str:
         inspector = self.inspector
         if inspector.known:
-            text, forms = inspector.known.cut(text)
+            text, forms = inspector.cut_known(text)
             for _ in range(forms):
                 self._record(path, "credential", "known-secret", "redacted")
         uri = parse_data_uri(text)
@@ -344,7 +409,8 @@ class Assessor:
         if isinstance(value, str):
             self.string(value, path)
         elif value is None or isinstance(value, bool | int | float | _PASSED_THROUGH):
-            return
+            if is_card_number(value):
+                self._flag(path, "personal-data", "card-number")
         elif isinstance(value, _BINARY):
             self._unreadable(path, "binary data")
         elif not isinstance(value, Mapping | list | tuple):
@@ -385,21 +451,28 @@ class Assessor:
                 if outcome is not _UNDECIDED:
                     self._flag(f"{path}/{pointer_segment(name)}", *outcome)
                     continue
-            elif item.__class__ in _SCALARS and self._is_plain(name):
+            elif item.__class__ in _SCALARS and not _is_card(item) and self._is_plain(name):
                 continue
             detector = self.inspector.key_credential(name)
-            if detector is None:
-                item_path = f"{path}/{pointer_segment(name)}"
-            else:
+            personal = self.inspector.key_personal(name) if detector is None else ()
+            if detector is not None:
                 # The path names the detector, never the key that holds the secret.
                 item_path = f"{path}/[REDACTED:{detector}]"
                 self._flag(item_path, "credential", detector)
+            elif personal:
+                # Nor the personal data a key holds: each stretch is its marker.
+                masked, _ = cut_spans(name, [(s, e, f"[REDACTED:{id}]") for s, e, id in personal])
+                item_path = f"{path}/{pointer_segment(masked)}"
+                for found in dict.fromkeys(id for _, _, id in personal):
+                    self._flag(item_path, "personal-data", found)
+            else:
+                item_path = f"{path}/{pointer_segment(name)}"
             self.keyed(name, item, item_path, depth)
 
     def _clean_outcome(self, name: str) -> Any:
         """What `keyed` reports for a clean, non-placeholder string under this key: nothing
         (None), one (category, detector) finding, or `_UNDECIDED` when the long way must say."""
-        if self.inspector.key_credential(name) is not None:
+        if self.inspector.key_credential(name) is not None or self.inspector.key_personal(name):
             return _UNDECIDED
         key_class = self.profile.keys.classify(name)
         if key_class is None:
@@ -409,9 +482,12 @@ class Assessor:
         return _KEY_FINDINGS[key_class]
 
     def _is_plain(self, name: str) -> bool:
-        """A key with no class and no credential in it: it flags nothing by itself."""
+        """A key with no class and no credential or personal data in it: it flags nothing by
+        itself."""
         return (
-            self.profile.keys.classify(name) is None and self.inspector.key_credential(name) is None
+            self.profile.keys.classify(name) is None
+            and self.inspector.key_credential(name) is None
+            and not self.inspector.key_personal(name)
         )
 
     def keyed(self, key: str, value: Any, path: str, depth: int) -> None:

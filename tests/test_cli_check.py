@@ -190,14 +190,14 @@ def test_a_progress_line_for_large_or_slow_inputs(
     # A slow read (gzip, a directory, stdin): the line comes once the threshold has passed.
     monkeypatch.setattr(cli._Progress, "THRESHOLD_BYTES", 10**12)
     monkeypatch.setattr(cli._Progress, "THRESHOLD_SECONDS", 0.01)
-    real = cli.map_traces
+    real = cli.visit_traces
     announced = threading.Event()
 
     def slow(source: object, visit: object, **kwargs: object) -> object:
         announced.wait(timeout=10)
         return real(source, visit, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(cli, "map_traces", slow)
+    monkeypatch.setattr(cli, "visit_traces", slow)
     original = cli._Progress._announce
 
     def announce(self: object) -> None:

@@ -446,7 +446,7 @@ def test_an_interrupt_exits_130_without_a_traceback(
     def interrupted(*args: object, **kwargs: object) -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(cli, "map_traces", interrupted)
+    monkeypatch.setattr(cli, "visit_traces", interrupted)
     assert main(["check", CLEAN, "--contract", CONTRACT]) == 130
     assert capsys.readouterr().err == "tracecheck: error: interrupted\n"
 
@@ -454,14 +454,14 @@ def test_an_interrupt_exits_130_without_a_traceback(
 def test_a_reader_bug_is_an_unreadable_input_not_a_traceback(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    real = cli.map_traces
+    real = cli.visit_traces
 
     def flaky(source: object, visit: Any, **kwargs: Any) -> Any:
         if str(source) == CLEAN:
             raise TypeError("unexpected attribute shape")
         return real(source, visit, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(cli, "map_traces", flaky)
+    monkeypatch.setattr(cli, "visit_traces", flaky)
     assert main(["check", CLEAN, FORBIDDEN, "--contract", CONTRACT]) == ExitCode.UNREADABLE
     captured = capsys.readouterr()
     assert f"tracecheck: error: {CLEAN}: could not be read: internal error: TypeError\n" in (

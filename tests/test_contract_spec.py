@@ -402,7 +402,7 @@ CASES: list[tuple[str, dict[str, Any], list[str]]] = [
         ),
         [
             "rules[0].p.tool.flags: unknown flag(s) q (allowed: i, m, s, x, u, g, y, d)",
-            "rules[1].p.tool.$regex: invalid regular expression /(/: missing ) at position 1",
+            "rules[1].p.tool.$regex: is not a valid regular expression: missing ) at position 1",
             'rules[2].p.name: must have either "$regex" or "oneOf", not both',
             "rules[3].p.tool.oneOf[0]: must be a string, not 1",
             'rules[4].p.model: must be a string, {"$regex": …} or {"oneOf": […]}, not 3',

@@ -150,7 +150,9 @@ def test_healthz_needs_no_auth(app: IngestApp) -> None:
 
 
 def test_unknown_route_and_method(app: IngestApp) -> None:
-    assert request(app, "GET", "/v1/nothing").json() == {"error": "no route for GET /v1/nothing"}
+    assert request(app, "GET", "/v1/nothing").json() == {
+        "error": "no such route: POST /v1/ingest/traces, GET /v1/traces/<traceId>, GET /healthz"
+    }
     response = request(app, "GET", INGEST_PATH)
     assert response.status_code == 405
     assert response.headers["allow"] == "POST"
@@ -188,7 +190,7 @@ def test_wrong_key_is_401(app: IngestApp) -> None:
 def test_unknown_tenant_is_404(app: IngestApp) -> None:
     response = post(app, [span()], tenant="initech", key=KEY_ACME)
     assert response.status_code == 404
-    assert response.json() == {"error": 'tenant "initech" is not known'}
+    assert response.json() == {"error": "X-Tangle-Tenant-Id names no known tenant"}
     response = post(app, [span()], tenant=None, key=KEY_ACME)
     assert response.status_code == 404
     assert response.json() == {"error": "X-Tangle-Tenant-Id is required"}
@@ -202,7 +204,9 @@ def test_unknown_tenant_without_a_valid_key_is_401(app: IngestApp) -> None:
 def test_another_tenants_key_is_401(app: IngestApp) -> None:
     response = post(app, [span()], tenant="acme", key=KEY_GLOBEX)
     assert response.status_code == 401
-    assert response.json() == {"error": 'the bearer token is not the key of tenant "acme"'}
+    assert response.json() == {
+        "error": "the bearer token is not the key of the tenant X-Tangle-Tenant-Id names"
+    }
     assert stored_ids(app) == []
 
 
@@ -220,8 +224,7 @@ def test_wrong_wire_version_header_is_400_naming_the_accepted_one(app: IngestApp
     response = post(app, [span()], version="2025-01-01.v1")
     assert response.status_code == 400
     assert response.json() == {
-        "error": 'X-Tangle-Wire-Version "2025-01-01.v1" is not accepted: '
-        "this server accepts 2026-07-24.v1 only"
+        "error": "X-Tangle-Wire-Version is not accepted: this server accepts 2026-07-24.v1 only"
     }
     response = post(app, [span()], version=None)
     assert response.json() == {
@@ -235,8 +238,7 @@ def test_wrong_body_wire_version_is_400(app: IngestApp) -> None:
     )
     assert response.status_code == 400
     assert response.json() == {
-        "error": 'wireVersion "2026-07-24.v2" is not accepted: '
-        "this server accepts 2026-07-24.v1 only"
+        "error": "wireVersion is not accepted: this server accepts 2026-07-24.v1 only"
     }
     response = request(app, "POST", INGEST_PATH, json={"spans": [span()]})
     assert response.json() == {
@@ -267,7 +269,7 @@ def test_malformed_json_is_400(app: IngestApp) -> None:
         ({"wireVersion": WIRE_VERSION, "spans": {}}, "spans is an object, not a list"),
         (
             {"wireVersion": WIRE_VERSION, "spans": [], "events": []},
-            'the body has a field the wire does not define: "events"',
+            "the body has a field the wire does not define",
         ),
     ],
 )
@@ -365,11 +367,11 @@ def test_other_content_types_are_415(app: IngestApp) -> None:
         (span(attributes=[]), "attributes is an array, not an object"),
         (
             span(attributes={"llm.input": {"role": "user"}}),
-            'attributes["llm.input"] is an object, not a string, number or boolean',
+            "attributes: the value of entry 1 is an object, not a string, number or boolean",
         ),
         (
             span(attributes={"x": None}),
-            'attributes["x"] is null, not a string, number or boolean',
+            "attributes: the value of entry 1 is null, not a string, number or boolean",
         ),
         (span(events={}), "events is an object, not a list"),
         (
@@ -378,16 +380,17 @@ def test_other_content_types_are_415(app: IngestApp) -> None:
         ),
         (
             span(events=[{"name": "retry", "timeUnixNano": "1", "attributes": {"a": [1]}}]),
-            'events[0].attributes["a"] is an array, not a string, number or boolean',
+            "events[0].attributes: the value of entry 1 is an array, "
+            "not a string, number or boolean",
         ),
         (
             span(events=[{"name": "retry", "timeUnixNano": "1", "level": "x"}]),
-            'events[0] has a field the wire does not define: "level"',
+            "events[0] has a field the wire does not define",
         ),
         (span(status={"code": "FAILED"}), "status.code is not one of OK, ERROR, UNSET"),
         (span(status={"message": "boom"}), "status.code is missing"),
         (span(status={"code": "ERROR", "message": 5}), "status.message is a number, not a string"),
-        (span(kind=3), 'the span has a field the wire does not define: "kind"'),
+        (span(kind=3), "the span has a field the wire does not define"),
         (span(**{"tangle.runId": 5}), "tangle.runId is a number, not a string"),
         (span(**{"tangle.generation": "2"}), "tangle.generation is a string, not a number"),
     ],

@@ -777,12 +777,18 @@ def test_gzip_bomb_is_413_without_inflating_in_memory() -> None:
 @pytest.mark.parametrize(
     ("headers", "message"),
     [
-        ({"content-type": "text/plain"}, "Content-Type 'text/plain' is not supported"),
-        ({"content-type": "application/grpc"}, "Content-Type 'application/grpc' is not supported"),
-        ({}, "Content-Type '(none)' is not supported"),
+        (
+            {"content-type": "text/plain"},
+            "the Content-Type is not supported: send application/x-protobuf or application/json",
+        ),
+        (
+            {"content-type": "application/grpc"},
+            "the Content-Type is not supported: send application/x-protobuf or application/json",
+        ),
+        ({}, "the Content-Type is missing: send application/x-protobuf or application/json"),
         (
             {"content-type": "application/x-protobuf", "content-encoding": "br"},
-            "Content-Encoding 'br' is not supported (use gzip, deflate or identity)",
+            "the Content-Encoding is not supported (use gzip, deflate or identity)",
         ),
     ],
 )

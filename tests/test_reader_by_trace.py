@@ -4,7 +4,8 @@ follows the largest trace, not the file).
 The property draws spans of a few traces, interleaved, batched into records of OTLP JSON Lines,
 flat-span JSON Lines or the Collector's length-prefixed protobuf stream (gzip or not, in one
 file or spread over a directory), with repeated spans, missing ids, ends before starts and
-faulty records, and compares traces (spans, order, notes, files) and errors.
+faulty records, and compares traces (spans, order, notes, files) and errors. The index of files
+read whole moves to disk at a drawn size, as it does for a directory of many small files.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from opentelemetry.proto.common.v1 import common_pb2
 from opentelemetry.proto.trace.v1 import trace_pb2
 
 from tracecheck import TraceReadError, read_traces
-from tracecheck.readers import by_trace, iter_traces, map_traces
+from tracecheck.readers import by_trace, iter_traces, map_traces, trace_index
 from tracecheck.spans import Trace
 
 TRACES = (
@@ -40,14 +41,17 @@ START = 1_700_000_000_000_000_000
 
 
 @contextmanager
-def streaming(whole_below: int = 0) -> Iterator[None]:
-    """Index every record file, however small (the CLI reads small files whole)."""
-    saved = by_trace.WHOLE_BELOW
+def streaming(whole_below: int = 0, in_memory: int | None = None) -> Iterator[None]:
+    """Index every record file, however small (the CLI reads small files whole); with
+    `in_memory`, move the index of files read whole to disk past that many entries."""
+    saved = by_trace.WHOLE_BELOW, trace_index._IN_MEMORY
     by_trace.WHOLE_BELOW = whole_below
+    if in_memory is not None:
+        trace_index._IN_MEMORY = in_memory
     try:
         yield
     finally:
-        by_trace.WHOLE_BELOW = saved
+        by_trace.WHOLE_BELOW, trace_index._IN_MEMORY = saved
 
 
 def same(expected: list[Trace], found: list[Trace]) -> None:
@@ -209,6 +213,7 @@ def inputs(draw: st.DrawFn) -> dict[str, Any]:
         "bom": draw(st.booleans()),
         "directory": files > 1 or draw(st.booleans()),
         "whole_below": draw(st.sampled_from((0, 0, 300))),
+        "in_memory": draw(st.sampled_from((None, 0, 2))),
     }
 
 
@@ -242,7 +247,7 @@ def outcome(read: Any) -> tuple[str, Any]:
 def test_iter_traces_gives_what_read_traces_gives(drawn: dict[str, Any]) -> None:
     with tempfile.TemporaryDirectory() as temp:
         source = write_input(Path(temp), drawn)
-        with streaming(drawn["whole_below"]):
+        with streaming(drawn["whole_below"], drawn["in_memory"]):
             expected = outcome(lambda: read_traces(source))
             found = outcome(lambda: list(iter_traces(source)))
             mapped = outcome(lambda: map_traces(source, lambda trace: trace))
@@ -262,7 +267,7 @@ def test_a_directory_with_failures_reads_like_read_traces(drawn: dict[str, Any])
     drawn = {**drawn, "directory": True}
     with tempfile.TemporaryDirectory() as temp:
         source = write_input(Path(temp), drawn)
-        with streaming(drawn["whole_below"]):
+        with streaming(drawn["whole_below"], drawn["in_memory"]):
             expected_failures: list[TraceReadError] = []
             expected = outcome(lambda: read_traces(source, failures=expected_failures))
             found_failures: list[TraceReadError] = []

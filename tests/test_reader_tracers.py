@@ -262,8 +262,8 @@ def test_one_otel_js_span_object_reads() -> None:
 @pytest.mark.parametrize(
     ("field", "value", "message"),
     [
-        ("startTime", 1714564800123, "[0].startTime: is 1714564800123, not an HrTime"),
-        ("kind", 7, "[0].kind: 7 is not a SpanKind from 0 to 4"),
+        ("startTime", 1714564800123, "[0].startTime: is an integer, not an HrTime"),
+        ("kind", 7, "[0].kind: an integer is not a SpanKind from 0 to 4"),
         ("status", {"code": "ERROR"}, "[0].status.code: a string of 5 character(s) is not 0,"),
         ("attributes", [1], "[0].attributes: is a list, not an object"),
     ],

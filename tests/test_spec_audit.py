@@ -355,7 +355,7 @@ def test_an_invalid_regex_and_invalid_flags_are_both_reported() -> None:
         }
     ) == [
         "rules[0].p.name.flags: unknown flag(s) q (allowed: i, m, s, x, u, g, y, d)",
-        "rules[0].p.name.$regex: invalid regular expression /(/: missing ) at position 1",
+        "rules[0].p.name.$regex: is not a valid regular expression: missing ) at position 1",
     ]
 
 

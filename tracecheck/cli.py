@@ -15,16 +15,17 @@ import time
 import traceback
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import IntEnum
 from pathlib import Path
-from typing import Any, Generic, Literal, TextIO, TypeVar
+from typing import Any, Literal, TextIO
 
 from tracecheck.check import check
 from tracecheck.cli_secrets import add_redaction_arguments
 from tracecheck.contract import Contract, compile_contract, explain_contract, lint_contract
 from tracecheck.errors import AmbiguousFormatError, ContractError, TraceReadError
-from tracecheck.readers import FORMATS, map_traces
+from tracecheck.readers import FORMATS
+from tracecheck.readers.by_trace import visit_traces
 from tracecheck.report import (
     CheckedTrace,
     ReadFailure,
@@ -34,14 +35,12 @@ from tracecheck.report import (
     text_lines,
 )
 from tracecheck.report.safe import printable
-from tracecheck.report.spool import JsonPieces, Piece, Spool, json_document, json_member
+from tracecheck.report.spool import JsonPieces, Records, Spool, json_document, json_member
 from tracecheck.show import render_trace, trace_facts
 from tracecheck.spans import Trace
 from tracecheck.verdict import RuleResult, Verdict, worst
 
 __all__ = ["ExitCode", "main"]
-
-R = TypeVar("R")
 
 
 class ExitCode(IntEnum):
@@ -255,35 +254,40 @@ def _check(args: argparse.Namespace) -> ExitCode:
         raise _Stop(ExitCode.USAGE)
     contracts = _load_contracts(args.contract)
     spool = Spool()
+    verdicts = Records()
     try:
-        return _check_all(args, contracts, spool)
+        return _check_all(args, contracts, spool, verdicts)
     finally:
+        verdicts.close()
         spool.close()
 
 
-def _check_all(args: argparse.Namespace, contracts: list[Contract], spool: Spool) -> ExitCode:
-    """Each trace checked as it is read; the verdicts wait on disk (pickled), so memory holds
-    one trace and its verdicts, and the reports are written one verdict at a time."""
+def _check_all(
+    args: argparse.Namespace, contracts: list[Contract], spool: Spool, verdicts: Records
+) -> ExitCode:
+    """Each trace checked as it is read; the verdicts wait on disk (pickled, in order, with
+    no handle kept per trace), so memory holds one trace and its verdicts, and the reports
+    are written one verdict at a time."""
     strict = args.strict_capture
 
-    def verdicts(read: _Read) -> list[Piece]:  # all a trace leaves behind
-        return [_kept(spool, _timed(read, contract, strict)) for contract in contracts]
+    def visit(read: _Read) -> None:  # all a trace leaves behind
+        for contract in contracts:
+            verdicts.append(pickle.dumps(_timed(read, contract, strict), pickle.HIGHEST_PROTOCOL))
 
-    found, failures = _read(args.traces, args.format, args.trace_id, verdicts)
-    pieces = [piece for items in found for piece in items]
+    failures = _read(args.traces, args.format, args.trace_id, visit, verdicts)
 
     def checked() -> Iterator[CheckedTrace]:
-        for piece in pieces:
-            item: CheckedTrace = pickle.loads(spool.bytes(piece))
+        for data in verdicts:
+            item: CheckedTrace = pickle.loads(data)
             yield item
 
     machine_on_stdout = "-" in (args.json, args.junit)
     human = sys.stderr if machine_on_stdout else sys.stdout
     verbosity = -1 if args.quiet or machine_on_stdout else (1 if args.verbose else 0)
-    if pieces:
+    if verdicts:
         lines = text_lines(checked(), color=_use_color(human), verbosity=verbosity)
         _print_parts(_joined(lines, "\n"), human)
-    status = worst([item.verdict.status for item in checked()])
+    status = worst(list({item.verdict.status: None for item in checked()}))
     if args.json:
         parts = json_parts(checked(), failures, status, spool)
         _write_parts(args.json, _encoded(itertools.chain(parts, ["\n"])))
@@ -296,10 +300,6 @@ def _check_all(args: argparse.Namespace, contracts: list[Contract], spool: Spool
             _print_parts(_joined(itertools.chain([first], annotations), "\n"), human)
     code = {"pass": ExitCode.OK, "fail": ExitCode.FAILED, "error": ExitCode.USAGE}[status]
     return max([code, *(_failure_code(failure) for failure in failures)])
-
-
-def _kept(spool: Spool, item: CheckedTrace) -> Piece:
-    return spool.add_bytes(pickle.dumps(item, pickle.HIGHEST_PROTOCOL))
 
 
 def _encoded(parts: Iterable[str]) -> Iterator[bytes]:
@@ -369,24 +369,27 @@ class _Read:
         return self.sources or (self.source,)
 
 
-@dataclass(frozen=True, slots=True)
-class _Visited(Generic[R]):
-    """What a trace left behind once visited: its span count, its notes, what `visit` gave."""
+@dataclass
+class _Visits:
+    """What the traces of one source left behind: how many were read and how many visited,
+    and their notes (distinct, in order)."""
 
-    spans: int
-    wanted: bool
-    notes: tuple[str, ...]
-    result: R | None
+    traces: int = 0
+    visited: int = 0
+    notes: dict[str, None] = field(default_factory=dict)
 
 
 def _read(
     sources: Sequence[str],
     format: str | None,
     trace_id: str | None,
-    visit: Callable[[_Read], R],
-) -> tuple[list[R], list[ReadFailure]]:
+    visit: Callable[[_Read], None],
+    kept: Records,
+) -> list[ReadFailure]:
     """`visit` of every trace of every source, read one trace at a time, and every source that
-    gave none (each error printed once every source was read, then the notes).
+    gave none (each error printed once every source was read, then the notes). What `visit`
+    keeps goes to `kept`: what a source that fails (or is read again without a file of its
+    directory that fails late) left there is taken back.
 
     A source that reads but holds no span is a failure too: nothing checked must not pass.
     """
@@ -397,43 +400,55 @@ def _read(
         _error("- (standard input) can be read only once")
         raise _Stop(ExitCode.USAGE)
     wanted = trace_id.strip().lower() if trace_id is not None else None
-    results: list[R] = []
     matched = False
     notes: dict[str, None] = {}
     failures: list[ReadFailure] = []
     for source in _unique(sources):
         directory = source != STDIN and Path(source).is_dir()
+        visits = _Visits()
+        mark = kept.mark()
 
-        def each(trace: Trace, source: str = source, directory: bool = directory) -> _Visited[R]:
+        def restart(visits: _Visits = visits, mark: tuple[int, int] = mark) -> None:
+            kept.truncate(mark)
+            visits.traces = visits.visited = 0
+            visits.notes.clear()
+
+        def each(
+            trace: Trace,
+            source: str = source,
+            directory: bool = directory,
+            visits: _Visits = visits,
+        ) -> None:
+            visits.traces += 1
             if wanted is not None and trace.trace_id != wanted:
-                return _Visited(len(trace.spans), False, (), None)
+                return
             read = _Read(trace, _label(source))
             if directory and trace.source is not None:
                 several = trace.sources if len(trace.sources) > 1 else ()
                 read = _Read(trace, trace.source, several, in_directory=True)
-            own = tuple(str(note) for note in trace.notes)
-            return _Visited(len(trace.spans), True, own, visit(read))
+            visits.visited += 1
+            visits.notes.update(dict.fromkeys(str(note) for note in trace.notes))
+            visit(read)
 
         # A directory's broken files fail alone: the traces of the others are still checked.
         broken: list[TraceReadError] = []
         try:
-            found = _read_one(source, format, broken, each)
+            _read_one(source, format, broken, each, restart)
         except TraceReadError as exc:
             broken.append(exc)
-            found = []
+            restart()
         except Exception as exc:  # a reader bug: this input is unreadable, the others are not
+            restart()
             message = f"{_label(source)}: could not be read: {_internal_error(exc)}"
             failures.append(ReadFailure(source, "unreadable", message))
             continue
         failures.extend(_read_failure(exc, source) for exc in broken)
-        if not found and not broken:
+        if not visits.traces and not broken:
             message = f"{_label(source)}: holds no spans, so there is nothing to check"
             failures.append(ReadFailure(source, "unreadable", message))
-        for item in found:
-            if item.wanted:
-                matched = True
-                notes.update(dict.fromkeys(item.notes))
-                results.append(item.result)  # type: ignore[arg-type]
+        if visits.visited:
+            matched = True
+            notes.update(visits.notes)
     for failure in failures:
         _error(printable(failure.message))
     if wanted is not None and not matched:
@@ -441,7 +456,7 @@ def _read(
         raise _Stop(max([ExitCode.USAGE, *(_failure_code(f) for f in failures)]))
     for note in notes:
         print(f"note: {printable(note)}", file=sys.stderr)
-    return results, failures
+    return failures
 
 
 def _unique(sources: Sequence[str]) -> list[str]:
@@ -477,26 +492,26 @@ def _read_one(
     source: str,
     format: str | None,
     broken: list[TraceReadError],
-    each: Callable[[Trace], R],
-) -> list[R]:
+    each: Callable[[Trace], None],
+    restart: Callable[[], None],
+) -> None:
     progress = _Progress(_label(source), 0 if source == STDIN else _size(source))
     spans = 0
 
-    def counted(trace: Trace) -> R:
+    def counted(trace: Trace) -> None:
         nonlocal spans
         spans += len(trace.spans)
-        return each(trace)
+        each(trace)
 
     try:
         if source == STDIN:  # spooled to a file, read as the bytes it holds
             with _spooled_stdin() as path:
-                found = map_traces(path, counted, format=format, name="<bytes>")
+                visit_traces(path, counted, format=format, name="<bytes>", restart=restart)
         else:
-            found = map_traces(source, counted, format=format, failures=broken)
+            visit_traces(source, counted, format=format, failures=broken, restart=restart)
     finally:
         progress.stop()
     progress.done(spans)
-    return found
 
 
 @contextmanager
@@ -567,27 +582,29 @@ def _size(source: str) -> int:
 def _show(args: argparse.Namespace) -> ExitCode:
     # Each trace is rendered as it is read; the output waits on disk until every input is read.
     spool = Spool()
+    pieces = JsonPieces(spool)
+    trees = Records()
     try:
         if args.json:
-            pieces = JsonPieces(spool)
 
-            def facts(read: _Read) -> Piece:
-                return pieces.add(_with_files(trace_facts(read.trace), read.files))
+            def facts(read: _Read) -> None:
+                pieces.append(_with_files(trace_facts(read.trace), read.files))
 
-            found, failures = _read(args.traces, args.format, args.trace_id, facts)
+            failures = _read(args.traces, args.format, args.trace_id, facts, pieces.items)
             head = [json_member("version", "1")]
-            _print_parts(json_document(head, "traces", pieces.texts(found)), sys.stdout)
+            _print_parts(json_document(head, "traces", pieces.appended()), sys.stdout)
         else:
             color = _use_color(sys.stdout)
 
-            def tree(read: _Read) -> Piece:
-                return spool.add(render_trace(read.trace, color=color, files=read.files))
+            def tree(read: _Read) -> None:
+                trees.add_text(render_trace(read.trace, color=color, files=read.files))
 
-            found, failures = _read(args.traces, args.format, args.trace_id, tree)
-            if found:
-                texts = (spool.text(piece) for piece in found)
-                _print_parts(_joined(texts, "\n\n"), sys.stdout)
+            failures = _read(args.traces, args.format, args.trace_id, tree, trees)
+            if trees:
+                _print_parts(_joined(trees.texts(), "\n\n"), sys.stdout)
     finally:
+        trees.close()
+        pieces.close()
         spool.close()
     return max([ExitCode.OK, *(_failure_code(failure) for failure in failures)])
 

@@ -6,25 +6,24 @@ Kept apart from the contract commands so that checking contracts never imports t
 from __future__ import annotations
 
 import argparse
-import gzip
 import sys
 from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-import orjson
-
-from redact import KnownSecrets, ShareVerdict, assess, share_allowed
-from redact.profiles import Profile
+from redact import ShareVerdict, share_allowed
 from redact.spans import SpanAssessor, SpanRedactor
 from tracecheck.cli_secrets import RedactionOptions, RedactionOptionsError
-from tracecheck.errors import AmbiguousFormatError, TraceReadError, UnrecognizedFormatError
+from tracecheck.errors import AmbiguousFormatError, TraceReadError
 from tracecheck.readers import detect_format, iter_spans
+from tracecheck.readers.common import LEFT_OUT
+from tracecheck.readers.inputs import INPUT_ERRORS, file_size, open_file
 from tracecheck.readers.otlp_proto import looks_like_proto_stream
-from tracecheck.recorded_bytes import assess_recorded, assess_stream, with_recorded
+from tracecheck.recorded_bytes import assess_stream, with_recorded
 from tracecheck.redact_stream import StagedOutput, StreamEncoder, batched
-from tracecheck.spans import Span
+from tracecheck.spans import ReadNote, Span
+from tracecheck.verify_safe import GateError, verdict_of_path
 from tracecheck.writers_formats import OUTPUT_FORMATS, Layout, layout_of
 
 __all__ = ["OUTPUT_FORMATS", "run_redact", "run_verify_safe", "summary"]
@@ -107,89 +106,17 @@ def run_verify_safe(args: argparse.Namespace) -> int:
     code = 0
     for path in args.paths:
         try:
-            verdict = _verdict_of(path, args.format, profile, known)
-        except Stop as stop:
-            code = max(code, stop.code)
+            # Every file, layer and archive member; what cannot be read is UNKNOWN.
+            verdict = verdict_of_path(path, args.format, profile, known)
+        except GateError as exc:
+            _error(str(exc))
+            code = max(code, 3)
             continue
         print(f"{path}: {verdict.status.value}")
         _print_findings(verdict, sys.stdout)
         if not share_allowed(verdict):
             code = max(code, 1)
     return code
-
-
-def _verdict_of(
-    path: str, format: str | None, profile: Profile, known: KnownSecrets
-) -> ShareVerdict:
-    if not Path(path).is_file() and not Path(path).is_dir():
-        _error(f"{path}: no such file or directory")
-        raise Stop(3)
-    assessor = SpanAssessor(profile=profile, known_secrets=known)
-    try:
-        # Every span as recorded, repeated copies included: a copy may differ from the first.
-        # Judged batch by batch as the file is read, so memory follows a batch.
-        for batch in batched(iter_spans(path, format=format)):
-            assessor.assess(batch)
-    except (UnrecognizedFormatError, AmbiguousFormatError):
-        if Path(path).is_dir():
-            _error(f"{path}: holds no trace files")
-            raise Stop(3) from None
-        return assess(_document(path), profile=profile, known_secrets=known)
-    except TraceReadError as exc:
-        _error(str(exc))
-        raise Stop(3) from None
-    # A reader keeps what contracts read; whatever it dropped is judged from the bytes.
-    root = Path(path)
-    recorded = [
-        assess_recorded(
-            file, profile, known, label=str(file.relative_to(root)) if root.is_dir() else ""
-        )
-        for file in _trace_files(root)
-    ]
-    return with_recorded(assessor.verdict(), recorded)
-
-
-def _trace_files(path: Path) -> list[Path]:
-    """The file, or the trace files a directory read took its spans from."""
-    if not path.is_dir():
-        return [path]
-    found = []
-    for file in sorted(p for p in path.rglob("*") if p.is_file()):
-        if any(part.startswith(".") for part in file.relative_to(path).parts):
-            continue
-        try:
-            detect_format(file)
-        except UnrecognizedFormatError:
-            continue
-        except (AmbiguousFormatError, TraceReadError):
-            pass
-        found.append(file)
-    return found
-
-
-def _document(path: str) -> Any:
-    """A file that holds no trace: JSON, JSON Lines (one value per line), or text lines."""
-    try:
-        data = Path(path).read_bytes()
-        if data[:2] == b"\x1f\x8b":
-            data = gzip.decompress(data)
-    except (OSError, EOFError, gzip.BadGzipFile) as exc:
-        _error(f"{path}: could not be read: {exc}")
-        raise Stop(3) from None
-    try:
-        return orjson.loads(data)
-    except orjson.JSONDecodeError:
-        pass
-    # JSON Lines, or plain text: keyed by line number, so a finding names its line.
-    lines = {
-        f"line {number}": line
-        for number, line in enumerate(data.decode("utf-8", "replace").splitlines(), 1)
-        if line.strip()
-    }
-    try:
-        return {where: orjson.loads(line) for where, line in lines.items()}
-    except orjson.JSONDecodeError:
-        return lines
 
 
 def _print_findings(verdict: ShareVerdict, stream: Any) -> None:
@@ -235,9 +162,14 @@ def _read_spans(
         ):
             layout = Layout("otlp-proto", "stream")
         # As recorded, repeats included; the format just detected, not sniffed again.
-        for batch in batched(iter_spans(path, format=read_as)):
+        notes: list[ReadNote] = []
+        for batch in batched(iter_spans(path, format=read_as, notes=notes)):
             if not refused:
                 each(batch, layout, gzipped)
+        # A span the reader could not hold (nested too deep) is not written: say so.
+        for note in notes:
+            if note.message.endswith(LEFT_OUT):
+                print(f"tracecheck: warning: {note}", file=sys.stderr)
     except AmbiguousFormatError as exc:
         _error(str(exc))
         raise Stop(4) from None
@@ -268,20 +200,21 @@ def _by_name(path: Path, format: str) -> Layout:
 
 
 def _bytes(path: Path) -> bytes:
-    data = path.read_bytes()
-    return gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data
+    """The file's bytes, decoded as the readers decode them (compressed, UTF-16/32)."""
+    try:
+        with open_file(path) as stream:
+            return stream.read()
+    except INPUT_ERRORS as exc:
+        raise TraceReadError(str(path), f"could not be read: {exc}") from None
 
 
 def _head(path: Path) -> tuple[bool, bytes, int | None]:
-    """Whether the file is gzip, its first bytes (decompressed), and its size when known: what
+    """Whether the file is gzip, its first bytes (decoded), and its size when known: what
     telling a proto message from a proto stream needs, without reading the file again."""
     with path.open("rb") as raw:
         gzipped = raw.read(2) == b"\x1f\x8b"
-    if gzipped:
-        with gzip.open(path, "rb") as stream:
-            return True, stream.read(64), None
-    with path.open("rb") as stream:
-        return False, stream.read(64), path.stat().st_size
+    with open_file(path) as stream:
+        return gzipped, stream.read(64), file_size(path)
 
 
 def _error(message: str) -> None:

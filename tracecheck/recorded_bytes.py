@@ -4,32 +4,54 @@ A reader keeps what contracts read; a Claude Code stream's assistant text, a Zip
 an unknown protobuf field never becomes span content. `verify-safe` judges those bytes too:
 JSON Lines record by record, a JSON document whole, text line by line, and protobuf by every
 length-delimited field that holds UTF-8 text, at any depth (no schema needed).
+
+What cannot be judged is never passed over: binary data that is not a trace a reader read, a
+line that is not UTF-8 text or holds control characters, JSON nested past its parser's depth
+limit, and a protobuf field longer than an id that is neither text nor a message are each an
+unreadable entry, which makes the verdict UNKNOWN.
 """
 
 from __future__ import annotations
 
-import gzip
 import io
 import os
 import re
 from collections import Counter
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any, cast
+from typing import IO, Any
 
 import orjson
 
 from redact import KnownSecrets, ShareVerdict, assess, combine_verdicts
 from redact.model import FindingTally, verdict_of
 from redact.profiles import Profile
-from tracecheck.readers.inputs import is_proto_stream
+from tracecheck.readers.inputs import is_proto_stream, open_file
 
-__all__ = ["assess_recorded", "assess_stream", "protobuf_strings", "with_recorded"]
+__all__ = [
+    "assess_recorded",
+    "assess_stream",
+    "pointer",
+    "protobuf_strings",
+    "unreadable_verdict",
+    "with_recorded",
+]
 
-_GZIP_MAGIC = b"\x1f\x8b"
 _TEXT_PROBE = 4096
+_UTF8_BOM = b"\xef\xbb\xbf"  # JSON parsers refuse it; readers skip it
 _MAX_DEPTH = 64  # protobuf nesting followed; OTLP needs 8
 _GROUP_CHARS = 1 << 18  # text judged as one value
+_ID_BYTES = 16  # the longest binary field OTLP holds (a trace id); longer ones are data
+# Control characters that text files do not hold (tab, line ends, form feed, backspace and the
+# escape of terminal colours are text): a file holding them is binary, or text in an encoding
+# (UTF-16 without its mark) that hides what it says from every detector.
+_CONTROL = "\x00-\x07\x0e-\x1a\x1c-\x1f\x7f"
+_CONTROL_TEXT = re.compile(f"[{_CONTROL}]")
+_CONTROL_BYTES = re.compile(f"[{_CONTROL}]".encode())
+# orjson's message for JSON nested past the 1024 levels it parses.
+_TOO_DEEP = "depth limit exceeded"
+_DEEP = "JSON nested deeper than its parser's 1024 levels"
 # The id and time fields of OTLP, Zipkin, Jaeger, flat spans and Claude Code records: ids with
 # a value in the characters ids are written in (hex, base64), times with a number or an ISO 8601
 # text. Such values are no free text, and a 16-digit id or time passes for a card number.
@@ -45,25 +67,51 @@ _STRUCTURAL = re.compile(
 
 
 def assess_recorded(
-    path: Path, profile: Profile, known: KnownSecrets, *, label: str = ""
+    path: Path,
+    profile: Profile,
+    known: KnownSecrets,
+    *,
+    label: str = "",
+    trace: bool = True,
 ) -> ShareVerdict:
-    """The verdict of every string recorded in `path` (gzip read transparently); findings are
-    placed by line (`line 14/result`), prefixed with `label` when given."""
-    with _open(path) as stream:
-        return assess_stream(stream, profile, known, label=label)
+    """The verdict of every string recorded in `path` (compressed or UTF-16/32 text decoded
+    as the readers decode it); findings are placed by line (`line 14/result`), prefixed with
+    `label` when given. `trace` says whether a reader read the file as a trace: binary data
+    that is not one cannot be judged (UNKNOWN)."""
+    with open_file(path) as stream:
+        return assess_stream(stream, profile, known, label=label, trace=trace)
 
 
 def assess_stream(
-    stream: IO[bytes], profile: Profile, known: KnownSecrets, *, label: str = ""
+    stream: IO[bytes],
+    profile: Profile,
+    known: KnownSecrets,
+    *,
+    label: str = "",
+    trace: bool = True,
 ) -> ShareVerdict:
-    """`assess_recorded` of the bytes of a seekable stream, uncompressed."""
+    """`assess_recorded` of the bytes of a seekable stream, decoded. A file that is not a
+    trace (`trace=False`) is judged as it is: a JSON document at the root of the paths, and
+    ids and times as any other value."""
     prefix = f"{label} " if label else ""
     # Folded one record at a time, so that memory follows a record, not the file.
     verdicts = (
-        assess(value, profile=profile, known_secrets=known)
-        for value in _recorded_values(stream, prefix)
+        unreadable_verdict(profile, item.entry)
+        if isinstance(item, _Unreadable)
+        else assess(item, profile=profile, known_secrets=known)
+        for item in _recorded_values(stream, prefix, trace)
     )
     return combine_verdicts(profile.name, verdicts)
+
+
+def unreadable_verdict(profile: Profile, *entries: str) -> ShareVerdict:
+    """The UNKNOWN verdict of what could not be read, each entry `place: reason`."""
+    return verdict_of(profile.name, FindingTally(), entries)
+
+
+def pointer(key: str) -> str:
+    """The place of a top-level key, as a finding's path names it (RFC 6901); `/` for none."""
+    return "/" + key.replace("~", "~0").replace("/", "~1") if key else "/"
 
 
 def with_recorded(spans: ShareVerdict, recorded: Sequence[ShareVerdict]) -> ShareVerdict:
@@ -92,18 +140,35 @@ def with_recorded(spans: ShareVerdict, recorded: Sequence[ShareVerdict]) -> Shar
     return verdict_of(spans.profile, tally, (*spans.unreadable, *extra_unreadable))
 
 
-def _recorded_values(stream: IO[bytes], prefix: str) -> Iterator[Any]:
+@dataclass(frozen=True, slots=True)
+class _Unreadable:
+    """Something recorded that cannot be judged: `place: reason`."""
+
+    entry: str
+
+    @classmethod
+    def at(cls, key: str, reason: str) -> _Unreadable:
+        return cls(f"{pointer(key.rstrip())}: {reason}")
+
+
+def _recorded_values(stream: IO[bytes], prefix: str, trace: bool) -> Iterator[Any]:
     head = stream.read(_TEXT_PROBE)
     stream.seek(0)
     if _is_text(head):
-        yield from _text_values(stream, prefix)
+        if trace:
+            yield from _text_values(stream, prefix)
+        else:
+            yield from _document_values(stream.read().removeprefix(_UTF8_BOM), prefix)
+        return
+    if not trace:
+        yield _Unreadable.at(prefix, "binary data that is not a trace tracecheck reads")
         return
     size = _size(stream)
     if is_proto_stream(head, size):
         for number, record in enumerate(_proto_records(stream), 1):
-            yield from _string_groups(protobuf_strings(record), f"{prefix}record {number}")
+            yield from _protobuf_values(record, f"{prefix}record {number}")
         return
-    yield from _string_groups(protobuf_strings(stream.read()), f"{prefix}protobuf")
+    yield from _protobuf_values(stream.read(), f"{prefix}protobuf")
 
 
 def _proto_records(stream: IO[bytes]) -> Iterator[bytes]:
@@ -116,6 +181,25 @@ def _proto_records(stream: IO[bytes]) -> Iterator[bytes]:
             yield prefix + record + stream.read()
             return
         yield record
+
+
+def _protobuf_values(data: bytes, label: str) -> Iterator[Any]:
+    """The strings of one protobuf message in bounded groups, and what cannot be judged."""
+    found = _strings(memoryview(data), 0)
+    if found is None:  # not a message: judged as text when it is text, never passed over
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            yield _Unreadable.at(label, "binary data that is not a protobuf message")
+            return
+        found = _Found([text], 0)
+    yield from _string_groups(found.strings, label)
+    if found.binary:
+        yield _Unreadable.at(
+            label,
+            f"holds {found.binary} binary field(s) longer than an id that are neither text "
+            "nor a message",
+        )
 
 
 def _string_groups(strings: list[str], label: str) -> Iterator[Any]:
@@ -137,32 +221,107 @@ def _text_values(stream: IO[bytes], prefix: str) -> Iterator[Any]:
     """Each line's JSON value (keyed by its line number), or the whole file when its lines are
     not JSON each (a pretty-printed document, or text).
 
-    The ids and times a reader parses (`traceId`, `startTimeUnixNano`, ...) are left out: they are
-    no free text, and a 16-digit id or a 19-digit time can pass for a card number.
+    The ids and times a reader parses (`traceId`, `startTimeUnixNano`, ...) are left out: they
+    are no free text, and a 16-digit id or a 19-digit time can pass for a card number. JSON
+    nested past the parser's limit, and text that is not UTF-8 or holds control characters,
+    cannot be judged.
     """
     lines_as_json = True
     for number, line in enumerate(stream, 1):
+        if number == 1:
+            line = line.removeprefix(_UTF8_BOM)
         if not line.strip():
             continue
         try:
-            value = orjson.loads(_STRUCTURAL.sub(_neutral, line))
-        except orjson.JSONDecodeError:
+            value = orjson.loads(_neutralized(line))
+        except orjson.JSONDecodeError as exc:
+            if _too_deep(exc):
+                yield _Unreadable.at(f"{prefix}line {number}", _DEEP)
+                continue
             lines_as_json = False
             break
         yield {f"{prefix}line {number}": value}
     if lines_as_json:
         return
     stream.seek(0)
-    data = stream.read()
+    data = stream.read().removeprefix(_UTF8_BOM)
     try:
-        yield {f"{prefix}document": orjson.loads(_STRUCTURAL.sub(_neutral, data))}
-    except orjson.JSONDecodeError:
-        text = data.decode("utf-8", "replace")
-        yield {
-            f"{prefix}line {number}": line
-            for number, line in enumerate(text.splitlines(), 1)
-            if line
-        }
+        value = orjson.loads(_neutralized(data))
+    except orjson.JSONDecodeError as exc:
+        if _too_deep(exc):
+            yield _Unreadable.at(f"{prefix}document", _DEEP)
+    else:
+        yield {f"{prefix}document": value}
+        return
+    yield from _text_lines(data, prefix)
+
+
+def _document_values(data: bytes, prefix: str) -> Iterator[Any]:
+    """A file that holds no trace, judged as it is: one JSON document (at the root of the
+    paths, or under the file's label), JSON Lines (one value per line), or text lines."""
+    try:
+        value = orjson.loads(data)
+    except orjson.JSONDecodeError as exc:
+        if _too_deep(exc):
+            yield _Unreadable.at(prefix, _DEEP)
+            yield from _text_lines(data, prefix)
+            return
+    else:
+        yield {prefix.rstrip(): value} if prefix else value
+        return
+    lines: dict[str, Any] = {}
+    deep: list[_Unreadable] = []
+    for number, line in enumerate(data.splitlines(), 1):
+        if not line.strip():
+            continue
+        key = f"{prefix}line {number}"
+        try:
+            lines[key] = orjson.loads(line)
+        except orjson.JSONDecodeError as exc:
+            if not _too_deep(exc):
+                yield from _text_lines(data, prefix)
+                return
+            deep.append(_Unreadable.at(key, _DEEP))
+    yield from deep
+    yield lines
+
+
+def _too_deep(exc: orjson.JSONDecodeError) -> bool:
+    return exc.msg.startswith(_TOO_DEEP)
+
+
+def _text_lines(data: bytes, prefix: str) -> Iterator[Any]:
+    """Text, keyed by line number; lines that are not UTF-8 text, or that hold control
+    characters, are unreadable (they may be binary, or text in another encoding)."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        pass
+    else:
+        if not _CONTROL_TEXT.search(text):
+            yield {
+                f"{prefix}line {number}": line
+                for number, line in enumerate(text.splitlines(), 1)
+                if line
+            }
+            return
+    lines: dict[str, str] = {}
+    for number, raw in enumerate(data.split(b"\n"), 1):
+        key = f"{prefix}line {number}"
+        try:
+            line = raw.decode("utf-8").rstrip("\r")
+        except UnicodeDecodeError:
+            yield _Unreadable.at(key, "not UTF-8 text")
+            continue
+        if _CONTROL_TEXT.search(line):
+            yield _Unreadable.at(key, "holds control characters (binary data)")
+        elif line:
+            lines[key] = line
+    yield lines
+
+
+def _neutralized(data: bytes) -> bytes:
+    return _STRUCTURAL.sub(_neutral, data)
 
 
 def _neutral(match: re.Match[bytes]) -> bytes:
@@ -184,25 +343,36 @@ def protobuf_strings(data: bytes) -> list[str]:
     message's tags and lengths are mostly control bytes; text that also parses is kept whole).
     """
     found = _strings(memoryview(data), 0)
-    return found if found is not None else [data.decode("utf-8", "replace")]
+    return found.strings if found is not None else [data.decode("utf-8", "replace")]
 
 
-def _strings(data: memoryview, depth: int) -> list[str] | None:
+@dataclass(slots=True)
+class _Found:
+    """The text fields of a message, and how many fields are binary data longer than an id."""
+
+    strings: list[str]
+    binary: int
+
+
+def _strings(data: memoryview, depth: int) -> _Found | None:
     """The strings of `data` read as a message, or None when it is not one."""
     payloads = _payloads(data)
     if payloads is None:
         return None
-    found: list[str] = []
+    found = _Found([], 0)
     for payload in payloads:
         inner = _strings(payload, depth + 1) if depth < _MAX_DEPTH and len(payload) else None
         if inner is not None:
-            found.extend(inner)
+            found.strings.extend(inner.strings)
+            found.binary += inner.binary
         try:
             text = bytes(payload).decode("utf-8")
         except UnicodeDecodeError:
+            if inner is None and len(payload) > _ID_BYTES:
+                found.binary += 1
             continue
         if text and (inner is None or text.isprintable()):
-            found.append(text)
+            found.strings.append(text)
     return found
 
 
@@ -249,16 +419,12 @@ def _varint(data: memoryview, position: int) -> tuple[int | None, int]:
 
 
 def _is_text(head: bytes) -> bool:
+    """True when the first bytes are UTF-8 text without the control characters of binary
+    data (a byte-order mark allowed)."""
     try:
-        text = head.decode("utf-8")
+        head.decode("utf-8")
     except UnicodeDecodeError as exc:  # a multi-byte character cut at the probe's end
         if exc.start < len(head) - 3:
             return False
-        text = head[: exc.start].decode("utf-8")
-    return all(char.isprintable() or char in "\t\r\n" for char in text.lstrip("\ufeff"))
-
-
-def _open(path: Path) -> IO[bytes]:
-    with path.open("rb") as raw:
-        gzipped = raw.read(2) == _GZIP_MAGIC
-    return cast(IO[bytes], gzip.open(path, "rb")) if gzipped else path.open("rb")
+        head = head[: exc.start]
+    return not _CONTROL_BYTES.search(head)

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from tracecheck.contract.checker import MISSING, Checker
-from tracecheck.contract.words import describe, map_path, quote
+from tracecheck.contract.words import describe, map_path
 from tracecheck.rules.predicates import Exact, Matcher, OneOf, Pattern, Predicate
 from tracecheck.spans import Kind
 
@@ -114,7 +114,7 @@ class PredicateChecker(Checker):
         expected: list[tuple[str, Any]] = []
         for key, item in value.items():
             if not isinstance(key, str):
-                self.add(where, f"key {quote(key)} must be a string")
+                self.add(where, f"a key is {describe(key)}, not a string")
                 continue
             at = map_path(where, key)
             if isinstance(item, Mapping) and "$regex" in item:

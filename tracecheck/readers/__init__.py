@@ -14,7 +14,7 @@ from tracecheck.readers.inputs import (
     Source,
     bytes_input,
     detect,
-    is_gzip,
+    file_size,
     name_of,
     open_file,
     read_file,
@@ -118,7 +118,7 @@ def detect_format(source: Source) -> str:
             path = Path(source)
             if not path.exists():
                 raise TraceReadError(name, "no such file or directory")
-            opener, size = (lambda: open_file(path)), None if is_gzip(path) else path.stat().st_size
+            opener, size = (lambda: open_file(path)), file_size(path)
         with opener() as stream:
             head = stream.read(HEAD_SIZE)
     except INPUT_ERRORS as exc:

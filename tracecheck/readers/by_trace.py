@@ -9,7 +9,8 @@ the same first-seen order, holding one trace at a time:
    (`record_index`: only the ids are decoded); a gzip file is inflated into a temporary file on
    the way, to be read again. Any other file (one JSON document, one protobuf message, a Claude
    Code stream, whose sessions end only with the file) is one record and is read whole, as
-   `read_traces` reads it.
+   `read_traces` reads it. Which records hold which trace is kept on disk (`trace_index`), so
+   memory does not grow with the number of traces either.
 2. Read. For each trace in first-seen order, the records that hold its spans are read again,
    in file order, and only its spans and the notes about them are kept.
 
@@ -28,12 +29,10 @@ from __future__ import annotations
 
 import os
 import tempfile
-from array import array
-from bisect import bisect_left
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, TypeVar
+from typing import IO, Final, TypeVar
 
 from tracecheck.errors import TraceReadError
 from tracecheck.readers.common import ReadContext, collector_paused
@@ -57,11 +56,12 @@ from tracecheck.readers.inputs import (
 )
 from tracecheck.readers.otlp_json import spans_of_line
 from tracecheck.readers.otlp_proto import record_place, spans_of_record
-from tracecheck.readers.record_index import SCANNERS, Decline, Record
+from tracecheck.readers.record_index import SCANNERS, Decline
 from tracecheck.readers.sniff import FORMATS, HEAD_SIZE
+from tracecheck.readers.trace_index import Place, Row, TraceIndex
 from tracecheck.spans import ReadNote, Span, Trace
 
-__all__ = ["WHOLE_BELOW", "iter_traces", "map_traces"]
+__all__ = ["WHOLE_BELOW", "iter_traces", "map_traces", "visit_traces"]
 
 R = TypeVar("R")
 
@@ -118,13 +118,44 @@ def map_traces(
     for standard input spooled to a file). Raises `TraceReadError` for an input that cannot
     be read.
     """
+    results: list[R] = []
+    visit_traces(
+        source,
+        lambda trace: results.append(visit(trace)),
+        format=format,
+        failures=failures,
+        name=name,
+        restart=results.clear,
+    )
+    return results
+
+
+def visit_traces(
+    source: Source,
+    visit: Callable[[Trace], object],
+    *,
+    format: str | None = None,
+    failures: list[TraceReadError] | None = None,
+    name: str | None = None,
+    restart: Callable[[], object] | None = None,
+) -> int:
+    """`map_traces` keeping nothing: `visit(trace)` for each trace of `source` in order, and
+    the number of traces visited. When a directory is read again without a file found
+    unreadable late, `restart()` is called first: what the visits so far left behind is to be
+    dropped."""
     broken: dict[str, TraceReadError] = {}
     stream = True
+    visited = 0
     while True:
+        if visited and restart is not None:
+            restart()
+        visited = 0
         found: list[TraceReadError] | None = [] if failures is not None else None
         reader = _Reader(source, format, found, broken, name, stream=stream)
         try:
-            results = [visit(trace) for trace in reader.traces()]
+            for trace in reader.traces():
+                visited += 1
+                visit(trace)
         except _Broken as late:
             broken[late.name] = late.error
             continue
@@ -135,7 +166,7 @@ def map_traces(
             reader.close()
         if failures is not None and found:
             failures.extend(found)
-        return results
+        return visited
 
 
 class _Broken(Exception):
@@ -164,27 +195,20 @@ class _Unit:
     estimate: int = 0  # its size in bytes, gzip counted as inflated, for what to read whole
     kind: str | None = None  # the record scanner's name; None when read whole
     store: Path | bytes | None = None  # where its records are read again
-    offsets: array[int] = field(default_factory=lambda: array("q"))
-    lengths: array[int] = field(default_factory=lambda: array("i"))
-    numbers: array[int] = field(default_factory=lambda: array("i"))
     kept: dict[str | None, list[Span]] | None = None  # a whole file's spans, while held
     notes: list[ReadNote] = field(default_factory=list)  # a whole file's notes
-    waiting: int = 0  # traces with spans here not yet given
+    waiting: int = 0  # traces with spans in this file read whole not yet given
     validated: bool = False  # read through by its reader without error
     error: TraceReadError | None = None  # what reading it through raised
     number: int = 0  # its place among the files read
 
 
 _Stashed = tuple[list[Span], list[ReadNote], int]
-# What the index holds per trace, compact (a file holds many small traces): for each file with
-# spans of the trace, one array [the trace's place in first-seen order, the file's number, the
-# numbers of its records holding them...] (no records: the file is read whole); one array when
-# the trace is in one file, a list of them otherwise.
-_PLACE, _UNIT, _FIRST = 0, 1, 2
-
-
-def _parts(entry: array[int] | list[array[int]]) -> list[array[int]]:
-    return entry if isinstance(entry, list) else [entry]
+# The fields of an index row (`trace_index.Row`) read here.
+_FILE: Final = 0
+_RECORD: Final = 1
+_OFFSET: Final = 2
+_LENGTH: Final = 3
 
 
 class _Reader:
@@ -207,14 +231,14 @@ class _Reader:
         # Only a directory's files fail alone; any other input fails whole.
         self.failures = failures if self.directory else None
         self.units: list[_Unit] = []
-        self.index: dict[str | None, array[int] | list[array[int]]] = {}
+        self.temp: tempfile.TemporaryDirectory[str] | None = None
+        self.index = TraceIndex(self._temp_dir)
         self.unplaced: list[ReadNote] = []
         self.kept_bytes = 0
-        # Spans of traces still to come, read with an earlier trace's record: (file number,
-        # record) -> trace -> (spans, notes, bytes they stand for).
-        self.stash: dict[tuple[int, int], dict[str | None, _Stashed]] = {}
+        # Spans of traces still to come, read with an earlier trace's record: record ->
+        # trace -> (spans, notes, bytes they stand for).
+        self.stash: dict[int, dict[str | None, _Stashed]] = {}
         self.stash_bytes = 0
-        self.temp: tempfile.TemporaryDirectory[str] | None = None
         self.open: dict[int, IO[bytes]] = {}
 
     # --- the two passes ---------------------------------------------------------------------
@@ -224,15 +248,16 @@ class _Reader:
             self._index_all()
             notes = [note for unit in self.units for note in unit.notes]
             _, self.unplaced = place_notes(notes, self.index)
-        for trace_id, entry in self.index.items():
+        for trace_id, place, rows in self.index.traces():
             with collector_paused():
-                trace = self._trace(trace_id, _parts(entry))
+                trace = self._trace(trace_id, place, rows)
             yield trace
 
     def close(self) -> None:
         for handle in self.open.values():
             handle.close()
         self.open.clear()
+        self.index.close()
         if self.temp is not None:
             self.temp.cleanup()
             self.temp = None
@@ -289,7 +314,8 @@ class _Reader:
 
     def _add(self, unit: _Unit) -> None:
         """Index one file, or read it whole; a file that cannot be read fails here."""
-        records = None
+        number = len(self.units)
+        scanned = False
         try:
             if unit.path is not None:
                 base = unit.path.stat().st_size
@@ -297,7 +323,7 @@ class _Reader:
                 base = len(unit.store) if isinstance(unit.store, bytes) else 0
             unit.estimate = base * (_GZIP_RATIO if unit.size is None else 1)
             if self.stream:
-                records = self._scan(unit)
+                scanned = self._scan(unit, number)
         except Decline:
             self._declined(unit)
         except TraceReadError as exc:
@@ -308,33 +334,23 @@ class _Reader:
         if unit.error is not None:
             self._fail(unit.error)
             return
-        if records is None:
-            unit.kind = unit.store = None
-            try:
-                records = self._read_whole(unit, keep=not self.directory)
-            except TraceReadError as exc:
-                self._fail(exc)
-                return
-        unit.number = len(self.units)
+        unit.number = number
+        if scanned:
+            self.units.append(unit)
+            return
+        unit.kind = unit.store = None
+        try:
+            trace_ids = self._read_whole(unit, keep=not self.directory)
+        except TraceReadError as exc:
+            self._fail(exc)
+            return
         self.units.append(unit)
-        for trace_id, part in records.items():
-            part[_UNIT] = unit.number
-            entry = self.index.get(trace_id)
-            if entry is None:
-                part[_PLACE] = len(self.index)
-                self.index[trace_id] = part
-            else:
-                part[_PLACE] = _parts(entry)[0][_PLACE]
-                if isinstance(entry, list):
-                    entry.append(part)
-                else:
-                    self.index[trace_id] = [entry, part]
-            unit.waiting += 1
+        self.index.add_whole(number, trace_ids)
+        unit.waiting = len(trace_ids)
 
     def _declined(self, unit: _Unit) -> None:
-        """A file the index could not judge: its reader reads it through first, so that a
-        broken file fails without its spans being held."""
-        unit.offsets, unit.lengths, unit.numbers = array("q"), array("i"), array("i")
+        """A file the index could not judge (what its scan indexed was dropped): its reader
+        reads it through first, so that a broken file fails without its spans being held."""
         self._validate(unit)
 
     def _fail(self, exc: TraceReadError) -> None:
@@ -364,8 +380,8 @@ class _Reader:
                 unit.validated = True
         return unit.error
 
-    def _scan(self, unit: _Unit) -> dict[str | None, array[int]] | None:
-        """The file's records of each trace in first-seen order, or None to read it whole."""
+    def _scan(self, unit: _Unit, number: int) -> bool:
+        """Index the file's records as file `number`; False to read it whole instead."""
         with unit.opener() as stream:
             head = stream.read(HEAD_SIZE)
             size = unit.size
@@ -373,38 +389,24 @@ class _Reader:
                 size = len(head)
             chosen = unit.format = unit.format or self.format or detect(unit.name, head, size)
             if unit.estimate < WHOLE_BELOW:
-                return None
+                return False
             start = start_of(head, chosen)
             stream.seek(start)
             kind = _record_kind(chosen, stream, head, size)
             if kind is None:
-                return None
+                return False
             unit.kind = kind
             if unit.size is None:  # gzip: its records are read again from an inflated copy
                 store = self._temp_file()
                 with store.open("wb") as copy:
-                    records = self._records(unit, SCANNERS[kind](stream, 0, copy))
+                    self.index.add_records(number, SCANNERS[kind](stream, 0, copy))
                 unit.store = store
             else:
-                records = self._records(unit, SCANNERS[kind](stream, start, None))
+                self.index.add_records(number, SCANNERS[kind](stream, start, None))
                 unit.store = unit.path if unit.path is not None else unit.store
-        return records
+        return True
 
-    def _records(self, unit: _Unit, scan: Iterator[Record]) -> dict[str | None, array[int]]:
-        """Each trace's part of the index for this file (its place and file number to come)."""
-        by_trace: dict[str | None, array[int]] = {}
-        for number, record in enumerate(scan):
-            unit.offsets.append(record.offset)
-            unit.lengths.append(record.length)
-            unit.numbers.append(record.number)
-            for trace_id in record.trace_ids:
-                part = by_trace.get(trace_id)
-                if part is None:
-                    by_trace[trace_id] = part = array("i", (0, 0))
-                part.append(number)
-        return by_trace
-
-    def _read_whole(self, unit: _Unit, *, keep: bool) -> dict[str | None, array[int]]:
+    def _read_whole(self, unit: _Unit, *, keep: bool) -> list[str | None]:
         """Read a file whole: its notes are kept, and its spans too while they are small."""
         notes: list[ReadNote] = []
         spans: dict[str | None, list[Span]] = {}
@@ -418,37 +420,48 @@ class _Reader:
         if keep or not self.stream or self.kept_bytes + unit.estimate <= _KEEP_BYTES:
             self.kept_bytes += unit.estimate
             unit.kept = spans
-        return {trace_id: array("i", (0, 0)) for trace_id in spans}
+        return list(spans)
 
-    def _temp_file(self) -> Path:
+    def _temp_dir(self) -> Path:
         if self.temp is None:
             self.temp = tempfile.TemporaryDirectory(prefix="tracecheck-")
-        handle, name = tempfile.mkstemp(dir=self.temp.name, suffix=".records")
+        return Path(self.temp.name)
+
+    def _temp_file(self) -> Path:
+        handle, name = tempfile.mkstemp(dir=self._temp_dir(), suffix=".records")
         os.close(handle)
         return Path(name)
 
     # --- 2. read ------------------------------------------------------------------------------
 
-    def _trace(self, trace_id: str | None, parts: list[array[int]]) -> Trace:
+    def _trace(self, trace_id: str | None, place: Place, rows: list[Row]) -> Trace:
         located: list[Located] = []
         notes: list[ReadNote] = []
-        for part in parts:
-            unit = self.units[part[_UNIT]]
+        start = 0
+        while start < len(rows):  # a file's rows are together, in the order files were read
+            file = rows[start][_FILE]
+            end = start + 1
+            while end < len(rows) and rows[end][_FILE] == file:
+                end += 1
+            unit = self.units[file]
+            whole = rows[start][_OFFSET] is None
             try:
-                if len(part) == _FIRST:
+                if whole:
                     spans, own = self._whole_part(unit, trace_id)
                 else:
-                    spans, own = self._record_part(unit, part, trace_id)
+                    spans, own = self._record_part(unit, rows[start:end], place, trace_id)
             except TraceReadError as exc:
                 raise self._late(unit, exc) from None
             except INPUT_ERRORS as exc:
                 error = TraceReadError(unit.name, f"could not be read: {exc}")
                 raise self._late(unit, error) from None
-            unit.waiting -= 1
-            if unit.waiting == 0:
-                unit.kept = None
+            if whole:
+                unit.waiting -= 1
+                if unit.waiting == 0:
+                    unit.kept = None
             located.extend((unit.located, span) for span in spans)
             notes.extend(own)
+            start = end
         return build_trace(trace_id, located, notes, self.unplaced)
 
     def _whole_part(self, unit: _Unit, trace_id: str | None) -> tuple[list[Span], list[ReadNote]]:
@@ -461,36 +474,40 @@ class _Reader:
         return unit.kept.pop(trace_id, []), notes
 
     def _record_part(
-        self, unit: _Unit, part: array[int], trace_id: str | None
+        self, unit: _Unit, rows: list[Row], place: Place, trace_id: str | None
     ) -> tuple[list[Span], list[ReadNote]]:
-        lengths = unit.lengths
-        records = range(_FIRST, len(part))
-        room = max(sum(lengths[part[at]] for at in records), _STASH_FLOOR)
+        room = max(sum(row[_LENGTH] for row in rows), _STASH_FLOOR)
         spans: list[Span] = []
         notes: list[ReadNote] = []
-        for at in records:
-            record = part[at]
-            found = self._stashed(unit, record, trace_id)
+        for row in rows:
+            found = self._stashed(row[_RECORD], trace_id)
             if found is None:
-                found = self._convert(unit, record, part[_PLACE], trace_id, room)
+                found = self._convert(unit, row, place, trace_id, room)
             spans.extend(found[0])
             notes.extend(found[1])
         return spans, notes
 
     def _convert(
-        self, unit: _Unit, record: int, place: int, trace_id: str | None, room: int
+        self, unit: _Unit, row: Row, place: Place, trace_id: str | None, room: int
     ) -> tuple[list[Span], list[ReadNote]]:
         """What one record holds about `trace_id`. A record often holds spans of the next
         traces too (an exporter's batch): theirs are kept for them while the kept spans cost
         less than the trace being read (`room`), so the record is not converted again."""
+        _, record, offset, length, number, count = row
+        assert offset is not None
         ctx = ReadContext(unit.name, [])
-        data = self._record_bytes(unit, record)
+        data = self._record_bytes(unit, offset, length)
         found: dict[str | None, tuple[list[Span], list[ReadNote]]] = {trace_id: ([], [])}
+        # The traces the index found in this record, with their places: asked for only when
+        # the record holds spans of another trace (never, when the index found one trace).
+        others: dict[str | None, Place] = {}
         convert = _CONVERTERS[unit.kind or ""]
-        for span in convert(data, unit.numbers[record], unit.offsets[record], ctx):
+        for span in convert(data, number, offset, ctx):
             entry = found.get(span.trace_id)
             if entry is None:
-                if not self._indexed(span.trace_id, unit, record):
+                if count > 1 and not others:
+                    others = self.index.record_traces(record)
+                if span.trace_id not in others:
                     raise _Mismatch
                 found[span.trace_id] = entry = ([], [])
             entry[0].append(span)
@@ -500,38 +517,28 @@ class _Reader:
                 raise _Mismatch
             entry[1].append(note)
         mine = found.pop(trace_id)
-        count = sum(len(entry[0]) for entry in found.values()) + len(mine[0])
+        spans = sum(len(entry[0]) for entry in found.values()) + len(mine[0])
         for other, entry in found.items():
-            cost = len(data) * len(entry[0]) // max(count, 1)
-            later = _parts(self.index[other])[0][_PLACE] > place
+            cost = len(data) * len(entry[0]) // max(spans, 1)
+            later = others[other] > place
             if later and self.stash_bytes + cost <= room:
-                self.stash.setdefault((unit.number, record), {})[other] = (*entry, cost)
+                self.stash.setdefault(record, {})[other] = (*entry, cost)
                 self.stash_bytes += cost
         return mine
 
     def _stashed(
-        self, unit: _Unit, record: int, trace_id: str | None
+        self, record: int, trace_id: str | None
     ) -> tuple[list[Span], list[ReadNote]] | None:
-        key = (unit.number, record)
-        kept = self.stash.get(key)
+        kept = self.stash.get(record)
         if kept is None or trace_id not in kept:
             return None
         spans, notes, cost = kept.pop(trace_id)
         if not kept:
-            del self.stash[key]
+            del self.stash[record]
         self.stash_bytes -= cost
         return spans, notes
 
-    def _indexed(self, trace_id: str | None, unit: _Unit, record: int) -> bool:
-        entry = self.index.get(trace_id)
-        for part in _parts(entry) if entry is not None else ():
-            if part[_UNIT] == unit.number and len(part) > _FIRST:
-                at = bisect_left(part, record, _FIRST)
-                return at < len(part) and part[at] == record
-        return False
-
-    def _record_bytes(self, unit: _Unit, record: int) -> bytes:
-        offset, length = unit.offsets[record], unit.lengths[record]
+    def _record_bytes(self, unit: _Unit, offset: int, length: int) -> bytes:
         store = unit.store
         if isinstance(store, bytes):
             return store[offset : offset + length]

@@ -5,8 +5,9 @@ from __future__ import annotations
 import base64
 import binascii
 import gc
+import math
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -18,8 +19,14 @@ from tracecheck.errors import TraceReadError
 from tracecheck.spans import ReadNote, Span, SpanStatus
 
 __all__ = [
+    "INT64_MAX",
+    "INT64_MIN",
+    "LEFT_OUT",
+    "MAX_VALUE_DEPTH",
     "SPAN_KINDS",
+    "U64_MAX",
     "ReadContext",
+    "Skipped",
     "checked",
     "collector_paused",
     "decode_base64",
@@ -28,11 +35,23 @@ __all__ = [
     "normalize_id",
     "otlp_span_kind",
     "parse_epoch",
+    "parse_int64",
     "parse_iso8601",
     "parse_status_code",
     "parse_unix_nano",
     "special_double",
+    "too_deep",
 ]
+
+U64_MAX = 2**64 - 1  # the largest time OTLP holds (fixed64 nanoseconds)
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1  # an `intValue`
+# Levels of nested lists and maps an attribute value may hold: what protobuf carries (its parsers
+# stop at 100 nested messages, which leaves 31 levels of key-value lists inside a span) and what
+# every writer can write back. A span holding a deeper value cannot be held as read: readers
+# leave it out with a note, and what ships spans drops it (never the rest of its batch).
+MAX_VALUE_DEPTH = 32
+LEFT_OUT = "; it is left out"  # how a note about a span a reader left out ends
+_INTEGER = re.compile(r"-?[0-9]+")
 
 # OTLP's own span kinds by enum name (protobuf JSON may write names or numbers).
 SPAN_KINDS = {
@@ -73,6 +92,9 @@ class ReadContext:
     trace_ids: dict[Any, str | None] = field(default_factory=dict)
     # Likewise parent ids: the children of one span all name it.
     parent_ids: dict[Any, str | None] = field(default_factory=dict)
+    # Spans left out because they cannot be held as read (a value nested too deep), each also
+    # noted: what forwards spans (the proxy) counts them as dropped.
+    skipped: list[Skipped] = field(default_factory=list)
 
     def trace_id(self, raw: Any, convert: Callable[[Any], str | None]) -> str | None:
         """`convert(raw)`, remembered for the rest of the file when `raw` is a str or bytes."""
@@ -85,6 +107,11 @@ class ReadContext:
     def note(self, where: str, message: str, trace_id: str | None = None) -> None:
         self.notes.append(ReadNote(self.source, where, message, trace_id))
 
+    def skip(self, where: str, reason: str, trace_id: str | None, span_id: str | None) -> None:
+        """Leave a span out, with a note saying where and why (never what it holds)."""
+        self.skipped.append(Skipped(where, trace_id, span_id, reason))
+        self.note(where, f"span {span_id or '(no id)'} {reason}{LEFT_OUT}", trace_id)
+
     def error(self, where: str | None, reason: str) -> TraceReadError:
         return TraceReadError(self.source, reason, where=where)
 
@@ -96,6 +123,22 @@ class ReadContext:
         return self.error(where, f"malformed JSON: {exc.msg.rstrip('.')}")
 
 
+@dataclass(frozen=True, slots=True)
+class Skipped:
+    """A span a reader left out: where it was, its ids when known, and why."""
+
+    where: str
+    trace_id: str | None
+    span_id: str | None
+    reason: str
+
+
+# Ids remembered per file: enough for the traces and parents a file mixes at a time; a file of
+# many small traces read span by span (redact, verify-safe) would otherwise grow them with the
+# file, so they start afresh when full.
+_REMEMBERED = 4096
+
+
 def _remembered(
     known: dict[Any, str | None], raw: Any, convert: Callable[[Any], str | None]
 ) -> str | None:
@@ -103,6 +146,8 @@ def _remembered(
         return convert(raw)
     if raw in known:
         return known[raw]
+    if len(known) >= _REMEMBERED:
+        known.clear()
     converted = known[raw] = convert(raw)
     return converted
 
@@ -169,15 +214,52 @@ def otlp_span_kind(raw: Any) -> int | None:
 
 
 def described(raw: Any) -> str:
-    """How an error names an input value: a string (which may be a secret) by its length,
-    a number as itself."""
+    """How an error names an input value: by its type and shape, never by the value itself (a
+    string, or a number, may be a secret or a card number)."""
     if isinstance(raw, str):
         return f"a string of {len(raw)} character(s)"
     if isinstance(raw, bool):
         return "a boolean"
-    if isinstance(raw, (int, float)):
-        return repr(raw)
+    if isinstance(raw, int):
+        return "a negative integer" if raw < 0 else "an integer"
+    if isinstance(raw, float):
+        if not math.isfinite(raw):
+            return "a non-finite number"
+        return "a number" if raw.is_integer() else "a non-integral number"
     return "null" if raw is None else f"a {type(raw).__name__}"
+
+
+def parse_int64(raw: str) -> int:
+    """The integer a protobuf-JSON string holds: ASCII digits with an optional minus sign, in
+    the signed 64-bit range. Python's `int()` accepts more (`1_000`, spaces, other scripts'
+    digits) that JSON and protobuf do not; ValueError names why, never the value."""
+    if not raw.isascii() or not _INTEGER.fullmatch(raw):
+        raise ValueError(f"{described(raw)} is not an integer")
+    value = int(raw)
+    if not INT64_MIN <= value <= INT64_MAX:
+        raise ValueError(f"{described(raw)} is beyond the 64-bit integer range")
+    return value
+
+
+def too_deep(value: Any, limit: int = MAX_VALUE_DEPTH) -> bool:
+    """True when `value` holds lists and maps nested more than `limit` levels (a list or map is
+    one level). Iterative, so that no depth of nesting can exhaust the stack."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, Mapping):
+            children: Iterable[Any] = item.values()
+        elif isinstance(item, (list, tuple)):
+            children = item
+        else:
+            continue
+        if level > limit:
+            return True
+        stack.extend((child, level + 1) for child in children if isinstance(child, _NESTED))
+    return False
+
+
+_NESTED = (Mapping, list, tuple)
 
 
 def _base64_length(size: int) -> int:
@@ -185,28 +267,34 @@ def _base64_length(size: int) -> int:
 
 
 def parse_unix_nano(raw: Any) -> int | None:
-    """Unix nanoseconds from a string or a number; 0 or absent means not recorded."""
+    """Unix nanoseconds from a string or a number; 0 or absent means not recorded. A time is an
+    unsigned 64-bit integer: a fraction, a negative number or one past 2^64 - 1 is refused."""
     if raw.__class__ is str and raw.isascii() and raw.isdigit():
-        return int(raw) or None
-    if raw is None:
+        value = int(raw)
+    elif raw is None:
         return None
-    if isinstance(raw, bool):
+    elif isinstance(raw, bool):
         raise ValueError("is a boolean, not a time")
-    if isinstance(raw, str):
+    elif isinstance(raw, str):
         raise ValueError(f"{described(raw)} is not an unsigned integer")
-    if isinstance(raw, int):
+    elif isinstance(raw, int):
         value = raw
     elif isinstance(raw, float) and raw.is_integer():
         value = int(raw)
     else:
         raise ValueError(f"{described(raw)} is not an unsigned integer")
     if value < 0:
-        raise ValueError(f"{value} is negative")
+        raise ValueError(f"{described(raw)} is not an unsigned integer")
+    if value > U64_MAX:
+        raise ValueError(f"{described(raw)} is beyond 2^64 - 1, the latest time OTLP holds")
     return value or None
 
 
 def parse_epoch(raw: float, unit_ns: int | None = None) -> int | None:
-    """Unix nanoseconds from an epoch number in `unit_ns`, or guessed from its magnitude."""
+    """Unix nanoseconds from an epoch number in `unit_ns`, or guessed from its magnitude; a
+    time past 2^64 - 1 nanoseconds (or not finite) is refused."""
+    if isinstance(raw, float) and not math.isfinite(raw):
+        raise ValueError(f"{described(raw)} is not a time")
     if raw <= 0:
         return None
     if unit_ns is None:
@@ -219,9 +307,10 @@ def parse_epoch(raw: float, unit_ns: int | None = None) -> int | None:
             unit_ns = 1_000
         else:
             unit_ns = 1
-    if isinstance(raw, int):
-        return raw * unit_ns
-    return round(raw * unit_ns)
+    nanos = raw * unit_ns if isinstance(raw, int) else round(raw * unit_ns)
+    if nanos > U64_MAX:
+        raise ValueError(f"{described(raw)} is beyond 2^64 - 1 nanoseconds, the latest time")
+    return nanos
 
 
 _ISO_FRACTION = re.compile(r"^(.*T\d\d:\d\d:\d\d)(?:[.,](\d+))?(.*)$")
@@ -240,7 +329,10 @@ def parse_iso8601(text: str) -> int:
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
     nanos = int((fraction or "0")[:9].ljust(9, "0"))
-    return int(moment.timestamp()) * 1_000_000_000 + nanos
+    value = int(moment.timestamp()) * 1_000_000_000 + nanos
+    if value > U64_MAX:
+        raise ValueError(f"{described(text)} is a time after 2554, past 2^64 - 1 nanoseconds")
+    return value
 
 
 def parse_status_code(raw: Any) -> SpanStatus | None:

@@ -7,6 +7,9 @@ Rows may arrive as a JSON array, as JSON Lines, or inside an ingest request body
 (`{"wireVersion": ..., "spans": [...]}`). Top-level fields that are not part of the span's
 structure (`toolName`, `model`, `input_tokens`, …) are read as attributes, under the row's own
 `attributes`, so the normalisation of contracts.md §1 sees them.
+
+A row's value nested deeper than `MAX_VALUE_DEPTH` levels (which no writer could write back) is
+cut: it reads as `deep_json.MARKER`, with a note, and the row's other values are kept.
 """
 
 from __future__ import annotations
@@ -16,7 +19,9 @@ from typing import IO, Any
 
 import orjson
 
+from tracecheck.readers import deep_json
 from tracecheck.readers.common import (
+    MAX_VALUE_DEPTH,
     ReadContext,
     checked,
     normalize_id,
@@ -24,6 +29,7 @@ from tracecheck.readers.common import (
     parse_iso8601,
     parse_status_code,
     parse_unix_nano,
+    too_deep,
 )
 from tracecheck.readers.jaeger import is_jaeger_document, read_jaeger
 from tracecheck.readers.otlp_json import attribute_map
@@ -87,7 +93,7 @@ _OTLP_KINDS = {"INTERNAL": 1, "SERVER": 2, "CLIENT": 3, "PRODUCER": 4, "CONSUMER
 def read_flat_json(data: bytes, ctx: ReadContext) -> Iterator[Span]:
     """Rows of a JSON array, or of an ingest request body holding `spans`."""
     try:
-        document = orjson.loads(data)
+        document = deep_json.loads(data)
     except orjson.JSONDecodeError as exc:
         raise ctx.malformed_json(exc) from None
     prefix = ""
@@ -119,7 +125,7 @@ def read_flat_jsonl(lines: IO[bytes], ctx: ReadContext) -> Iterator[Span]:
 def span_of_line(line: bytes, number: int, ctx: ReadContext) -> Span:
     """The span of line `number` (the streaming reader reads a trace's lines alone)."""
     try:
-        row = orjson.loads(line)
+        row = deep_json.loads(line)
     except orjson.JSONDecodeError as exc:
         raise ctx.malformed_json(exc, number) from None
     return _row(row, ctx, f"line {number}")
@@ -147,8 +153,13 @@ def _row(row: Any, ctx: ReadContext, where: str) -> Span:
         return span
     attributes = {k: v for k, v in row.items() if k not in _STRUCTURAL and v is not None}
     attributes.update(_attributes(row.get("attributes"), ctx, _at(where, "attributes")))
-    resource = _attributes(
-        _first(row, ("resource_attributes", "resourceAttributes")) or _resource(row),
+    attributes = _cut(attributes, ctx, where)
+    resource = _cut(
+        _attributes(
+            _first(row, ("resource_attributes", "resourceAttributes")) or _resource(row),
+            ctx,
+            _at(where, "resource"),
+        ),
         ctx,
         _at(where, "resource"),
     )
@@ -201,8 +212,28 @@ def _attributes(raw: Any, ctx: ReadContext, where: str) -> dict[str, Any]:
     if isinstance(raw, dict):
         return raw
     if isinstance(raw, list):  # OTLP KeyValue list, written by tools that copy OTLP spans
-        return attribute_map(raw, ctx, where)
+        values = attribute_map(raw, ctx, where, deep=deep_json.MARKER)
+        if deep_json.MARKER in values.values():
+            ctx.note(where, _CUT)
+        return values
     raise ctx.error(where, "is not an object of attributes")
+
+
+_CUT = (
+    f'holds a value nested deeper than {MAX_VALUE_DEPTH} levels; it reads as "{deep_json.MARKER}"'
+)
+
+
+def _cut(values: dict[str, Any], ctx: ReadContext, where: str) -> dict[str, Any]:
+    """`values` with each value nested past `MAX_VALUE_DEPTH` replaced by the marker (noted)."""
+    deep = [key for key, value in values.items() if isinstance(value, _NESTED) and too_deep(value)]
+    if not deep:
+        return values
+    ctx.note(where, _CUT)
+    return {key: deep_json.MARKER if key in deep else value for key, value in values.items()}
+
+
+_NESTED = (dict, list)
 
 
 def _id(
@@ -283,7 +314,9 @@ def _events(raw: Any, ctx: ReadContext, where: str) -> tuple[Event, ...]:
             event, (("timeUnixNano", None), ("time", "auto"), ("timestamp", "auto")), ctx, at
         )
         name = event.get("name")
-        attributes = _attributes(event.get("attributes"), ctx, f"{at}.attributes")
+        attributes = _cut(
+            _attributes(event.get("attributes"), ctx, f"{at}.attributes"), ctx, f"{at}.attributes"
+        )
         events.append(
             Event(name if isinstance(name, str) else "", time, attributes or EMPTY_ATTRIBUTES)
         )

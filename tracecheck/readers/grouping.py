@@ -8,7 +8,7 @@ once) and the streaming reader (one trace at a time) build traces here, so they 
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Iterator, Sequence
+from collections.abc import Container, Iterable, Iterator, Sequence
 
 from tracecheck.spans import ReadNote, Span, Trace
 
@@ -34,7 +34,7 @@ def group_located(located: Iterable[Located], notes: Iterable[ReadNote] = ()) ->
 
 
 def place_notes(
-    notes: Iterable[ReadNote], trace_ids: Collection[str | None]
+    notes: Iterable[ReadNote], trace_ids: Container[str | None]
 ) -> tuple[dict[str | None, list[ReadNote]], list[ReadNote]]:
     """The notes about each trace, and those that name no trace present (they ride with every
     trace: there is none they could belong to yet)."""

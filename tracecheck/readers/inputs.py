@@ -1,5 +1,5 @@
-"""Inputs as the readers see them: files (gzip or not), bytes, the trace files of a directory,
-each opened, sniffed and handed to the reader of its format.
+"""Inputs as the readers see them: files (compressed, encoded or not), bytes, the trace files of
+a directory, each opened, decoded (`layers`), sniffed and handed to the reader of its format.
 
 Shared by `read_traces` (every span in one pass) and the streaming reader (`by_trace`), so that
 both open, sniff and name an input the same way.
@@ -7,18 +7,19 @@ both open, sniff and name an input the same way.
 
 from __future__ import annotations
 
-import gzip
 import io
+import lzma
 import os
 import zlib
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import IO, Any, cast
+from typing import IO, Any
 
 from tracecheck.errors import AmbiguousFormatError, TraceReadError, UnrecognizedFormatError
 from tracecheck.readers.claude import read_claude_stream
 from tracecheck.readers.common import ReadContext
 from tracecheck.readers.flat import read_flat_json, read_flat_jsonl
+from tracecheck.readers.layers import PROBE_SIZE, layer_of, open_decoded
 from tracecheck.readers.otlp_json import read_otlp_json, read_otlp_jsonl
 from tracecheck.readers.otlp_proto import (
     looks_like_proto_message,
@@ -39,6 +40,7 @@ __all__ = [
     "bytes_input",
     "detect",
     "file_size",
+    "is_encoded",
     "is_gzip",
     "is_proto_stream",
     "layout",
@@ -55,7 +57,15 @@ Opener = Callable[[], IO[bytes]]
 GZIP_MAGIC = b"\x1f\x8b"
 UTF8_BOM = b"\xef\xbb\xbf"
 # Errors a damaged input can raise from the standard library while it is being read.
-INPUT_ERRORS = (OSError, EOFError, zlib.error, UnicodeDecodeError, RecursionError, OverflowError)
+INPUT_ERRORS = (
+    OSError,
+    EOFError,
+    zlib.error,
+    lzma.LZMAError,
+    UnicodeDecodeError,
+    RecursionError,
+    OverflowError,
+)
 
 
 def name_of(source: Source) -> str:
@@ -109,9 +119,9 @@ def read_file(path: Path, format: str | None, notes: list[ReadNote]) -> Iterator
 
 
 def file_size(path: Path) -> int | None:
-    """The file's size, or None when it is gzip (unknown until it is read)."""
+    """The file's size, or None when it is compressed or encoded (unknown until it is read)."""
     try:
-        return None if is_gzip(path) else path.stat().st_size
+        return None if is_encoded(path) else path.stat().st_size
     except INPUT_ERRORS as exc:
         raise TraceReadError(str(path), f"could not be read: {exc}") from None
 
@@ -214,15 +224,24 @@ def is_gzip(path: Path) -> bool:
         return raw.read(2) == GZIP_MAGIC
 
 
+def is_encoded(path: Path) -> bool:
+    """True when the file's bytes are not read as they lie: compressed, UTF-16/32 text, an
+    archive, or a compression that is not decoded (`layers`)."""
+    with path.open("rb") as raw:
+        return layer_of(raw.read(PROBE_SIZE)) is not None
+
+
 def open_file(path: Path) -> IO[bytes]:
-    """The file's bytes, decompressed on the fly when it is gzip (judged by magic bytes)."""
-    if is_gzip(path):
-        return cast(IO[bytes], gzip.open(path, "rb"))
-    return path.open("rb", buffering=1 << 20)
+    """The file's bytes, decoded on the fly when it is compressed or UTF-16/32 text (judged by
+    its first bytes; `layers` bounds what decoding may give)."""
+    if not is_encoded(path):
+        return path.open("rb", buffering=1 << 20)
+    size = path.stat().st_size
+    return open_decoded(str(path), lambda: path.open("rb", buffering=1 << 16), size)
 
 
 def bytes_input(data: bytes) -> tuple[Opener, int | None]:
-    """An opener for in-memory input and its size (None when gzip: unknown until read)."""
-    if data[:2] == GZIP_MAGIC:
-        return (lambda: cast(IO[bytes], gzip.GzipFile(fileobj=io.BytesIO(data)))), None
+    """An opener for in-memory input and its size (None when encoded: unknown until read)."""
+    if layer_of(data[:PROBE_SIZE]) is not None:
+        return (lambda: open_decoded("<bytes>", lambda: io.BytesIO(data), len(data))), None
     return (lambda: io.BytesIO(data)), len(data)

@@ -100,7 +100,9 @@ def _not_a_result(value: Any) -> str:
     error = value.get("error") if isinstance(value, dict) else None
     if isinstance(error, dict):
         code = error.get("grpcCode", error.get("httpCode"))
-        return f"is an error answer from Jaeger (code {described(code)}), not a trace"
+        # A status code is no content: shown as it is when it is one.
+        shown = code if type(code) is int and 0 <= code < 1000 else described(code)
+        return f"is an error answer from Jaeger (code {shown}), not a trace"
     return 'is not an answer of the form {"result": {"resourceSpans": [...]}}'
 
 

@@ -1,7 +1,11 @@
 """OTLP/JSON: one `ExportTraceServiceRequest` (or `TracesData`) per document or per line.
 
 Protobuf-JSON allows camelCase and snake_case field names, enum names or numbers, and 64-bit
-integers as strings or numbers; real exporters use all of them, so every one is accepted.
+integers as strings or numbers; real exporters use all of them, so every one is accepted. What
+JSON and protobuf do not allow is refused with its place and type, never its value: an attribute
+key that is not a string, an `intValue` Python would read but protobuf would not (`"1_000"`),
+a time past 2^64 - 1. A span whose values nest deeper than `MAX_VALUE_DEPTH` levels is left out
+with a note (`ReadContext.skip`), and the other spans of its document are read.
 """
 
 from __future__ import annotations
@@ -11,7 +15,11 @@ from typing import IO, Any
 
 import orjson
 
+from tracecheck.readers import deep_json
 from tracecheck.readers.common import (
+    INT64_MAX,
+    INT64_MIN,
+    MAX_VALUE_DEPTH,
     ReadContext,
     checked,
     decode_base64,
@@ -19,6 +27,7 @@ from tracecheck.readers.common import (
     indexed_place,
     normalize_id,
     otlp_span_kind,
+    parse_int64,
     parse_status_code,
     parse_unix_nano,
     special_double,
@@ -27,6 +36,8 @@ from tracecheck.readers.otlp_json_typed import typed_spans
 from tracecheck.spans import EMPTY_ATTRIBUTES, Event, Link, Scope, Span
 
 __all__ = [
+    "DEEP",
+    "ValueTooDeep",
     "any_value",
     "attribute_map",
     "read_otlp_json",
@@ -44,6 +55,26 @@ class _Invalid(ValueError):
         self.field = field
 
 
+class _TooDeep(_Invalid):
+    """A value nested past `MAX_VALUE_DEPTH` levels."""
+
+    def __init__(self, field: str) -> None:
+        super().__init__(field, DEEP)
+
+
+class ValueTooDeep(Exception):
+    """An attribute list holds a value nested past `MAX_VALUE_DEPTH` levels, at `where`."""
+
+    def __init__(self, where: str) -> None:
+        super().__init__(f"{where}: {DEEP}")
+        self.where = where
+
+
+DEEP = f"holds a value nested deeper than {MAX_VALUE_DEPTH} levels"
+# What `attribute_map` raises for a value too deep, unless it is told what to put instead.
+_RAISE: Any = object()
+
+
 def read_otlp_json(data: bytes, ctx: ReadContext) -> Iterator[Span]:
     """Spans of one OTLP/JSON document."""
     spans = typed_spans(data, ctx, "")
@@ -51,7 +82,7 @@ def read_otlp_json(data: bytes, ctx: ReadContext) -> Iterator[Span]:
         yield from spans
         return
     try:
-        document = orjson.loads(data)
+        document = deep_json.loads(data)
     except orjson.JSONDecodeError as exc:
         raise ctx.malformed_json(exc) from None
     yield from spans_from_request(document, ctx, "")
@@ -74,7 +105,7 @@ def spans_of_line(line: bytes, number: int, ctx: ReadContext) -> Iterator[Span]:
         yield from spans
         return
     try:
-        document = orjson.loads(text)
+        document = deep_json.loads(text)
     except orjson.JSONDecodeError as exc:
         raise ctx.malformed_json(exc, number) from None
     yield from spans_from_request(document, ctx, f"line {number}: ")
@@ -92,29 +123,45 @@ def spans_from_request(document: Any, ctx: ReadContext, prefix: str) -> Iterator
         where = f"{prefix}resourceSpans[{i}]"
         if not isinstance(entry, dict):
             raise ctx.error(where, "is not an object")
-        resource = _resource_attributes(entry, ctx, where)
+        deep = None
+        try:
+            resource = _resource_attributes(entry, ctx, where)
+        except ValueTooDeep:  # every span of the resource is left out
+            resource, deep = {}, f"has a resource that {DEEP}"
         scope_spans = _field(entry, "scopeSpans", "scope_spans")
         if scope_spans is None:  # OTLP before 0.15, still written by some exporters
             scope_spans = _field(
                 entry, "instrumentationLibrarySpans", "instrumentation_library_spans"
             )
         for j, group in enumerate(_list(scope_spans, ctx, f"{where}.scopeSpans")):
-            yield from _scope_group(group, resource, ctx, f"{where}.scopeSpans[{j}]")
+            yield from _scope_group(group, resource, ctx, f"{where}.scopeSpans[{j}]", deep)
 
 
 def _scope_group(
-    group: Any, resource: dict[str, Any], ctx: ReadContext, where: str
+    group: Any, resource: dict[str, Any], ctx: ReadContext, where: str, deep: str | None
 ) -> Iterator[Span]:
     if not isinstance(group, dict):
         raise ctx.error(where, "is not an object")
     raw_scope = _field(group, "scope", "instrumentationLibrary", "instrumentation_library")
-    scope = _scope(raw_scope, ctx, f"{where}.scope") if raw_scope is not None else None
+    scope = None
+    try:
+        scope = _scope(raw_scope, ctx, f"{where}.scope") if raw_scope is not None else None
+    except ValueTooDeep:
+        deep = deep or f"has an instrumentation scope that {DEEP}"
     base = {**resource, **scope.attributes} if scope and scope.attributes else resource
     spans_where = f"{where}.spans"
     raw_spans = _list(group.get("spans"), ctx, spans_where)
     for k, raw in enumerate(raw_spans):
         try:
+            if deep is not None:
+                ctx.skip(f"{spans_where}[{k}]", deep, *_ids(raw))
+                continue
             span = _span(raw, base, resource, scope, ctx, indexed_place(spans_where, k))
+        except _TooDeep as exc:
+            at = exc.field.lstrip(".").split(".value", 1)[0]
+            ctx.skip(f"{spans_where}[{k}]", f"{DEEP} (in {at})", *_ids(raw))
+            raw_spans[k] = None
+            continue
         except _Invalid as exc:
             raise ctx.error(f"{spans_where}[{k}]{exc.field}", str(exc)) from None
         # Drop the parsed span as soon as it is converted, so that a large document's tree
@@ -165,10 +212,27 @@ def _span(
     )
 
 
-def attribute_map(raw: Any, ctx: ReadContext, where: str) -> dict[str, Any]:
-    """A `KeyValue` list as a dict, raising a located error for a malformed entry."""
+def _ids(raw: Any) -> tuple[str | None, str | None]:
+    """A raw span's trace and span ids when they read as ids (for the note that leaves it
+    out), else None."""
+    if not isinstance(raw, dict):
+        return None, None
+    ids: list[str | None] = []
+    for names, size in ((("traceId", "trace_id"), 16), (("spanId", "span_id"), 8)):
+        try:
+            ids.append(normalize_id(_field(raw, *names), size))
+        except ValueError:
+            ids.append(None)
+    return ids[0], ids[1]
+
+
+def attribute_map(raw: Any, ctx: ReadContext, where: str, *, deep: Any = _RAISE) -> dict[str, Any]:
+    """A `KeyValue` list as a dict, raising a located error for a malformed entry. A value
+    nested past `MAX_VALUE_DEPTH` raises `ValueTooDeep`, or is replaced by `deep` when given."""
     try:
-        return _attributes(raw, "")
+        return _attributes(raw, "", deep=deep)
+    except _TooDeep as exc:
+        raise ValueTooDeep(f"{where}{exc.field.split('.value', 1)[0]}") from None
     except _Invalid as exc:
         raise ctx.error(f"{where}{exc.field}", str(exc)) from None
 
@@ -182,13 +246,17 @@ def _fill_attributes(raw: Any, into: dict[str, Any]) -> None:
     try:
         for pair in raw:
             value = pair["value"]
+            key = pair["key"]
+            if key.__class__ is not str:
+                raise TypeError  # the checked path names its place and type
             text = value.get("stringValue")
-            into[pair["key"]] = text if text.__class__ is str else any_value(value)
+            into[key] = text if text.__class__ is str else any_value(value)
     except (KeyError, TypeError, AttributeError, _Invalid):
         into.update(_attributes(raw, ".attributes"))
 
 
-def _attributes(raw: Any, where: str) -> dict[str, Any]:
+def _attributes(raw: Any, where: str, depth: int = 0, deep: Any = _RAISE) -> dict[str, Any]:
+    """A `KeyValue` list at nesting `depth` (the lists and maps around it)."""
     if not raw:
         return {}
     if not isinstance(raw, list):
@@ -198,43 +266,57 @@ def _attributes(raw: Any, where: str) -> dict[str, Any]:
         try:
             key = pair["key"]
             value = pair.get("value")
-            # Strings are most attribute values; test for them before anything else.
-            text = value.get("stringValue") if value else None
-            out[key] = text if isinstance(text, str) else any_value(value)
-        except _Invalid as exc:
-            raise _Invalid(f"{where}[{index}].value{exc.field}", str(exc)) from None
         except (KeyError, TypeError, AttributeError):
             raise _Invalid(f"{where}[{index}]", "is not a key-value pair") from None
+        if not isinstance(key, str):
+            # `true` would become the key "True", and a verdict would read a key never written.
+            raise _Invalid(f"{where}[{index}].key", f"is {described(key)}, not a string")
+        try:
+            # Strings are most attribute values; test for them before anything else.
+            text = value.get("stringValue") if isinstance(value, dict) else None
+            out[key] = text if isinstance(text, str) else any_value(value, depth)
+        except _TooDeep as exc:
+            if deep is _RAISE:
+                raise _TooDeep(f"{where}[{index}].value{exc.field}") from None
+            out[key] = deep
+        except _Invalid as exc:
+            raise _Invalid(f"{where}[{index}].value{exc.field}", str(exc)) from None
     return out
 
 
-def any_value(value: Any) -> Any:
-    """An OTLP `AnyValue` as a Python value: kvlist → dict, array → list, bytes → bytes."""
+def any_value(value: Any, depth: int = 0) -> Any:
+    """An OTLP `AnyValue` as a Python value: kvlist → dict, array → list, bytes → bytes.
+    `depth` counts the lists and maps around it; one more than `MAX_VALUE_DEPTH` is refused."""
     if not value:
         return None
     if not isinstance(value, dict):
-        raise _Invalid("", "is not an AnyValue object")
+        raise _Invalid("", f"is {described(value)}, not an AnyValue object")
     for name, raw in value.items():
         convert = _ANY_VALUE.get(name)
         if convert is not None:
-            return convert(raw)
-    raise _Invalid("", f"has no known value field (found {', '.join(sorted(value))})")
+            return convert(raw, depth)
+    # Field names are input, and may be anything: they are counted, never quoted.
+    raise _Invalid("", f"has no value field OTLP defines ({len(value)} other field(s))")
 
 
-def _int_value(raw: Any) -> int:
-    if isinstance(raw, int) and not isinstance(raw, bool):
-        return raw
+def _int_value(raw: Any, depth: int) -> int:
     if isinstance(raw, str):
         try:
-            return int(raw)
-        except ValueError:
-            pass
+            return parse_int64(raw)
+        except ValueError as exc:
+            if "range" in str(exc):
+                raise _Invalid(".intValue", "is beyond the 64-bit integer range (a str)") from None
+            raise _Invalid(".intValue", "is not an integer (a str)") from None
     if isinstance(raw, float) and raw.is_integer():
-        return int(raw)
+        raw = int(raw)
+    if isinstance(raw, int) and not isinstance(raw, bool):
+        if not INT64_MIN <= raw <= INT64_MAX:
+            raise _Invalid(".intValue", "is beyond the 64-bit integer range (a number)")
+        return raw
     raise _Invalid(".intValue", f"is not an integer (a {type(raw).__name__})")
 
 
-def _double_value(raw: Any) -> float:
+def _double_value(raw: Any, depth: int) -> float:
     if isinstance(raw, (int, float)) and not isinstance(raw, bool):
         return float(raw)
     special = special_double(raw) if isinstance(raw, str) else None
@@ -243,26 +325,28 @@ def _double_value(raw: Any) -> float:
     raise _Invalid(".doubleValue", f"is not a number (a {type(raw).__name__})")
 
 
-def _bool_value(raw: Any) -> bool:
+def _bool_value(raw: Any, depth: int) -> bool:
     if isinstance(raw, bool):
         return raw
     raise _Invalid(".boolValue", f"is not a boolean (a {type(raw).__name__})")
 
 
-def _string_value(raw: Any) -> str:
+def _string_value(raw: Any, depth: int) -> str:
     if isinstance(raw, str):
         return raw
     raise _Invalid(".stringValue", f"is not a string (a {type(raw).__name__})")
 
 
-def _bytes_value(raw: Any) -> bytes:
+def _bytes_value(raw: Any, depth: int) -> bytes:
     data = decode_base64(raw) if isinstance(raw, str) else None
     if data is None:
         raise _Invalid(".bytesValue", "is not base64")
     return data
 
 
-def _array_value(raw: Any) -> list[Any]:
+def _array_value(raw: Any, depth: int) -> list[Any]:
+    if depth >= MAX_VALUE_DEPTH:
+        raise _TooDeep(".arrayValue")
     values = raw.get("values") if isinstance(raw, dict) else None
     if values is None:
         if isinstance(raw, dict):
@@ -273,16 +357,20 @@ def _array_value(raw: Any) -> list[Any]:
     out = []
     for index, item in enumerate(values):
         try:
-            out.append(any_value(item))
+            out.append(any_value(item, depth + 1))
+        except _TooDeep as exc:
+            raise _TooDeep(f".arrayValue.values[{index}]{exc.field}") from None
         except _Invalid as exc:
             raise _Invalid(f".arrayValue.values[{index}]{exc.field}", str(exc)) from None
     return out
 
 
-def _kvlist_value(raw: Any) -> dict[str, Any]:
+def _kvlist_value(raw: Any, depth: int) -> dict[str, Any]:
+    if depth >= MAX_VALUE_DEPTH:
+        raise _TooDeep(".kvlistValue")
     if not isinstance(raw, dict):
         raise _Invalid(".kvlistValue", "is not an object with values")
-    return _attributes(raw.get("values"), ".kvlistValue.values")
+    return _attributes(raw.get("values"), ".kvlistValue.values", depth + 1)
 
 
 _ANY_VALUE: dict[str, Any] = {}
@@ -375,7 +463,7 @@ def _status(raw: Any) -> tuple[Any, str | None]:
 def _span_kind(raw: Any) -> int:
     kind = otlp_span_kind(raw)
     if kind is None:
-        raise _Invalid(".kind", f"{described(raw)} is not a span kind")
+        raise _Invalid(".kind", f"{described(raw)} is not a span kind (0 to 5, or its name)")
     return kind
 
 

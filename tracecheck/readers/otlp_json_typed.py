@@ -5,9 +5,10 @@ those dicts costs more than parsing. `msgspec` decodes the canonical camelCase O
 compact structs, checking every type as it goes, in less time than a generic parse alone.
 
 The fast path declines rather than guesses: snake_case or legacy field names, a value of an
-unexpected type, anything it does not know returns None, and the caller reads the document
-with the general reader, which accepts every spelling and locates every error. Both paths
-build the same spans (tested).
+unexpected type, an integer protobuf would not read, a value nested past `MAX_VALUE_DEPTH`,
+JSON nested past what the decoder follows, anything it does not know returns None, and the
+caller reads the document with the general reader, which accepts every spelling, locates every
+error and leaves out what cannot be held. Both paths build the same spans (tested).
 """
 
 from __future__ import annotations
@@ -18,6 +19,9 @@ from typing import Any
 import msgspec
 
 from tracecheck.readers.common import (
+    INT64_MAX,
+    INT64_MIN,
+    MAX_VALUE_DEPTH,
     ReadContext,
     checked,
     collector_paused,
@@ -25,6 +29,7 @@ from tracecheck.readers.common import (
     indexed_place,
     normalize_id,
     otlp_span_kind,
+    parse_int64,
     parse_status_code,
     parse_unix_nano,
     special_double,
@@ -145,7 +150,7 @@ def typed_spans(data: bytes | memoryview, ctx: ReadContext, prefix: str) -> list
     with collector_paused():
         try:
             request = _DECODER.decode(data)
-        except (msgspec.ValidationError, msgspec.DecodeError):
+        except (msgspec.ValidationError, msgspec.DecodeError, RecursionError):
             return None
         local = ReadContext(ctx.source, [], ctx.trace_ids, ctx.parent_ids)
         try:
@@ -223,12 +228,13 @@ def _as_span_id(raw: str) -> str | None:
     return normalize_id(raw, 8)
 
 
-def _attributes(pairs: list[KeyValue]) -> dict[str, Any]:
-    return {pair.key: _value(pair.value) for pair in pairs}
+def _attributes(pairs: list[KeyValue], depth: int = 0) -> dict[str, Any]:
+    return {pair.key: _value(pair.value, depth) for pair in pairs}
 
 
-def _value(value: AnyValue | None) -> Any:
-    """A non-string `AnyValue` as a Python value, the same as the general reader gives."""
+def _value(value: AnyValue | None, depth: int = 0) -> Any:
+    """A non-string `AnyValue` as a Python value, the same as the general reader gives; one
+    nested past `MAX_VALUE_DEPTH` declines (the general reader leaves its span out)."""
     if value is None:
         return None
     if value.stringValue is not None:
@@ -237,7 +243,10 @@ def _value(value: AnyValue | None) -> Any:
         return value.boolValue
     if value.intValue is not None:
         raw = value.intValue
-        return raw if isinstance(raw, int) else int(raw)  # a malformed string declines
+        number = raw if isinstance(raw, int) else parse_int64(raw)  # ValueError declines
+        if not INT64_MIN <= number <= INT64_MAX:
+            raise _Decline
+        return number
     if value.doubleValue is not None:
         double = value.doubleValue
         if isinstance(double, float):
@@ -251,10 +260,13 @@ def _value(value: AnyValue | None) -> Any:
         if data is None:
             raise _Decline
         return data
-    if value.arrayValue is not None:
-        return [_value(item) for item in value.arrayValue.values]
-    if value.kvlistValue is not None:
-        return _attributes(value.kvlistValue.values)
+    if value.arrayValue is not None or value.kvlistValue is not None:
+        if depth >= MAX_VALUE_DEPTH:
+            raise _Decline
+        if value.arrayValue is not None:
+            return [_value(item, depth + 1) for item in value.arrayValue.values]
+        assert value.kvlistValue is not None
+        return _attributes(value.kvlistValue.values, depth + 1)
     return None
 
 

@@ -2,6 +2,9 @@
 
 The Collector's `file` exporter with `format: proto` writes each request prefixed by its
 length as a 4-byte big-endian integer; the stream is read one record at a time.
+
+A request protobuf refuses whole because one span nests past its 100 levels is read part by
+part (`proto_split`): that span is left out with a note (`ReadContext.skip`), the others read.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 
 from tracecheck.readers.common import ReadContext, checked, indexed_place
 from tracecheck.readers.proto_attributes import ProtoAttributes, proto_attributes
+from tracecheck.readers.proto_split import PROTOBUF_DEPTH, DeepSpan, ResourcePart, split_request
 from tracecheck.spans import EMPTY_ATTRIBUTES, Event, Link, Scope, Span, SpanStatus
 
 __all__ = [
@@ -22,6 +26,7 @@ __all__ = [
     "looks_like_proto_stream",
     "read_otlp_proto",
     "read_otlp_proto_stream",
+    "read_request",
     "record_place",
     "spans_from_message",
     "spans_of_record",
@@ -37,12 +42,22 @@ _RESOURCE_SPANS_FIELDS = (0x0A, 0x12, 0x1A)
 
 def read_otlp_proto(data: bytes, ctx: ReadContext) -> Iterator[Span]:
     """Spans of one protobuf-encoded request."""
+    yield from read_request(data, ctx, None, "")
+
+
+def read_request(data: bytes, ctx: ReadContext, where: str | None, prefix: str) -> Iterator[Span]:
+    """Spans of one `ExportTraceServiceRequest` at `where` (None: the whole input), a span
+    nested past protobuf's depth limit left out (noted) rather than the request refused."""
     request = ExportTraceServiceRequest()
     try:
         request.ParseFromString(data)
     except DecodeError as exc:
-        raise ctx.error(None, f"malformed OTLP protobuf: {exc}") from None
-    yield from spans_from_message(request, ctx, "")
+        parts = split_request(data)
+        if parts is None:
+            raise ctx.error(where, f"malformed OTLP protobuf: {exc}") from None
+        yield from _spans_of_parts(parts, ctx, prefix)
+        return
+    yield from spans_from_message(request, ctx, prefix)
 
 
 def read_otlp_proto_stream(stream: IO[bytes], ctx: ReadContext) -> Iterator[Span]:
@@ -65,12 +80,7 @@ def read_otlp_proto_stream(stream: IO[bytes], ctx: ReadContext) -> Iterator[Span
 def spans_of_record(body: bytes, where: str, ctx: ReadContext) -> Iterator[Span]:
     """Spans of one request of a length-prefixed stream; `where` names the record (the
     streaming reader reads a trace's records alone)."""
-    request = ExportTraceServiceRequest()
-    try:
-        request.ParseFromString(body)
-    except DecodeError as exc:
-        raise ctx.error(where, f"malformed OTLP protobuf: {exc}") from None
-    yield from spans_from_message(request, ctx, f"{where}: ")
+    yield from read_request(body, ctx, where, f"{where}: ")
 
 
 def record_place(number: int, offset: int) -> str:
@@ -94,6 +104,45 @@ def spans_from_message(request: Any, ctx: ReadContext, prefix: str) -> Iterator[
             where = f"{prefix}resourceSpans[{i}].scopeSpans[{j}].spans"
             for k, span in enumerate(scope_spans.spans):
                 yield _span(span, base, resource, scope, ctx, indexed_place(where, k))
+
+
+_DEEP = f"is nested deeper than protobuf's {PROTOBUF_DEPTH} levels"
+
+
+def _spans_of_parts(parts: list[ResourcePart], ctx: ReadContext, prefix: str) -> Iterator[Span]:
+    """The spans of a request read part by part, in the places the whole request gives them;
+    a span nested too deep (or under a resource or scope nested too deep) is left out."""
+    for i, part in enumerate(parts):
+        resource = {} if part.deep else proto_attributes(part.resource.attributes)
+        for j, group in enumerate(part.scopes):
+            scope_attributes = (
+                {}
+                if group.deep or group.scope is None
+                else proto_attributes(group.scope.attributes)
+            )
+            scope = None
+            if group.scope is not None:
+                scope = Scope(
+                    group.scope.name, group.scope.version, scope_attributes or EMPTY_ATTRIBUTES
+                )
+            base = {**resource, **scope_attributes} if scope_attributes else resource
+            where = f"{prefix}resourceSpans[{i}].scopeSpans[{j}].spans"
+            for k, span in enumerate(group.spans):
+                if isinstance(span, DeepSpan) or part.deep or group.deep:
+                    trace_id, span_id = _ids(span)
+                    reason = _DEEP if isinstance(span, DeepSpan) else _DEEP_ABOVE
+                    ctx.skip(f"{where}[{k}]", reason, trace_id, span_id)
+                    continue
+                yield _span(span, base, resource, scope, ctx, indexed_place(where, k))
+
+
+_DEEP_ABOVE = f"has a resource or scope nested deeper than protobuf's {PROTOBUF_DEPTH} levels"
+
+
+def _ids(span: Any) -> tuple[str | None, str | None]:
+    if isinstance(span, DeepSpan):
+        return span.trace_id, span.span_id
+    return _hex(span.trace_id), _hex(span.span_id)
 
 
 def _span(

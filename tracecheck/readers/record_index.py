@@ -114,10 +114,23 @@ def _trace_id(raw: Any, known: dict[Any, str | None]) -> str | None:
     except TypeError:  # unhashable: the reader refuses it
         raise Decline from None
     try:
-        converted = known[raw] = normalize_id(raw, 16)
+        converted = normalize_id(raw, 16)
     except ValueError:
         raise Decline from None
+    _remember(known, raw, converted)
     return converted
+
+
+# Raw ids remembered with their normal form: the spans of a trace name it again and again, but
+# a file of many small traces would make the memory grow with them, so the table starts afresh
+# when full.
+_KNOWN = 1024
+
+
+def _remember(known: dict[Any, str | None], raw: Any, converted: str | None) -> None:
+    if len(known) >= _KNOWN:
+        known.clear()
+    known[raw] = converted
 
 
 # --- Flat span rows, one per line ---------------------------------------------------------------
@@ -209,7 +222,8 @@ def _proto_records(stream: IO[bytes], start: int, copy: IO[bytes] | None) -> Ite
                     trace_id = known.get(raw, _UNSET)
                     if trace_id is _UNSET:
                         text = raw.hex()
-                        trace_id = known[raw] = text if text.strip("0") else None
+                        trace_id = text if text.strip("0") else None
+                        _remember(known, raw, trace_id)
                     found[trace_id] = None
         yield Record(offset, _PREFIX.size + size, number, tuple(found))
         offset += _PREFIX.size + size

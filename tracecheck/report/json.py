@@ -37,17 +37,27 @@ def json_parts(
     spool: Spool,
 ) -> Iterator[str]:
     """The report `render_json` gives, as the text its two-space-indented JSON is, in parts:
-    each verdict is rendered as it comes and waits in `spool`. `status` is the worst verdict
-    status (the caller has seen every verdict). No final newline."""
+    each verdict is rendered as it comes and waits on disk, in order (no handle is kept per
+    verdict). `status` is the worst verdict status (the caller has seen every verdict). No
+    final newline."""
     pieces = JsonPieces(spool)
-    results = [pieces.add(_result(item)) for item in checked]
+    for item in checked:
+        pieces.append(_result(item))
     unread = pieces.add(_unread(failures))
     before = [
         json_member("version", str(REPORT_VERSION)),
         json_member("status", pieces.text(pieces.add("error" if failures else status))),
     ]
     after = [json_member("unread", pieces.text(unread))]
-    return json_document(before, "results", pieces.texts(results), after)
+    return _closing(pieces, json_document(before, "results", pieces.appended(), after))
+
+
+def _closing(pieces: JsonPieces, parts: Iterator[str]) -> Iterator[str]:
+    """The parts, then the verdicts' file closed."""
+    try:
+        yield from parts
+    finally:
+        pieces.close()
 
 
 def _unread(failures: Sequence[ReadFailure]) -> list[dict[str, str]]:

@@ -2,6 +2,8 @@
 before a report is printed, and a directory's file that breaks late takes its traces back):
 the pieces wait in a temporary file, so memory holds none of them.
 
+`Spool` gives a handle per piece, to read it back alone; `Records` reads its pieces back in
+order, holding no handle per piece (a verdict per trace of a file of many traces).
 `JsonPieces` renders JSON values one at a time and `json_document` joins them into the bytes
 `orjson` (or, for what it refuses, `json`) gives for the whole document at once.
 """
@@ -9,17 +11,22 @@ the pieces wait in a temporary file, so memory holds none of them.
 from __future__ import annotations
 
 import json
+import struct
 import tempfile
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 import orjson
 
-__all__ = ["JsonPieces", "Piece", "Spool", "json_document", "json_member"]
+__all__ = ["JsonPieces", "Mark", "Piece", "Records", "Spool", "json_document", "json_member"]
 
 Piece = tuple[int, int]  # offset and length in the spool
-_IN_MEMORY = 4 << 20  # bytes the spool holds before it moves to disk
+Mark = tuple[int, int]  # where `Records` ended, and how many it held
+# Bytes a spool holds before it moves to disk: a small report never touches the disk, and a
+# large one costs no more memory than this.
+_IN_MEMORY = 256 << 10
 _ENCODING = ("utf-8", "surrogatepass")
+_LENGTH = struct.Struct("<Q")
 
 
 class Spool:
@@ -52,6 +59,54 @@ class Spool:
         self._file.close()
 
 
+class Records:
+    """Byte strings kept in order in a temporary file, read back in the same order."""
+
+    def __init__(self) -> None:
+        # Closed by `close`, like `Spool`.
+        self._file = tempfile.SpooledTemporaryFile(max_size=_IN_MEMORY, mode="w+b")  # noqa: SIM115
+        self._end = 0
+        self._count = 0
+
+    def append(self, data: bytes) -> None:
+        self._file.seek(self._end)
+        self._file.write(_LENGTH.pack(len(data)))
+        self._file.write(data)
+        self._end += _LENGTH.size + len(data)
+        self._count += 1
+
+    def add_text(self, text: str) -> None:
+        self.append(text.encode(*_ENCODING))
+
+    def mark(self) -> Mark:
+        return self._end, self._count
+
+    def truncate(self, mark: Mark) -> None:
+        """Forget every record appended since `mark`."""
+        self._end, self._count = mark
+        self._file.truncate(self._end)
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __iter__(self) -> Iterator[bytes]:
+        """The records appended so far, in order (not those appended while iterating)."""
+        position, end = 0, self._end
+        read, seek = self._file.read, self._file.seek
+        while position < end:
+            seek(position)
+            (size,) = _LENGTH.unpack(read(_LENGTH.size))
+            position += _LENGTH.size + size
+            yield read(size)
+
+    def texts(self) -> Iterator[str]:
+        for data in self:
+            yield data.decode(*_ENCODING)
+
+    def close(self) -> None:
+        self._file.close()
+
+
 class JsonPieces:
     """JSON values rendered one at a time, two-space indented as `orjson` writes them, falling
     back to `json` (ASCII escapes) for all of them if one holds what `orjson` refuses (a lone
@@ -60,22 +115,48 @@ class JsonPieces:
     def __init__(self, spool: Spool) -> None:
         self.spool = spool
         self.fallback = False
+        # The values of `append`, in order: the items of a list too long to hold handles for.
+        self._items: Records | None = None
 
-    def add(self, value: Any) -> Piece:
+    @property
+    def items(self) -> Records:
+        if self._items is None:
+            self._items = Records()
+        return self._items
+
+    def _render(self, value: Any) -> str:
         try:
-            text = orjson.dumps(value, option=orjson.OPT_INDENT_2).decode()
+            return orjson.dumps(value, option=orjson.OPT_INDENT_2).decode()
         except orjson.JSONEncodeError:
             self.fallback = True
-            text = json.dumps(value, indent=2, ensure_ascii=True)
-        return self.spool.add(text)
+            return json.dumps(value, indent=2, ensure_ascii=True)
+
+    def add(self, value: Any) -> Piece:
+        return self.spool.add(self._render(value))
+
+    def append(self, value: Any) -> None:
+        """Render `value` as the next of `items`."""
+        self.items.add_text(self._render(value))
+
+    def _final(self, text: str) -> str:
+        return json.dumps(json.loads(text), indent=2, ensure_ascii=True) if self.fallback else text
 
     def text(self, piece: Piece) -> str:
-        text = self.spool.text(piece)
-        return json.dumps(json.loads(text), indent=2, ensure_ascii=True) if self.fallback else text
+        return self._final(self.spool.text(piece))
 
     def texts(self, pieces: Iterable[Piece]) -> Iterator[str]:
         for piece in pieces:
             yield self.text(piece)
+
+    def appended(self) -> Iterator[str]:
+        """The texts of `items`, in order."""
+        for text in self.items.texts():
+            yield self._final(text)
+
+    def close(self) -> None:
+        """Closes `items` (the spool is the caller's)."""
+        if self._items is not None:
+            self._items.close()
 
 
 def json_member(key: str, rendered: str) -> str:

@@ -73,7 +73,8 @@ class Pattern:
         try:
             object.__setattr__(self, "_compiled", regex.compile(self.source, compiled_flags))
         except regex.error as exc:
-            raise ValueError(f"invalid regular expression /{self.source}/: {exc}") from None
+            # The source is not repeated: a contract may match a secret it forbids.
+            raise ValueError(f"is not a valid regular expression: {exc}") from None
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Pattern) and (self.source, self.flags) == (
