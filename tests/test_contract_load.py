@@ -123,7 +123,6 @@ def test_yaml_values_that_are_not_contracts(text: str, message: str | None) -> N
         assert [str(p) for p in err.problems] == [message]
 
 
-def test_yaml_timestamps_are_not_strings() -> None:
-    assert [str(p) for p in error("name: 2024-05-01\ntools: {required: [Read]}\n").problems] == [
-        "name: must be a non-blank string, not a date"
-    ]
+def test_yaml_dates_are_strings_as_in_yaml_1_2() -> None:
+    # YAML 1.1 (PyYAML's default) reads 2024-05-01 as a date; YAML 1.2 has no implicit dates.
+    assert compile_contract("name: 2024-05-01\ntools: {required: [Read]}\n").name == "2024-05-01"

@@ -19,6 +19,17 @@ __all__ = ["MISSING", "Checker", "is_json_value", "pointer_problem"]
 
 MISSING: Any = object()
 
+# Plain words YAML 1.1 read as booleans; YAML 1.2, as contracts are read, reads them as strings.
+_YAML11_BOOLEANS = frozenset({"yes", "no", "on", "off"})
+
+
+def _not_a_boolean(value: Any) -> str:
+    """How `true`/`boolean` name a refused value, with a hint for a YAML 1.1 boolean word
+    (one of four words, never a secret, so it is quoted)."""
+    if isinstance(value, str) and value.lower() in _YAML11_BOOLEANS:
+        return f"{describe(value)} ({quote(value)} is a string in YAML 1.2: write true or false)"
+    return describe(value)
+
 
 def pointer_problem(pointer: str) -> str | None:
     """Why a string is not an RFC 6901 JSON Pointer, or None when it is one."""
@@ -81,13 +92,13 @@ class Checker:
     def boolean(self, value: Any, where: str) -> bool | None:
         if isinstance(value, bool):
             return value
-        self.add(where, f"must be true or false, not {describe(value)}")
+        self.add(where, f"must be true or false, not {_not_a_boolean(value)}")
         return None
 
     def true(self, value: Any, where: str) -> bool:
         if value is True:
             return True
-        self.add(where, f"must be true, not {describe(value)}")
+        self.add(where, f"must be true, not {_not_a_boolean(value)}")
         return False
 
     def text(self, value: Any, where: str, *, blank_ok: bool = True) -> str | None:

@@ -1,8 +1,9 @@
 """Reading a contract document: a path, JSON or YAML text, or an already-parsed value.
 
 A file's problems name the file (`ContractError.source`). JSON syntax errors carry their line
-and column; YAML is read with PyYAML's safe loader. A key written twice in one object is
-refused at its place (both parsers would silently keep the last one, dropping a check).
+and column; YAML is read as YAML 1.2 (yaml12.py: `yes` and `1:20` are strings, `010` is 10),
+the version editors validate it as. A key written twice in one object is refused at its place
+(both parsers would silently keep the last one, dropping a check).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import orjson
 import yaml
 
 from tracecheck.contract.words import key_path, quote
+from tracecheck.contract.yaml12 import Yaml12Loader
 from tracecheck.errors import ContractError, ContractProblem
 
 __all__ = ["ContractSource", "load_document", "load_yaml", "parse_text"]
@@ -94,16 +96,18 @@ def parse_text(text: str, source: str | None) -> Any:
 
 
 def _parse_json(text: str, source: str | None) -> Any:
+    """orjson judges the syntax (strict JSON, with line and column); the value is `json`'s,
+    which keeps every integer exact, as YAML does (orjson reads one over 2**64 as a float)."""
     try:
-        document = orjson.loads(text)
+        orjson.loads(text)
     except orjson.JSONDecodeError as exc:
         raise _json_error(exc, source) from None
     try:
         members = json.loads(text, object_pairs_hook=_Pairs)
         _refuse(list(_json_duplicates(members, "")), source)
+        return json.loads(text)
     except RecursionError:
         raise _fail(source, "malformed JSON: nested too deeply") from None
-    return document
 
 
 def _refuse(problems: list[ContractProblem], source: str | None) -> None:
@@ -140,10 +144,10 @@ def _json_error(exc: orjson.JSONDecodeError, source: str | None) -> ContractErro
 
 
 def load_yaml(text: str, source: str | None = None) -> Any:
-    """YAML (or JSON) text as PyYAML's safe loader builds it, refusing a key written twice in
+    """YAML (or JSON) text read as YAML 1.2 (`Yaml12Loader`), refusing a key written twice in
     one mapping with a `ContractError` that names its place and line. PyYAML's own errors
     propagate."""
-    loader = yaml.SafeLoader(text)
+    loader = Yaml12Loader(text)
     try:
         node = loader.get_single_node()
         if node is None:
