@@ -128,8 +128,8 @@ CASES: list[tuple[str, dict[str, Any], list[str]]] = [
     ),
     (
         "maxCalls-float",
-        with_name(tools={"maxCalls": 1.0}),
-        ["tools.maxCalls: must be an integer ≥ 0, not 1.0"],
+        with_name(tools={"maxCalls": 1.5}),
+        ["tools.maxCalls: must be an integer ≥ 0, not 1.5"],
     ),
     (
         "maxCalls-bool",
@@ -261,12 +261,12 @@ CASES: list[tuple[str, dict[str, Any], list[str]]] = [
     (
         "llm",
         with_name(
-            llm={"maxCalls": "3", "maxTotalTokens": 1e3, "allowedModels": [], "maxTokens": 1}
+            llm={"maxCalls": "3", "maxTotalTokens": 1e3 + 0.5, "allowedModels": [], "maxTokens": 1}
         ),
         [
             'llm: unknown key "maxTokens" (allowed: maxCalls, maxTotalTokens, allowedModels)',
             "llm.maxCalls: must be an integer ≥ 0, not a string",
-            "llm.maxTotalTokens: must be an integer ≥ 0, not 1000.0",
+            "llm.maxTotalTokens: must be an integer ≥ 0, not 1000.5",
             "llm.allowedModels: must not be empty",
         ],
     ),
@@ -416,7 +416,7 @@ CASES: list[tuple[str, dict[str, Any], list[str]]] = [
         "rule-fields",
         with_name(
             rules=[
-                {"kind": "atMost", "label": "m", "p": {"kind": "TOOL"}, "max": 1.0},
+                {"kind": "atMost", "label": "m", "p": {"kind": "TOOL"}, "max": 1.5},
                 {"kind": "precedes", "label": "p", "a": {"tool": "A"}, "order": "x"},
                 {
                     "kind": "argument",
@@ -446,7 +446,7 @@ CASES: list[tuple[str, dict[str, Any], list[str]]] = [
             ]
         ),
         [
-            "rules[0].max: must be an integer ≥ 0, not 1.0",
+            "rules[0].max: must be an integer ≥ 0, not 1.5",
             'rules[1]: missing required key "b"',
             'rules[1].order: unknown value "x" (allowed: start-order, finish-before-start, all-occurrences)',
             'rules[2].check: missing required key "value" for op "equals"',
@@ -543,7 +543,10 @@ def test_scope_root_kind_is_upper_cased() -> None:
     [
         (1, True),
         (0, True),
-        (1.0, False),
+        (1.0, True),  # one JSON number: 1.0 is 1, as in JSON Schema
+        (1e3, True),
+        (1.5, False),
+        (-1.0, False),
         (True, False),
         (False, False),
         ("1", False),
@@ -553,7 +556,8 @@ def test_scope_root_kind_is_upper_cased() -> None:
 def test_integers_are_integers(value: Any, accepted: bool) -> None:
     doc = with_name(llm={"maxCalls": value})
     if accepted:
-        assert compile_contract(doc).rules[0].max == value  # type: ignore[attr-defined]
+        count = compile_contract(doc).rules[0].max  # type: ignore[attr-defined]
+        assert count == value and type(count) is int
     else:
         with pytest.raises(ContractError):
             compile_contract(doc)

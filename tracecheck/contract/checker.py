@@ -120,7 +120,10 @@ class Checker:
         return None
 
     def count(self, value: Any, where: str) -> int | None:
-        """An integer ≥ 0 (`1.0` is a number and `true` a boolean: neither is an integer)."""
+        """An integer ≥ 0. `1.0` counts as 1: JSON has one number type, in which 1.0 and 1 are
+        the same (as in JSON Schema, JavaScript and RFC 8785); `true` is not an integer."""
+        if isinstance(value, float) and value.is_integer() and value >= 0:
+            return int(value)
         if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
             return value
         self.add(where, f"must be an integer ≥ 0, not {describe(value)}")

@@ -3,7 +3,8 @@
 `parse_spec` checks every key, type and constraint and collects **all** problems with their
 location (`tools.maxCalls`, `alternatives.anyOf[1].tools.required[0]`, `rules[2].p.kind`).
 It returns a best-effort `ContractSpec` of the valid parts beside the problems, so that the
-compiler can add its own checks (labels, empty contract) in the same report.
+compiler can add its own checks (labels, empty contract) in the same report. A top-level
+`$schema` (any string) names the document's JSON Schema for editors and is otherwise ignored.
 """
 
 from __future__ import annotations
@@ -110,6 +111,10 @@ class _Parser(RuleChecker):
         if not isinstance(doc, Mapping):
             self.add("", f"a contract must be an object, not {describe(doc)}")
             return None
+        if "$schema" in doc:
+            # Names the document's JSON Schema for editors (any string); not a contract key.
+            self.text(doc["$schema"], "$schema")
+            doc = {key: value for key, value in doc.items() if key != "$schema"}
         self.obj(doc, "", TOP_KEYS, required=("name",))
         name = self.text(doc["name"], "name", blank_ok=False) if "name" in doc else None
         description = None
@@ -128,8 +133,9 @@ class _Parser(RuleChecker):
             return None
         root = scope["root"]
         kind = root.get("kind") if isinstance(root, Mapping) else None
-        if isinstance(kind, str) and kind.upper() in KINDS:
-            root = {**root, "kind": kind.upper()}  # only the root's own kind
+        if isinstance(kind, str) and kind.isascii() and kind.upper() in KINDS:
+            # Only the root's own kind, and only ASCII letters ("chaın".upper() is "CHAIN").
+            root = {**root, "kind": kind.upper()}
         return self.predicate(root, "scope.root")
 
     def alternatives(self, value: Any) -> tuple[PathSpec, ...] | None:

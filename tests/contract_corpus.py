@@ -1,0 +1,336 @@
+"""Contracts for tests/test_schema_agrees.py: valid ones, subtly invalid ones, and the few the
+compiler refuses for a rule JSON Schema cannot state.
+
+A source is a document (written out as JSON for the compiler) or text: JSON text when it opens
+with `{`, otherwise YAML, read as YAML 1.2.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+P = {"tool": "A"}
+TOOL = {"tools": {"required": ["Read"]}}
+
+
+def c(**keys: Any) -> dict[str, Any]:
+    return {"name": "c", **keys}
+
+
+def never(label: str, p: Any = None) -> dict[str, Any]:
+    return {"kind": "never", "label": label, "p": P if p is None else p}
+
+
+def argument(check: Any, **keys: Any) -> dict[str, Any]:
+    return {"kind": "argument", "label": "a", "p": P, "pointer": "/x", "check": check, **keys}
+
+
+def matcher(value: Any) -> dict[str, Any]:
+    return c(rules=[never("a", {"tool": value})])
+
+
+# Both accept.
+VALID: list[tuple[str, Any]] = [
+    ("required", c(**TOOL)),
+    ("run requireCompleted false", c(description="", run={"requireCompleted": False})),
+    ("run statuses and duration", c(run={"allowedStatuses": ["running"], "maxDurationMs": 0.5})),
+    (
+        "every tools key",
+        c(
+            tools={
+                "required": ["Read"],
+                "forbidden": ["Bash"],
+                "allowed": ["Read", "Grep"],
+                "maxCalls": 0,
+                "maxCallsPerTool": {"Read": 2, "a b": 0},
+                "requiredOrder": ["Read", "Grep"],
+                "orderMode": "all-occurrences",
+                "arguments": [
+                    {"tool": "Read", "pointer": "", "exists": True},
+                    {"tool": "Read", "pointer": "/a/~0~1/0", "equals": None, "occurrence": "last"},
+                    {"tool": "Read", "pointer": "/x", "oneOf": [1, "1", None, {"a": [1]}]},
+                    {"tool": "Read", "pointer": "/x", "type": "null"},
+                ],
+                "enforced": True,
+            }
+        ),
+    ),
+    ("one name in requiredOrder", c(tools={"requiredOrder": ["a"]})),
+    (
+        "a pointer with a newline in a token",
+        c(tools={"arguments": [{"tool": "a", "pointer": "/a\n", "exists": True}]}),
+    ),
+    ("reads", c(retries={"reads": ["a"]})),
+    ("writes", c(retries={"writes": [{"tool": "w", "idempotencyKey": "/k"}, {"tool": "v"}]})),
+    ("llm", c(llm={"maxCalls": 3, "maxTotalTokens": 0, "allowedModels": ["m"]})),
+    ("an empty llm beside rules", c(llm={}, **TOOL)),
+    ("empty caps beside rules", c(tools={"maxCallsPerTool": {}, "maxCalls": 1})),
+    ("a count written 1.0", c(tools={"maxCalls": 1.0}, llm={"maxTotalTokens": 1e3})),
+    ("a rule max written 2.0", c(rules=[{"kind": "atMost", "label": "a", "p": P, "max": 2.0}])),
+    ("root kind in any ASCII case", c(scope={"root": {"kind": "aGeNt"}}, **TOOL)),
+    (
+        "root regex, flags and not",
+        c(
+            scope={"root": {"name": {"$regex": "^x", "flags": "ig"}, "not": {"kind": "TOOL"}}},
+            **TOOL,
+        ),
+    ),
+    ("every flag", matcher({"$regex": "a", "flags": "imsxugyd"})),
+    ("a name that is a byte-order mark", {"name": "\ufeff", **TOOL}),
+    (
+        "only alternatives",
+        c(alternatives={"anyOf": [{"id": "a", **TOOL}, {"id": "b", "llm": {"maxCalls": 1}}]}),
+    ),
+    (
+        "same label in the base and an alternative",
+        c(rules=[never("x")], alternatives={"anyOf": [{"id": "a", "rules": [never("x")]}]}),
+    ),
+    ("$schema: the schema beside it", {"$schema": "contract.schema.json", **c(**TOOL)}),
+    ("$schema: a URL", {"$schema": "https://example.org/contract.schema.json", **c(**TOOL)}),
+    ("$schema: any string", {"$schema": "", **c(**TOOL)}),
+    (
+        "an attr value shaped like a matcher is a value",
+        c(rules=[never("a", {"attr": {"k": {"oneOf": [1]}}})]),
+    ),
+    (
+        "every rule kind",
+        c(
+            rules=[
+                {
+                    "kind": "always",
+                    "label": "a",
+                    "p": {"attr": {"k": 1, "r": {"$regex": "x"}, "o": {"a": 1}}},
+                },
+                never("b", {"tool": {"oneOf": ["x", "x"]}, "model": "m"}),
+                {"kind": "eventually", "label": "c", "p": {"kind": "UNKNOWN"}},
+                {
+                    "kind": "precedes",
+                    "label": "d",
+                    "a": P,
+                    "b": {"tool": "B"},
+                    "order": "start-order",
+                },
+                {"kind": "neverUnless", "label": "e", "p": P, "prior": {"tool": "B"}},
+                {"kind": "atMost", "label": "f", "p": {"kind": "TOOL"}, "max": 0},
+                {"kind": "tokensAtMost", "label": "g", "p": {"kind": "LLM"}, "max": 10},
+                {"kind": "run", "label": "h", "maxDurationMs": 1},
+                {**argument({"op": "exists"}), "label": "i"},
+                {**argument({"op": "equals", "value": None}), "label": "j", "pointer": ""},
+                {**argument({"op": "oneOf", "values": [1]}), "label": "k", "occurrence": "any"},
+                {**argument({"op": "type", "type": "array"}), "label": "l"},
+                {"kind": "toolsOffered", "label": "m"},
+                {"kind": "toolsOffered", "label": "n", "declared": []},
+                {"kind": "retrySafe", "label": "o", "reads": ["A"]},
+            ]
+        ),
+    ),
+    # YAML, read as YAML 1.2.
+    ("yaml block style", "name: c\ntools:\n  required: [Read]\n  forbidden:\n    - Bash\n"),
+    ("yaml: yes and on are strings", "name: yes\ntools: {required: [on, off, No]}\n"),
+    ("yaml: 010 is ten", "name: c\ntools: {maxCalls: 010}\n"),
+    ("yaml: 0o17 and 0x1F", "name: c\nllm: {maxCalls: 0o17, maxTotalTokens: 0x1F}\n"),
+    ("yaml: 1e3 is a number", "name: c\nrun: {maxDurationMs: 1e3}\n"),
+    ("yaml: a date is a string", "name: 2024-05-01\ntools: {required: [Read]}\n"),
+    ("yaml: 1:20 is a string", "name: '1'\ntools: {required: [1:20]}\n"),
+    (
+        "yaml: merge key",
+        "name: c\nllm: &l {maxCalls: 1}\nalternatives:\n  anyOf:\n    - id: a\n      llm:\n        <<: *l\n",
+    ),
+    ("yaml: $schema", "$schema: contract.schema.json\nname: c\ntools: {required: [Read]}\n"),
+    ("json text", '{"name": "c", "tools": {"required": ["Read"]}}'),
+]
+
+# Both refuse.
+INVALID: list[tuple[str, Any]] = [
+    ("an array", []),
+    ("a string", "just words"),
+    ("no name", {"tools": {"required": ["Read"]}}),
+    ("a blank name", c(name="  ", **TOOL)),
+    ("a name of Python white space", c(name="\x1c\u3000\x85", **TOOL)),
+    ("a name of no-break spaces", c(name="\u00a0\u2007", **TOOL)),
+    ("an unknown top key", c(nmae="x", **TOOL)),
+    ("$schema not a string", {"$schema": 3, **c(**TOOL)}),
+    ("$schema alone", {"$schema": "contract.schema.json", "name": "c"}),
+    ("an empty contract", c()),
+    ("only a description", c(description="x")),
+    ("empty tools", c(tools={})),
+    ("empty llm", c(llm={})),
+    ("empty caps", c(tools={"maxCallsPerTool": {}})),
+    ("empty tools and llm", c(tools={"maxCallsPerTool": {}}, llm={})),
+    ("an alternative without rules", c(alternatives={"anyOf": [{"id": "a"}]})),
+    ("an alternative with empty tools", c(alternatives={"anyOf": [{"id": "a", "tools": {}}]})),
+    ("an alternative with empty llm", c(alternatives={"anyOf": [{"id": "a", "llm": {}}]}, **TOOL)),
+    ("no alternatives", c(alternatives={"anyOf": []})),
+    ("an alternative without id", c(alternatives={"anyOf": [{"tools": {"required": ["a"]}}]})),
+    ("a blank alternative id", c(alternatives={"anyOf": [{"id": " ", **TOOL}]})),
+    ("tools typo", c(tools={"requird": ["Read"]})),
+    ("empty names", c(tools={"required": []})),
+    ("repeated names", c(tools={"required": ["a", "a"]})),
+    ("an empty name", c(tools={"required": [""]})),
+    ("a name not a string", c(tools={"forbidden": [1]})),
+    ("a negative count", c(tools={"maxCalls": -1})),
+    ("a negative count written -1.0", c(tools={"maxCalls": -1.0})),
+    ("a fractional count", c(tools={"maxCalls": 1.5})),
+    ("a boolean count", c(tools={"maxCalls": True})),
+    ("a string count", c(tools={"maxCalls": "1"})),
+    ("a negative cap", c(tools={"maxCallsPerTool": {"a": -1}})),
+    ("a cap for an empty name", c(tools={"maxCallsPerTool": {"": 1}})),
+    ("orderMode without requiredOrder", c(tools={"required": ["a"], "orderMode": "start-order"})),
+    ("orderMode typo", c(tools={"requiredOrder": ["a", "b"], "orderMode": "start_order"})),
+    ("enforced false", c(tools={"enforced": False})),
+    ("no argument check", c(tools={"arguments": [{"tool": "a", "pointer": "/x"}]})),
+    (
+        "two argument checks",
+        c(tools={"arguments": [{"tool": "a", "pointer": "/x", "exists": True, "type": "string"}]}),
+    ),
+    ("exists false", c(tools={"arguments": [{"tool": "a", "pointer": "/x", "exists": False}]})),
+    (
+        "a pointer without /",
+        c(tools={"arguments": [{"tool": "a", "pointer": "x", "exists": True}]}),
+    ),
+    (
+        "a pointer that is a newline",
+        c(tools={"arguments": [{"tool": "a", "pointer": "\n", "exists": True}]}),
+    ),
+    (
+        "a bad pointer escape",
+        c(tools={"arguments": [{"tool": "a", "pointer": "/~2", "exists": True}]}),
+    ),
+    (
+        "a pointer ending in ~",
+        c(tools={"arguments": [{"tool": "a", "pointer": "/a~", "exists": True}]}),
+    ),
+    (
+        "an unknown type",
+        c(tools={"arguments": [{"tool": "a", "pointer": "/x", "type": "integer"}]}),
+    ),
+    ("no oneOf values", c(tools={"arguments": [{"tool": "a", "pointer": "/x", "oneOf": []}]})),
+    (
+        "an unknown occurrence",
+        c(
+            tools={
+                "arguments": [{"tool": "a", "pointer": "/x", "exists": True, "occurrence": "every"}]
+            }
+        ),
+    ),
+    ("empty run", c(run={})),
+    ("a zero duration", c(run={"maxDurationMs": 0})),
+    ("a boolean duration", c(run={"maxDurationMs": True})),
+    ("an unknown status", c(run={"allowedStatuses": ["done"]})),
+    ("repeated statuses", c(run={"allowedStatuses": ["failed", "failed"]})),
+    ("empty retries", c(retries={})),
+    (
+        "an idempotency key of the whole value",
+        c(retries={"writes": [{"tool": "w", "idempotencyKey": ""}]}),
+    ),
+    ("no models", c(llm={"allowedModels": []})),
+    ("an empty root", c(scope={"root": {}}, **TOOL)),
+    ("a root kind typo", c(scope={"root": {"kind": "agnt"}}, **TOOL)),
+    ("a root kind with a newline", c(scope={"root": {"kind": "agent\n"}}, **TOOL)),
+    ("a root kind with a dotless i", c(scope={"root": {"kind": "chaın"}}, **TOOL)),
+    (
+        "a lower-case kind below the root",
+        c(scope={"root": {"kind": "AGENT", "not": {"kind": "tool"}}}, **TOOL),
+    ),
+    ("empty rules", c(rules=[])),
+    ("a rule without label", c(rules=[{"kind": "never", "p": P}])),
+    ("a blank label", c(rules=[never(" ")])),
+    ("a lower-case kind", c(rules=[never("a", {"kind": "tool"})])),
+    ("a rule kind typo", c(rules=[{"kind": "nevr", "label": "a", "p": P}])),
+    ("an empty predicate", c(rules=[never("a", {})])),
+    ("an empty attr", c(rules=[never("a", {"attr": {}})])),
+    ("an unknown flag", matcher({"$regex": "a", "flags": "q"})),
+    ("flags with a newline", matcher({"$regex": "a", "flags": "i\n"})),
+    ("flags beside oneOf", matcher({"oneOf": ["a"], "flags": "i"})),
+    ("a regex not a string", c(rules=[never("a", {"attr": {"k": {"$regex": 1}}})])),
+    ("a regex beside oneOf", matcher({"$regex": "a", "oneOf": ["a"]})),
+    ("an empty matcher", matcher({})),
+    ("an empty oneOf", matcher({"oneOf": []})),
+    ("a oneOf of numbers", matcher({"oneOf": [1]})),
+    ("a matcher not a string", matcher(3)),
+    ("a run rule checking nothing", c(rules=[{"kind": "run", "label": "a"}])),
+    ("a retrySafe rule checking nothing", c(rules=[{"kind": "retrySafe", "label": "a"}])),
+    ("an equals check without value", c(rules=[argument({"op": "equals"})])),
+    ("a value beside exists", c(rules=[argument({"op": "exists", "value": 1})])),
+    ("a check op typo", c(rules=[argument({"op": "exist"})])),
+    ("a key of another rule kind", c(rules=[{**never("a"), "max": 1}])),
+    ("an empty declared name", c(rules=[{"kind": "toolsOffered", "label": "a", "declared": [""]}])),
+    ("a fractional rule max", c(rules=[{"kind": "atMost", "label": "a", "p": P, "max": 0.5}])),
+    # YAML, read as YAML 1.2: what YAML 1.1 read as booleans and numbers are strings.
+    ("yaml: yes is not a boolean", "name: c\nrun: {requireCompleted: yes}\n"),
+    ("yaml: on is not true", "name: c\ntools: {required: [a], enforced: on}\n"),
+    ("yaml: 1:20 is not a count", "name: c\ntools: {maxCalls: 1:20}\n"),
+    ("yaml: 1_000 is not a count", "name: c\ntools: {maxCalls: 1_000}\n"),
+    ("yaml: a name alone", "name: yes\n"),
+    ("yaml: a date is not a count", "name: c\nllm: {maxCalls: 2024-05-01}\n"),
+    ("yaml: null name", "name:\ntools: {required: [a]}\n"),
+    ("yaml: a tab-indented typo", "name: c\ntools: {requird: [a]}\n"),
+]
+
+# The compiler alone refuses these: each breaks one rule JSON Schema cannot state (the key
+# names the rule in COMPILER_ONLY, tests/test_schema_agrees.py).
+COMPILER_ONLY_CASES: list[tuple[str, str, Any]] = [
+    ("unique-labels", "two rules with one label", c(rules=[never("x"), never("x")])),
+    (
+        "unique-labels",
+        "a rule labelled like a key",
+        c(tools={"allowed": ["a"]}, rules=[never("tools.allowed")]),
+    ),
+    (
+        "unique-labels",
+        "one label twice in an alternative",
+        c(alternatives={"anyOf": [{"id": "a", "rules": [never("x"), never("x")]}]}),
+    ),
+    (
+        "unique-alternative-ids",
+        "two alternatives with one id",
+        c(alternatives={"anyOf": [{"id": "a", **TOOL}, {"id": "a", **TOOL}]}),
+    ),
+    (
+        "distinct-writes",
+        "a write tool twice",
+        c(retries={"writes": [{"tool": "w"}, {"tool": "w", "idempotencyKey": "/k"}]}),
+    ),
+    (
+        "distinct-writes",
+        "a write tool twice in a retrySafe rule",
+        c(rules=[{"kind": "retrySafe", "label": "r", "writes": [{"tool": "w"}, {"tool": "w"}]}]),
+    ),
+    (
+        "write-not-read",
+        "a tool both read and write",
+        c(retries={"reads": ["w"], "writes": [{"tool": "w"}]}),
+    ),
+    ("regex-syntax", "an unbalanced parenthesis", matcher({"$regex": "("})),
+    (
+        "regex-syntax",
+        "a reversed range in an attr regex",
+        c(rules=[never("a", {"attr": {"k": {"$regex": "[z-a]"}}})]),
+    ),
+    (
+        "duplicate-keys",
+        "json: a key twice",
+        '{"name": "c", "tools": {"required": ["a"], "required": ["b"]}}',
+    ),
+    (
+        "duplicate-keys",
+        "yaml: a key twice",
+        "name: c\ntools:\n  forbidden: [a]\n  forbidden: [b]\n",
+    ),
+    (
+        "yaml-keys",
+        "yaml: a tool name read as an integer",
+        "name: c\ntools: {maxCallsPerTool: {1: 2}}\n",
+    ),
+    (
+        "yaml-keys",
+        "yaml: an attribute key read as a boolean",
+        "name: c\nrules: [{kind: never, label: a, p: {attr: {true: 1}}}]\n",
+    ),
+    ("yaml-non-finite", "yaml: an infinite duration", "name: c\nrun: {maxDurationMs: .inf}\n"),
+    (
+        "yaml-non-finite",
+        "yaml: NaN as an expected value",
+        "name: c\ntools: {arguments: [{tool: a, pointer: /x, equals: .nan}]}\n",
+    ),
+]
