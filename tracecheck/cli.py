@@ -23,6 +23,7 @@ from typing import Any, Literal, TextIO
 from tracecheck.check import check
 from tracecheck.cli_secrets import add_redaction_arguments
 from tracecheck.contract import Contract, compile_contract, explain_contract, lint_contract
+from tracecheck.contract.lint import is_json_schema
 from tracecheck.errors import AmbiguousFormatError, ContractError, TraceReadError
 from tracecheck.readers import FORMATS
 from tracecheck.readers.by_trace import visit_traces
@@ -628,6 +629,9 @@ def _joined(texts: Iterable[str], separator: str) -> Iterator[str]:
 def _lint(args: argparse.Namespace) -> ExitCode:
     code = ExitCode.OK
     for path in args.contracts:
+        if is_json_schema(path):  # `lint contracts/*.json` meets contract.schema.json
+            print(f"{path}: skipped: a JSON Schema, not a contract")
+            continue
         try:
             findings = lint_contract(Path(path))
         except ContractError as exc:

@@ -8,16 +8,19 @@ lint error rather than raised, so that lint names them with its stable code.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+import os
+import re
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Literal
 
 from tracecheck.contract.compile import compile_spec, duplicate_ids
 from tracecheck.contract.load import ContractSource, load_document
-from tracecheck.contract.spec import ContractSpec, PathSpec
+from tracecheck.contract.spec import TOP_KEYS, ContractSpec, PathSpec
 from tracecheck.errors import ContractError
 
-__all__ = ["CODES", "LintFinding", "lint_contract"]
+__all__ = ["CODES", "LintFinding", "is_json_schema", "lint_contract"]
 
 LintLevel = Literal["error", "warning"]
 
@@ -76,6 +79,30 @@ def lint_contract(source: ContractSource) -> list[LintFinding]:
     findings += _lint_alternatives(spec)
     order = {"error": 0, "warning": 1}
     return sorted(findings, key=lambda f: (_path_rank(spec, f.path), order[f.level]))
+
+
+_META_SCHEMA = re.compile(r"https?://json-schema\.org/")
+# Keys only a contract has (a JSON Schema has a description too).
+_CONTRACT_ONLY_KEYS = tuple(key for key in TOP_KEYS if key != "description")
+
+
+def is_json_schema(path: str | os.PathLike[str]) -> bool:
+    """Whether a file is a JSON Schema rather than a contract: its top-level `$schema` names a
+    json-schema.org draft and it has no contract key (`tracecheck lint contracts/*.json` meets
+    contract.schema.json). A file that cannot be read or parsed is not one: linting it as a
+    contract says why."""
+    try:
+        doc, _ = load_document(Path(path))
+    except ContractError:
+        return False
+    if not isinstance(doc, Mapping):
+        return False
+    schema = doc.get("$schema")
+    return (
+        isinstance(schema, str)
+        and _META_SCHEMA.match(schema) is not None
+        and not any(key in doc for key in _CONTRACT_ONLY_KEYS)
+    )
 
 
 def _path_rank(spec: ContractSpec, path: str) -> int:
