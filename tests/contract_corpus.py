@@ -327,9 +327,15 @@ COMPILER_ONLY_CASES: list[tuple[str, str, Any]] = [
         "yaml: an attribute key read as a boolean",
         "name: c\nrules: [{kind: never, label: a, p: {attr: {true: 1}}}]\n",
     ),
-    ("yaml-non-finite", "yaml: an infinite duration", "name: c\nrun: {maxDurationMs: .inf}\n"),
     (
-        "yaml-non-finite",
+        "unpaired-surrogates",
+        "json: an unpaired surrogate",
+        '{"name": "\\ud800", "tools": {"required": ["a"]}}',
+    ),
+    ("non-finite", "json: 1e400", '{"name": "c", "run": {"maxDurationMs": 1e400}}'),
+    ("non-finite", "yaml: an infinite duration", "name: c\nrun: {maxDurationMs: .inf}\n"),
+    (
+        "non-finite",
         "yaml: NaN as an expected value",
         "name: c\ntools: {arguments: [{tool: a, pointer: /x, equals: .nan}]}\n",
     ),

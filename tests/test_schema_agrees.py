@@ -63,15 +63,20 @@ COMPILER_ONLY: dict[str, tuple[str, str, str]] = {
         "a key is written once",
         r"duplicate key ",
     ),
+    "unpaired-surrogates": (
+        "a validator sees the parsed string; I-JSON (RFC 7493) forbids unpaired surrogates",
+        "no unpaired surrogate",
+        r"malformed JSON: (no low|invalid high) surrogate",
+    ),
+    "non-finite": (
+        "1e400, .inf and .nan are not finite JSON numbers: JSON Schema says nothing of them",
+        "numbers are finite",
+        r"must be a finite number|must be a JSON value|malformed JSON: number is infinity",
+    ),
     "yaml-keys": (
         "JSON has only string keys, and a validator of YAML turns other keys into strings",
         "mapping keys are strings",
         r"must be a non-empty tool name|a key is .*, not a string",
-    ),
-    "yaml-non-finite": (
-        ".inf and .nan are not JSON values: JSON Schema says nothing of them",
-        "numbers are finite",
-        r"must be a finite number|must be a JSON value",
     ),
 }
 
