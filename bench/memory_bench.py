@@ -54,8 +54,8 @@ COMMANDS = ("check", "show", "redact", "verify-safe")
 IMPORTS = {
     "check": "import tracecheck.cli, tracecheck.check",
     "show": "import tracecheck.cli, tracecheck.show",
-    "redact": "import tracecheck.cli, tracecheck.cli_redact, redact",
-    "verify-safe": "import tracecheck.cli, tracecheck.cli_redact, redact",
+    "redact": "import tracecheck.cli, tracecheck.cli.redact, redact",
+    "verify-safe": "import tracecheck.cli, tracecheck.cli.verify_safe, redact",
 }
 _CHILD = """
 import atexit, os, sys

@@ -173,39 +173,38 @@ def test_lint_and_explain(capsys: pytest.CaptureFixture[str], tmp_path: Path) ->
     assert main(["explain", write(tmp_path, "bad.json", "{")]) == ExitCode.USAGE
 
 
-def test_a_progress_line_for_large_or_slow_inputs(
-    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_progress_line_for_large_or_slow_inputs(capsys: pytest.CaptureFixture[str]) -> None:
+    import io
     import threading
 
-    from tracecheck import cli
+    from tracecheck.cli import Environment
+    from tracecheck.readers.by_trace import visit_traces
 
     main(["check", recorded("clean"), "--contract", CONTRACT])
     assert "reading" not in capsys.readouterr().err  # small and quick: silent
-    monkeypatch.setattr(cli._Progress, "THRESHOLD_BYTES", 0)  # a large file: at once
-    main(["check", recorded("clean"), "--contract", CONTRACT])
+    large = Environment.current(progress_bytes=0)  # a large file: at once
+    main(["check", recorded("clean"), "--contract", CONTRACT], env=large)
     err = capsys.readouterr().err.splitlines()
     assert err[0].startswith(f"tracecheck: reading {recorded('clean')} (")
     assert err[1].startswith("tracecheck: read 11 spans in ")
     # A slow read (gzip, a directory, stdin): the line comes once the threshold has passed.
-    monkeypatch.setattr(cli._Progress, "THRESHOLD_BYTES", 10**12)
-    monkeypatch.setattr(cli._Progress, "THRESHOLD_SECONDS", 0.01)
-    real = cli.visit_traces
     announced = threading.Event()
+
+    class Stderr(io.StringIO):
+        def write(self, text: str) -> int:
+            if text.startswith("tracecheck: reading"):
+                announced.set()
+            return super().write(text)
 
     def slow(source: object, visit: object, **kwargs: object) -> object:
         announced.wait(timeout=10)
-        return real(source, visit, **kwargs)  # type: ignore[arg-type]
+        return visit_traces(source, visit, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(cli, "visit_traces", slow)
-    original = cli._Progress._announce
-
-    def announce(self: object) -> None:
-        original(self)  # type: ignore[arg-type]
-        announced.set()
-
-    monkeypatch.setattr(cli._Progress, "_announce", announce)
-    main(["check", recorded("clean"), "--contract", CONTRACT])
-    err = capsys.readouterr().err.splitlines()
+    stderr = Stderr()
+    slowly = Environment.current(
+        stderr=stderr, read=slow, progress_bytes=10**12, progress_seconds=0.01
+    )
+    main(["check", recorded("clean"), "--contract", CONTRACT], env=slowly)
+    err = stderr.getvalue().splitlines()
     assert err[0] == f"tracecheck: reading {recorded('clean')}…"  # too small to give a size
     assert err[1].startswith("tracecheck: read 11 spans in ")

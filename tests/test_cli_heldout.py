@@ -14,8 +14,7 @@ from typing import Any
 
 import pytest
 
-from tracecheck import cli
-from tracecheck.cli import ExitCode, main
+from tracecheck.cli import Environment, ExitCode, main
 
 ROOT = Path(__file__).resolve().parent.parent
 CONTRACT = str(ROOT / "contracts" / "refund-desk.json")
@@ -440,29 +439,29 @@ def test_colour_needs_a_terminal_and_follows_no_color_force_color_and_dumb_termi
     assert "\x1b[" not in capsys.readouterr().out
 
 
-def test_an_interrupt_exits_130_without_a_traceback(
-    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_an_interrupt_exits_130_without_a_traceback(capsys: pytest.CaptureFixture[str]) -> None:
     def interrupted(*args: object, **kwargs: object) -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(cli, "visit_traces", interrupted)
-    assert main(["check", CLEAN, "--contract", CONTRACT]) == 130
+    env = Environment.current(read=interrupted)
+    assert main(["check", CLEAN, "--contract", CONTRACT], env=env) == 130
     assert capsys.readouterr().err == "tracecheck: error: interrupted\n"
 
 
 def test_a_reader_bug_is_an_unreadable_input_not_a_traceback(
-    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
-    real = cli.visit_traces
+    from tracecheck.readers.by_trace import visit_traces
 
     def flaky(source: object, visit: Any, **kwargs: Any) -> Any:
         if str(source) == CLEAN:
             raise TypeError("unexpected attribute shape")
-        return real(source, visit, **kwargs)  # type: ignore[arg-type]
+        return visit_traces(source, visit, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(cli, "visit_traces", flaky)
-    assert main(["check", CLEAN, FORBIDDEN, "--contract", CONTRACT]) == ExitCode.UNREADABLE
+    env = Environment.current(read=flaky)
+    assert main(["check", CLEAN, FORBIDDEN, "--contract", CONTRACT], env=env) == (
+        ExitCode.UNREADABLE
+    )
     captured = capsys.readouterr()
     assert f"tracecheck: error: {CLEAN}: could not be read: internal error: TypeError\n" in (
         captured.err
@@ -472,14 +471,12 @@ def test_a_reader_bug_is_an_unreadable_input_not_a_traceback(
     assert 'contract "refund-desk" FAIL' in captured.out
 
 
-def test_a_rule_bug_is_a_rule_error(
-    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_rule_bug_is_a_rule_error(capsys: pytest.CaptureFixture[str]) -> None:
     def broken(*args: object, **options: object) -> None:
         raise ValueError("boom")
 
-    monkeypatch.setattr(cli, "check", broken)
-    assert main(["check", CLEAN, "--contract", CONTRACT]) == ExitCode.USAGE
+    env = Environment.current(check=broken)
+    assert main(["check", CLEAN, "--contract", CONTRACT], env=env) == ExitCode.USAGE
     out = capsys.readouterr().out
     assert "! (check): could not be evaluated: internal error: ValueError" in out
     assert "boom" not in out
@@ -520,13 +517,14 @@ def test_a_bug_is_named_by_its_type_and_shown_whole_only_on_request(
     def broken(*args: object) -> None:
         raise RuntimeError("value of an attribute")  # a message may quote span content
 
-    monkeypatch.setattr(cli, "_load_contracts", broken)
     monkeypatch.delenv("TRACECHECK_DEBUG", raising=False)
-    assert main(["check", CLEAN, "--contract", CONTRACT]) == ExitCode.USAGE
+    env = Environment.current(compile=broken)
+    assert main(["check", CLEAN, "--contract", CONTRACT], env=env) == ExitCode.USAGE
     err = capsys.readouterr().err
     assert err == (
         "tracecheck: error: internal error: RuntimeError (TRACECHECK_DEBUG=1 shows where)\n"
     )
     monkeypatch.setenv("TRACECHECK_DEBUG", "1")
-    assert main(["check", CLEAN, "--contract", CONTRACT]) == ExitCode.USAGE
+    env = Environment.current(compile=broken)
+    assert main(["check", CLEAN, "--contract", CONTRACT], env=env) == ExitCode.USAGE
     assert "Traceback" in capsys.readouterr().err

@@ -30,7 +30,7 @@ from redact.ingest_server import (
 from redact.ingest_store import SqliteSpanStore
 from redact.profiles import Profile, ProfileError, load_profile
 from redact.ship import parse_retry_after
-from tracecheck.cli_serve import parse_listen
+from tracecheck.cli.serving import parse_listen
 
 SCALARS = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text()
 JSON = st.recursive(

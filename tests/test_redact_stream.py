@@ -213,9 +213,7 @@ def test_an_unsafe_result_writes_nothing_and_leaves_no_staging_file(
     (tmp_path / "temp").mkdir()
     source = write_jsonl(tmp_path / "run.otlp.jsonl", spans(BATCH + 3))
     out = tmp_path / "out.jsonl"
-    monkeypatch.setattr(
-        "tracecheck.cli_redact.SpanRedactor.redact", lambda self, batch: tuple(batch)
-    )
+    monkeypatch.setattr("redact.spans.SpanRedactor.redact", lambda self, batch: tuple(batch))
     assert main(["redact", str(source), "-o", str(out)]) == 1
     assert not out.exists()
     assert "nothing written" in capsys.readouterr().err

@@ -8,11 +8,11 @@ from dataclasses import dataclass
 
 import orjson
 
+from tracecheck.formats import OUTPUT_FORMATS
 from tracecheck.readers.common import ReadContext
 from tracecheck.readers.jaeger import is_jaeger_document
 from tracecheck.readers.jaeger_model import model_layout
 from tracecheck.readers.otel_js import OtelJsStyle, otel_js_style
-from tracecheck.readers.sniff import FORMATS
 from tracecheck.readers.tracer_parts import json_values
 from tracecheck.spans import Span
 from tracecheck.writers import to_otlp_json, to_otlp_jsonl, to_otlp_proto, to_trace_span_events
@@ -22,9 +22,6 @@ from tracecheck.writers_zipkin import to_zipkin
 
 __all__ = ["OUTPUT_FORMATS", "Layout", "encode", "layout_of"]
 
-# What `--output-format` offers: every format read but Claude Code's (a record of a session,
-# which spans do not make again).
-OUTPUT_FORMATS = tuple(name for name in FORMATS if name != "claude-stream")
 _BATCH = 512  # spans per OTLP request (a JSONL line, a proto stream record), as SDKs batch
 
 

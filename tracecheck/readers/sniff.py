@@ -7,17 +7,13 @@ from typing import Any
 
 import orjson
 
+from tracecheck.formats import FORMATS
 from tracecheck.readers.flat import looks_like_flat_row
 from tracecheck.readers.otlp_proto import looks_like_proto_message, looks_like_proto_stream
-from tracecheck.readers.tracers import (
-    TRACER_FORMATS,
-    tracer_format_of_text,
-    tracer_format_of_value,
-)
+from tracecheck.readers.tracers import tracer_format_of_text, tracer_format_of_value
 
 __all__ = ["FORMATS", "HEAD_SIZE", "is_claude_record", "json_layout", "sniff"]
 
-FORMATS = ("otlp-json", "otlp-jsonl", "otlp-proto", "spans", "claude-stream", *TRACER_FORMATS)
 HEAD_SIZE = 1 << 16
 _OTLP_KEY = re.compile(rb'"(?:resourceSpans|resource_spans)"\s*:')
 _FLAT_KEY = re.compile(rb'"(?:traceId|trace_id|spanId|span_id|startedAt|toolName)"\s*:')

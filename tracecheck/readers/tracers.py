@@ -17,6 +17,7 @@ import re
 from collections.abc import Callable, Iterable
 from typing import IO, Any
 
+from tracecheck.formats import TRACER_FORMATS
 from tracecheck.readers.common import ReadContext
 from tracecheck.readers.jaeger import is_jaeger_document, is_jaeger_span, read_jaeger
 from tracecheck.readers.jaeger_model import (
@@ -38,7 +39,6 @@ __all__ = [
     "tracer_format_of_value",
 ]
 
-TRACER_FORMATS = ("zipkin", "jaeger", "jaeger-model", "jaeger-api-v3", "otel-js")
 _READ_VALUES: dict[str, Callable[[list[JsonValue], ReadContext], list[Span]]] = {
     "zipkin": read_zipkin,
     "jaeger": read_jaeger,

@@ -1,13 +1,22 @@
 """Reporters for checked traces: text for people, JSON and JUnit for machines, GitHub
-workflow annotations for pull requests. Each reads the same `CheckedTrace` values."""
+workflow annotations and a job summary for pull requests. Each reads the same `CheckedTrace`
+values.
+
+The names are imported on first use, so that `tracecheck check` loads only the reporters it
+is asked for (the text report; JUnit's XML library only with `--junit`).
+"""
 
 from __future__ import annotations
 
-from tracecheck.report.github import annotation_lines, render_annotations
-from tracecheck.report.json import json_parts, render_json
-from tracecheck.report.junit import junit_parts, render_junit
-from tracecheck.report.model import CheckedTrace, ReadFailure
-from tracecheck.report.text import render_text, text_lines
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tracecheck.report.github import annotation_lines, render_annotations
+    from tracecheck.report.json import json_parts, render_json
+    from tracecheck.report.junit import junit_parts, render_junit
+    from tracecheck.report.model import CheckedTrace, ReadFailure
+    from tracecheck.report.text import render_text, text_lines
 
 __all__ = [
     "CheckedTrace",
@@ -21,3 +30,30 @@ __all__ = [
     "render_text",
     "text_lines",
 ]
+
+# The module each public name is imported from.
+_HOMES = {
+    "CheckedTrace": "tracecheck.report.model",
+    "ReadFailure": "tracecheck.report.model",
+    "annotation_lines": "tracecheck.report.github",
+    "render_annotations": "tracecheck.report.github",
+    "json_parts": "tracecheck.report.json",
+    "render_json": "tracecheck.report.json",
+    "junit_parts": "tracecheck.report.junit",
+    "render_junit": "tracecheck.report.junit",
+    "render_text": "tracecheck.report.text",
+    "text_lines": "tracecheck.report.text",
+}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

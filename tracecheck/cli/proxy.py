@@ -2,33 +2,28 @@
 
 Options are checked before anything listens (exit 2 on a bad one); SIGINT and SIGTERM stop the
 server cleanly: no new connections, requests in flight finish (bounded by the upstream timeout),
-then exit 0.
+then exit 0. The proxy and the server are imported when the command runs.
 """
 
 from __future__ import annotations
 
 import argparse
 import math
-import sys
-from typing import TYPE_CHECKING
+from typing import Final
 from urllib.parse import urlsplit
 
-from tracecheck.cli_secrets import RedactionOptions, RedactionOptionsError, add_redaction_arguments
-from tracecheck.cli_serve import (
-    bind,
-    log_to_stderr,
-    parse_listen,
-    positive_int,
-    positive_seconds,
-    serve,
-    shown_host,
+from tracecheck.cli.arguments import positive_int, positive_seconds
+from tracecheck.cli.codes import ExitCode
+from tracecheck.cli.environment import Environment
+from tracecheck.cli.redaction import (
+    RedactionOptions,
+    RedactionOptionsError,
+    add_redaction_arguments,
 )
 
-if TYPE_CHECKING:
-    pass
+__all__ = ["DESCRIPTION", "add_parser", "run"]
 
-__all__ = ["DESCRIPTION", "configure", "run"]
-
+SUMMARY = "scrub OTLP/HTTP traffic on its way to a collector"
 DESCRIPTION = (
     "An OTLP/HTTP receiver for POST /v1/traces that redacts every span and forwards what is\n"
     "share-safe to an upstream OTLP endpoint. Each request waits for the upstream's answer:\n"
@@ -40,12 +35,14 @@ DESCRIPTION = (
 )
 
 _DEFAULT_LISTEN = "127.0.0.1:4318"
+# redact.proxy's defaults, stated here so that `--help` needs no proxy (a test keeps them equal).
+DEFAULT_MAX_BODY_BYTES: Final = 4 * 1024 * 1024
+DEFAULT_QUEUE_SIZE: Final = 16
+DEFAULT_UPSTREAM_TIMEOUT: Final = 8.0
 
 
-def configure(parser: argparse.ArgumentParser) -> None:
+def add_parser(parser: argparse.ArgumentParser) -> None:
     """Add this command's options."""
-    from redact.proxy import DEFAULT_MAX_BODY_BYTES, DEFAULT_QUEUE_SIZE, DEFAULT_UPSTREAM_TIMEOUT
-
     parser.add_argument(
         "--listen",
         default=_DEFAULT_LISTEN,
@@ -85,20 +82,21 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, env: Environment) -> ExitCode:
     from redact.proxy import ProxySettings, create_app
+    from tracecheck.cli.serving import bind, log_to_stderr, parse_listen, serve, shown_host
 
     try:
         upstream = _upstream(args.upstream)
         options = RedactionOptions.from_args(args)
     except (_OptionError, RedactionOptionsError) as exc:
-        _error(str(exc))
-        return 2
+        env.error(str(exc))
+        return ExitCode.USAGE
     try:
         host, port = parse_listen(args.listen)
     except ValueError as exc:
-        _error(f"--listen {args.listen!r} {exc}, e.g. {_DEFAULT_LISTEN}")
-        return 2
+        env.error(f"--listen {args.listen!r} {exc}, e.g. {_DEFAULT_LISTEN}")
+        return ExitCode.USAGE
     profile = options.profile
     settings = ProxySettings(
         upstream=upstream,
@@ -112,15 +110,15 @@ def run(args: argparse.Namespace) -> int:
     try:
         sock = bind(host, port)
     except OSError as exc:
-        _error(f"--listen {args.listen}: cannot listen: {exc.strerror or exc}")
-        return 2
+        env.error(f"--listen {args.listen}: cannot listen: {exc.strerror or exc}")
+        return ExitCode.USAGE
     log_to_stderr("redact.proxy", "tracecheck proxy: %(levelname)s: %(message)s")
     bound_host, bound_port = sock.getsockname()[:2]
     shown = shown_host(bound_host)
     print(
         f"tracecheck proxy: listening on http://{shown}:{bound_port}, forwarding to "
         f"{_without_userinfo(settings.upstream_url)} (profile {profile.name})",
-        file=sys.stderr,
+        file=env.stderr,
         flush=True,
     )
     # Requests in flight may finish: their delivery is bounded by the upstream timeout.
@@ -132,8 +130,8 @@ def run(args: argparse.Namespace) -> int:
         timeout_graceful_shutdown=math.ceil(settings.upstream_timeout + 2),
         server_header=False,
     )
-    print("tracecheck proxy: stopped", file=sys.stderr, flush=True)
-    return 0
+    print("tracecheck proxy: stopped", file=env.stderr, flush=True)
+    return ExitCode.OK
 
 
 class _OptionError(ValueError):
@@ -161,7 +159,3 @@ def _upstream(url: str) -> str:
             f"--upstream {shown!r}: give the base URL; the proxy adds /v1/traces itself"
         )
     return url.rstrip("/")
-
-
-def _error(message: str) -> None:
-    print(f"tracecheck: error: {message}", file=sys.stderr)

@@ -2,24 +2,27 @@
 
 The app is `redact.ingest_server`; this module parses the options, opens the store, binds the
 socket (so a bad or busy address is a usage error, exit 2, with its reason), and runs uvicorn
-until SIGINT or SIGTERM, then closes the store and exits 0.
+until SIGINT or SIGTERM, then closes the store and exits 0. The server is imported when the
+command runs.
 """
 
 from __future__ import annotations
 
 import argparse
-import socket
-import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
-from tracecheck.cli_serve import bind, log_to_stderr, parse_listen, serve, shown_host
+from tracecheck.cli.codes import ExitCode
+from tracecheck.cli.environment import Environment
 
-__all__ = ["DESCRIPTION", "configure", "run"]
+__all__ = ["DESCRIPTION", "add_parser", "run"]
 
 if TYPE_CHECKING:
+    import socket
+
     from redact.ingest_server import IngestApp
     from redact.profiles import Profile
 
+SUMMARY = "run the reference hosted-ingest receiver"
 DESCRIPTION = """\
 The reference hosted-ingest receiver, on SQLite, for local development and tests.
 
@@ -31,11 +34,13 @@ batch in one synced transaction). Stop with SIGINT or SIGTERM.
 """
 
 DEFAULT_LISTEN = "127.0.0.1:8787"
+# redact.ingest_server's default, stated here so that `--help` needs no server (a test keeps
+# them equal).
+DEFAULT_MAX_BODY_BYTES: Final = 10 * 1024 * 1024
 
 
-def configure(parser: argparse.ArgumentParser) -> None:
+def add_parser(parser: argparse.ArgumentParser) -> None:
     """Add this command's options."""
-    from redact.ingest_server import DEFAULT_MAX_BODY_BYTES
 
     parser.add_argument("--db", required=True, metavar="PATH", help="the SQLite file (created)")
     parser.add_argument(
@@ -64,41 +69,46 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, env: Environment) -> ExitCode:
     from redact.ingest_server import TenantError, Tenants, create_app
     from redact.ingest_store import SqliteSpanStore, StoreError
+    from tracecheck.cli.serving import bind, parse_listen, shown_host
+
+    def usage(message: str) -> ExitCode:
+        env.error(message)
+        return ExitCode.USAGE
 
     try:
         host, port = parse_listen(args.listen)
     except ValueError as exc:
-        return _usage(f"--listen {args.listen} {exc}")
+        return usage(f"--listen {args.listen} {exc}")
     if args.max_body_bytes <= 0:
-        return _usage("--max-body-bytes must be a positive number of bytes")
+        return usage("--max-body-bytes must be a positive number of bytes")
     try:
         tenants = Tenants.from_file(args.tenants) if args.tenants else Tenants.from_env()
     except TenantError as exc:
-        return _usage(f"--tenants {exc}" if args.tenants else str(exc))
+        return usage(f"--tenants {exc}" if args.tenants else str(exc))
     profile: Profile | None = None
     if args.require_safe:
-        profile = _profile(args.require_safe)
+        profile = _profile(env, args.require_safe)
         if profile is None:
-            return 2
+            return ExitCode.USAGE
     try:
         sock = bind(host, port, backlog=128)
     except OSError as exc:
-        return _usage(f"--listen {args.listen}: cannot listen: {exc.strerror or exc}")
+        return usage(f"--listen {args.listen}: cannot listen: {exc.strerror or exc}")
     try:
         store = SqliteSpanStore(args.db)
     except StoreError as exc:
         sock.close()
-        return _usage(f"--db {exc}")
+        return usage(f"--db {exc}")
     app = create_app(store, tenants, require_safe=profile, max_body_bytes=args.max_body_bytes)
     shown = shown_host(host)
     gate = f"; share-safety gate: {profile.name}" if profile else ""
     print(
         f"tracecheck ingest-server: listening on http://{shown}:{port} "
         f"({len(tenants)} tenant{'s' if len(tenants) != 1 else ''}; db {args.db}{gate})",
-        file=sys.stderr,
+        file=env.stderr,
         flush=True,
     )
     try:
@@ -106,11 +116,11 @@ def run(args: argparse.Namespace) -> int:
     finally:
         sock.close()
         store.close()
-    print("tracecheck ingest-server: stopped", file=sys.stderr, flush=True)
-    return 0
+    print("tracecheck ingest-server: stopped", file=env.stderr, flush=True)
+    return ExitCode.OK
 
 
-def _profile(name: str) -> Profile | None:
+def _profile(env: Environment, name: str) -> Profile | None:
     from pathlib import Path
 
     from redact.profiles import ProfileError, load_profile, resolve_profile
@@ -120,15 +130,12 @@ def _profile(name: str) -> Profile | None:
             return load_profile(Path(name))
         return resolve_profile(name)
     except ProfileError as exc:
-        _usage(f"--require-safe {exc}")
+        env.error(f"--require-safe {exc}")
         return None
 
 
 def _serve(app: IngestApp, sock: socket.socket) -> None:
+    from tracecheck.cli.serving import log_to_stderr, serve
+
     log_to_stderr("redact.ingest_server", "%(levelname)-9s %(message)s")
     serve(app, sock, log_level="info")
-
-
-def _usage(message: str) -> int:
-    print(f"tracecheck: error: {message}", file=sys.stderr)
-    return 2

@@ -1,11 +1,9 @@
-"""What the commands that serve (`proxy`, `ingest-server`) and the ones that take counts share:
-a `HOST:PORT` to listen on, a socket bound before the server starts (so a bad or busy address
-is an exit code, not a traceback from inside the server), uvicorn stopping cleanly on SIGINT or
-SIGTERM, and argument types for positive numbers."""
+"""What the commands that serve (`proxy`, `ingest-server`) share: a `HOST:PORT` to listen on,
+a socket bound before the server starts (so a bad or busy address is an exit code, not a
+traceback from inside the server), and uvicorn stopping cleanly on SIGINT or SIGTERM."""
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import ipaddress
 import logging
@@ -20,8 +18,6 @@ __all__ = [
     "bind",
     "log_to_stderr",
     "parse_listen",
-    "positive_int",
-    "positive_seconds",
     "serve",
     "shown_host",
 ]
@@ -104,23 +100,3 @@ def log_to_stderr(name: str, format: str) -> None:
         logger.addHandler(handler)
         logger.setLevel(logging.INFO)
         logger.propagate = False
-
-
-def positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} must be at least 1")
-    return value
-
-
-def positive_seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not 0 < value < float("inf"):
-        raise argparse.ArgumentTypeError(f"{text!r} must be a positive number of seconds")
-    return value

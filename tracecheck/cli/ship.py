@@ -7,21 +7,20 @@ built.
 from __future__ import annotations
 
 import argparse
-import logging
-import os
-import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
-from tracecheck.cli_secrets import (
-    RedactionOptions,
-    RedactionOptionsError,
+from tracecheck.cli.arguments import positive_int
+from tracecheck.cli.codes import ExitCode, Stop
+from tracecheck.cli.environment import Environment
+from tracecheck.cli.redaction import (
     add_redaction_arguments,
+    options_or_stop,
+    print_findings,
+    summary,
 )
-from tracecheck.cli_serve import positive_int
-from tracecheck.errors import AmbiguousFormatError, TraceReadError
-from tracecheck.readers import FORMATS, read_traces
+from tracecheck.formats import FORMATS
 
 if TYPE_CHECKING:
     from redact.known import KnownSecrets
@@ -30,7 +29,9 @@ if TYPE_CHECKING:
     from redact.spans import DroppedSpan
     from tracecheck.spans import Span
 
-__all__ = ["DESCRIPTION", "configure", "run"]
+__all__ = ["DESCRIPTION", "add_parser", "run"]
+
+SUMMARY = "send redacted traces to a hosted-ingest store"
 
 DESCRIPTION = (
     "Redact traces and send them to a hosted-ingest store (wire 2026-07-24.v1): "
@@ -63,12 +64,7 @@ exit codes:
 _MAX_LISTED = 10
 
 
-class _Stop(Exception):
-    def __init__(self, code: int) -> None:
-        self.code = code
-
-
-def configure(parser: argparse.ArgumentParser) -> None:
+def add_parser(parser: argparse.ArgumentParser) -> None:
     """Add this command's options."""
     parser.epilog = _EPILOG
     parser.add_argument("traces", nargs="+", metavar="TRACE", help="trace file or directory")
@@ -104,37 +100,26 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def run(args: argparse.Namespace) -> int:
-    try:
-        return _run(args)
-    except _Stop as stop:
-        return stop.code
-
-
-def _run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, env: Environment) -> ExitCode:
+    options = options_or_stop(args, env)
     from redact.ship import ShipConfigError, ShipError, ShipRefused, resolve_config
 
-    try:
-        options = RedactionOptions.from_args(args)
-    except RedactionOptionsError as exc:
-        _error(str(exc))
-        raise _Stop(2) from None
     profile, known, key = options.profile, options.known_secrets, options.pseudonym_key
     config = None
     if not args.dry_run:
-        api_key = os.environ.get(args.api_key_env) or None
+        api_key = env.environ.get(args.api_key_env) or None
         try:
             config = resolve_config(args.url, api_key, args.tenant)
         except ShipConfigError as exc:
-            _error(_config_message(exc, args.api_key_env))
-            return 2
-    spans = _read(args.traces, args.format)
+            env.error(_config_message(exc, args.api_key_env))
+            return ExitCode.USAGE
+    spans = _read(env, args.traces, args.format)
     try:
         if config is None:
-            return _dry_run(spans, profile, known, key, args.batch_size)
+            return _dry_run(env, spans, profile, known, key, args.batch_size)
         from redact.ship import ship_spans
 
-        with _retry_notes():
+        with _retry_notes(env):
             result = ship_spans(
                 spans,
                 url=config.url,
@@ -147,50 +132,51 @@ def _run(args: argparse.Namespace) -> int:
                 max_attempts=args.max_attempts,
             )
     except ShipRefused as exc:
-        _error(str(exc))
-        _print_dropped(exc.dropped)
-        return 1
+        env.error(str(exc))
+        _print_dropped(env, exc.dropped)
+        return ExitCode.FAILED
     except ShipError as exc:
-        _error(str(exc))
+        env.error(str(exc))
         if exc.result is not None:
-            print(f"before that: {_summary(exc.result)}", file=sys.stderr)
-        return 1
-    _print_redactions(result)
+            print(f"before that: {_summary(exc.result)}", file=env.stderr)
+        return ExitCode.FAILED
+    _print_redactions(env, result)
     for rejected in result.rejected[:_MAX_LISTED]:
         print(
             f"  span {rejected.span_id or '?'} (index {rejected.index}) rejected: "
             f"{rejected.reason}",
-            file=sys.stderr,
+            file=env.stderr,
         )
     if len(result.rejected) > _MAX_LISTED:
-        print(f"  … and {len(result.rejected) - _MAX_LISTED} more rejected", file=sys.stderr)
-    print(_summary(result), file=sys.stderr)
-    return 0 if result.ok else 1
+        print(f"  … and {len(result.rejected) - _MAX_LISTED} more rejected", file=env.stderr)
+    print(_summary(result), file=env.stderr)
+    return ExitCode.OK if result.ok else ExitCode.FAILED
 
 
 def _dry_run(
+    env: Environment,
     spans: Sequence[Span],
     profile: Profile,
     known: KnownSecrets,
     key: bytes | None,
     batch_size: int,
-) -> int:
+) -> ExitCode:
     from redact.ship import prepare_shipment
 
     shipment = prepare_shipment(
         spans, profile=profile, known_secrets=known, pseudonym_key=key, batch_size=batch_size
     )
-    out = sys.stdout.buffer
+    out = env.stdout.buffer
     for batch in shipment.batches:
         out.write(batch.body + b"\n")
-    sys.stdout.flush()
-    _print_redactions(shipment)
+    env.stdout.flush()
+    _print_redactions(env, shipment)
     print(
         f"dry run: would ship {_spans(shipment.spans)} in {_batches(len(shipment.batches))}; "
         "nothing sent",
-        file=sys.stderr,
+        file=env.stderr,
     )
-    return 0
+    return ExitCode.OK
 
 
 def _summary(result: ShipResult) -> str:
@@ -209,28 +195,18 @@ def _batches(n: int) -> str:
     return f"{n} batch" if n == 1 else f"{n} batches"
 
 
-def _print_redactions(outcome: ShipResult | Shipment) -> None:
-    from tracecheck.cli_redact import summary
-
+def _print_redactions(env: Environment, outcome: ShipResult | Shipment) -> None:
     if outcome.report.findings:
-        print(summary(outcome.report.findings), file=sys.stderr)
+        print(summary(outcome.report.findings), file=env.stderr)
 
 
-def _print_dropped(dropped: Sequence[DroppedSpan]) -> None:
+def _print_dropped(env: Environment, dropped: Sequence[DroppedSpan]) -> None:
     for item in dropped[:_MAX_LISTED]:
         verdict = item.verdict
-        print(f"  span {item.span_id or '?'}: {verdict.status.value}", file=sys.stderr)
-        for finding in verdict.findings:
-            paths = ", ".join(finding.paths) + (", …" if finding.count > len(finding.paths) else "")
-            print(
-                f"    {finding.severity}: {finding.category} ({finding.detector}) "
-                f"×{finding.count} at {paths}",
-                file=sys.stderr,
-            )
-        for entry in verdict.unreadable:
-            print(f"    unreadable: {entry}", file=sys.stderr)
+        print(f"  span {item.span_id or '?'}: {verdict.status.value}", file=env.stderr)
+        print_findings(verdict, env.stderr, indent="    ")
     if len(dropped) > _MAX_LISTED:
-        print(f"  … and {len(dropped) - _MAX_LISTED} more spans", file=sys.stderr)
+        print(f"  … and {len(dropped) - _MAX_LISTED} more spans", file=env.stderr)
 
 
 def _config_message(exc: Exception, api_key_env: str) -> str:
@@ -248,10 +224,12 @@ def _config_message(exc: Exception, api_key_env: str) -> str:
 
 
 @contextmanager
-def _retry_notes() -> Iterator[None]:
+def _retry_notes(env: Environment) -> Iterator[None]:
     """Retries and capped waits of the shipper, as `tracecheck: …` lines on stderr."""
+    import logging
+
     logger = logging.getLogger("redact.ship")
-    handler = logging.StreamHandler(sys.stderr)
+    handler = logging.StreamHandler(env.stderr)
     handler.setFormatter(logging.Formatter("tracecheck: %(message)s"))
     handler.setLevel(logging.INFO)
     level = logger.level
@@ -265,20 +243,19 @@ def _retry_notes() -> Iterator[None]:
         logger.setLevel(level)
 
 
-def _read(sources: Sequence[str], format: str | None) -> list[Span]:
+def _read(env: Environment, sources: Sequence[str], format: str | None) -> list[Span]:
+    from tracecheck.errors import AmbiguousFormatError, TraceReadError
+    from tracecheck.readers import read_traces
+
     spans: list[Span] = []
     for source in sources:
         try:
             traces = read_traces(source, format=format)
         except AmbiguousFormatError as exc:
-            _error(str(exc))
-            raise _Stop(4) from None
+            env.error(str(exc))
+            raise Stop(ExitCode.AMBIGUOUS) from None
         except TraceReadError as exc:
-            _error(str(exc))
-            raise _Stop(3) from None
+            env.error(str(exc))
+            raise Stop(ExitCode.UNREADABLE) from None
         spans.extend(span for trace in traces for span in trace.spans)
     return spans
-
-
-def _error(message: str) -> None:
-    print(f"tracecheck: error: {message}", file=sys.stderr)

@@ -1,18 +1,31 @@
 """The redaction options every command that redacts takes (`redact`, `verify-safe`, `proxy`,
-`ship`), and how they become a profile, known secrets and a pseudonym key. Bad values become
-one message and exit code 2, never a traceback and never the secret itself."""
+`ship`), how they become a profile, known secrets and a pseudonym key, and how findings are
+printed. Bad values become one message and exit code 2, never a traceback and never the secret
+itself. The redactor is imported when a command runs, not when the parser is built."""
 
 from __future__ import annotations
 
 import argparse
+from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TextIO
+
+from tracecheck.cli.codes import ExitCode, Stop
+from tracecheck.cli.environment import Environment
 
 if TYPE_CHECKING:  # the redactor is imported when a command runs, not when the CLI starts
-    from redact import KnownSecrets, Profile
+    from redact import KnownSecrets, Profile, ShareVerdict
 
-__all__ = ["RedactionOptions", "RedactionOptionsError", "add_redaction_arguments"]
+__all__ = [
+    "RedactionOptions",
+    "RedactionOptionsError",
+    "add_redaction_arguments",
+    "options_or_stop",
+    "print_findings",
+    "summary",
+]
 
 
 class RedactionOptionsError(Exception):
@@ -70,3 +83,35 @@ def add_redaction_arguments(parser: argparse.ArgumentParser, *, pseudonyms: bool
             help="key for pseudonyms that agree across runs and processes (default: "
             "$TRACECHECK_PSEUDONYM_KEY, else a random key per run)",
         )
+
+
+def options_or_stop(args: argparse.Namespace, env: Environment) -> RedactionOptions:
+    """The options of `args`, or their error printed and the command stopped (exit 2)."""
+    try:
+        return RedactionOptions.from_args(args)
+    except RedactionOptionsError as exc:
+        env.error(str(exc))
+        raise Stop(ExitCode.USAGE) from None
+
+
+def print_findings(verdict: ShareVerdict, stream: TextIO, indent: str = "  ") -> None:
+    """Each finding by severity, category, detector, count and paths; never a value."""
+    for finding in verdict.findings:
+        paths = ", ".join(finding.paths) + (", …" if finding.count > len(finding.paths) else "")
+        print(
+            f"{indent}{finding.severity}: {finding.category} ({finding.detector}) "
+            f"×{finding.count} at {paths}",
+            file=stream,
+        )
+    for entry in verdict.unreadable:
+        print(f"{indent}unreadable: {entry}", file=stream)
+
+
+def summary(findings: Sequence[Any]) -> str:
+    """`redacted 14 values in 9 spans (email ×3, provider-key ×1)`."""
+    spans = {f.path.split("/", 1)[0] for f in findings if f.path.startswith("span:")}
+    counts = Counter(f.detector for f in findings)
+    detail = ", ".join(f"{d} ×{n}" for d, n in sorted(counts.items(), key=lambda i: (-i[1], i[0])))
+    noun = "value" if len(findings) == 1 else "values"
+    where = f" in {len(spans)} span{'' if len(spans) == 1 else 's'}" if spans else ""
+    return f"redacted {len(findings)} {noun}{where}" + (f" ({detail})" if detail else "")

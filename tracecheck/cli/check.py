@@ -1,0 +1,176 @@
+"""`tracecheck check`: every trace against every contract, each rule's verdict reported as text,
+and as JSON, JUnit XML, GitHub annotations and a job summary when asked (or when run by GitHub
+Actions)."""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import pickle
+import time
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from tracecheck.cli.arguments import trace_arguments
+from tracecheck.cli.codes import EPILOG, PRECEDENCE, ExitCode, Stop, internal_error
+from tracecheck.cli.environment import Environment
+
+if TYPE_CHECKING:
+    from tracecheck.cli.inputs import Read
+    from tracecheck.contract import Contract
+    from tracecheck.report.model import CheckedTrace
+    from tracecheck.report.spool import Records, Spool
+    from tracecheck.verdict import Verdict
+
+__all__ = ["add_parser", "run"]
+
+SUMMARY = "check traces against contracts"
+DESCRIPTION = (
+    "Check every trace against every contract and report each rule's verdict. "
+    "TRACE is a file, a directory, or - for standard input."
+)
+
+
+def add_parser(parser: argparse.ArgumentParser) -> None:
+    parser.epilog = EPILOG + PRECEDENCE
+    trace_arguments(parser)
+    parser.add_argument(
+        "--contract", action="append", required=True, metavar="FILE", help="contract (repeatable)"
+    )
+    parser.add_argument("--junit", metavar="PATH", help="write JUnit XML to PATH")
+    parser.add_argument(
+        "--json", metavar="PATH", help="write the JSON report (version 1) to PATH, or - for stdout"
+    )
+    parser.add_argument(
+        "--annotations",
+        action="store_true",
+        help="print GitHub workflow annotations (on by default when GITHUB_ACTIONS=true)",
+    )
+    parser.add_argument(
+        "--strict-capture",
+        action="store_true",
+        help="when spans look like tool or model calls that no convention maps, report every "
+        "rule about tools or models as could not be evaluated (exit 2) instead of judging it",
+    )
+    verbosity = parser.add_mutually_exclusive_group()
+    verbosity.add_argument("-q", "--quiet", action="store_true", help="one line per verdict")
+    verbosity.add_argument("-v", "--verbose", action="store_true", help="list passing rules too")
+
+
+def run(args: argparse.Namespace, env: Environment) -> ExitCode:
+    from tracecheck.report.spool import Records, Spool
+
+    if args.json == "-" and args.junit == "-":
+        env.error("--json - and --junit - both want stdout: send one of them to a file")
+        raise Stop(ExitCode.USAGE)
+    contracts = load_contracts(env, args.contract)
+    spool = Spool()
+    verdicts = Records()
+    try:
+        return _check_all(args, env, contracts, spool, verdicts)
+    finally:
+        verdicts.close()
+        spool.close()
+
+
+def _check_all(
+    args: argparse.Namespace,
+    env: Environment,
+    contracts: list[Contract],
+    spool: Spool,
+    verdicts: Records,
+) -> ExitCode:
+    """Each trace checked as it is read; the verdicts wait on disk (pickled, in order, with
+    no handle kept per trace), so memory holds one trace and its verdicts, and the reports
+    are written one verdict at a time."""
+    from tracecheck.cli.inputs import failure_code, read_sources
+    from tracecheck.cli.output import encoded, joined, print_parts, use_color, write_parts
+    from tracecheck.report.text import text_lines
+    from tracecheck.verdict import worst
+
+    strict = args.strict_capture
+    check = env.checker()
+
+    def visit(read: Read) -> None:  # all a trace leaves behind
+        for contract in contracts:
+            item = _timed(check, read, contract, strict)
+            verdicts.append(pickle.dumps(item, pickle.HIGHEST_PROTOCOL))
+
+    failures = read_sources(env, args.traces, args.format, args.trace_id, visit, verdicts)
+
+    def checked() -> Iterator[CheckedTrace]:
+        for data in verdicts:
+            item: CheckedTrace = pickle.loads(data)
+            yield item
+
+    machine_on_stdout = "-" in (args.json, args.junit)
+    human = env.stderr if machine_on_stdout else env.stdout
+    verbosity = -1 if args.quiet or machine_on_stdout else (1 if args.verbose else 0)
+    if verdicts:
+        lines = text_lines(checked(), color=use_color(human, env.environ), verbosity=verbosity)
+        print_parts(joined(lines, "\n"), human, env.stdout)
+    status = worst(list({item.verdict.status: None for item in checked()}))
+    if args.json:
+        from tracecheck.report.json import json_parts
+
+        parts = json_parts(checked(), failures, status, spool)
+        write_parts(env, args.json, encoded(itertools.chain(parts, ["\n"])))
+    if args.junit:
+        from tracecheck.report.junit import junit_parts
+
+        write_parts(env, args.junit, junit_parts(checked, failures))
+    if args.annotations or env.environ.get("GITHUB_ACTIONS") == "true":
+        from tracecheck.report.github import annotation_lines
+
+        annotations = annotation_lines(checked(), failures)
+        first = next(annotations, None)
+        if first is not None:
+            print_parts(joined(itertools.chain([first], annotations), "\n"), human, env.stdout)
+    code = {"pass": ExitCode.OK, "fail": ExitCode.FAILED, "error": ExitCode.USAGE}[status]
+    return max([code, *(failure_code(failure) for failure in failures)])
+
+
+def _timed(
+    check: Callable[..., Verdict], read: Read, contract: Contract, strict: bool
+) -> CheckedTrace:
+    from tracecheck.report.model import CheckedTrace
+    from tracecheck.verdict import RuleResult, Verdict
+
+    trace = read.trace
+    started = time.perf_counter()
+    try:
+        verdict = check(trace, contract, strict_capture=strict)
+    except Exception as exc:  # a bug in one rule must not hide the other verdicts
+        error = internal_error(exc)
+        rule = RuleResult("(check)", None, "error", error=error)
+        verdict = Verdict(contract.name, trace.trace_id, "error", (rule,), 0.0, "0/1 rules passed")
+    seconds = time.perf_counter() - started
+    return CheckedTrace(read.source, contract.source, verdict, seconds, read.sources)
+
+
+def load_contracts(env: Environment, paths: Sequence[str]) -> list[Contract]:
+    """Every contract compiled, or every problem printed: lint errors refuse a contract."""
+    from tracecheck.contract.lint import lint_contract
+    from tracecheck.errors import ContractError
+
+    compile_contract = env.compiler()
+    contracts: list[Contract] = []
+    refused = False
+    for path in dict.fromkeys(paths):  # the same file twice is checked once
+        try:
+            findings = lint_contract(Path(path))
+            contract = compile_contract(Path(path))
+        except ContractError as exc:
+            env.error(str(exc))
+            refused = True
+            continue
+        for finding in findings:
+            where = f"{path}: {finding.path}" if finding.path else path
+            print(f"{where}: {finding.level} [{finding.code}] {finding.message}", file=env.stderr)
+        if any(finding.level == "error" for finding in findings):
+            refused = True
+        contracts.append(contract)
+    if refused:
+        raise Stop(ExitCode.USAGE)
+    return contracts

@@ -1,0 +1,30 @@
+"""`tracecheck explain`: what a contract checks, one line per compiled rule."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from tracecheck.cli.codes import ExitCode
+from tracecheck.cli.environment import Environment
+
+__all__ = ["add_parser", "run"]
+
+SUMMARY = "say in words what a contract checks"
+DESCRIPTION = "Explain a contract."
+
+
+def add_parser(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("contract", metavar="CONTRACT")
+
+
+def run(args: argparse.Namespace, env: Environment) -> ExitCode:
+    from tracecheck.contract.explain import explain_contract
+    from tracecheck.errors import ContractError
+
+    try:
+        print(explain_contract(env.compiler()(Path(args.contract))), file=env.stdout)
+    except ContractError as exc:
+        env.error(str(exc))
+        return ExitCode.USAGE
+    return ExitCode.OK

@@ -1,0 +1,267 @@
+"""Reading the traces a command is given (`check`, `show`): files, directories and standard
+input, one trace at a time, every input read even when one fails, each failure printed once,
+and a progress line when reading takes long."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal, TextIO
+
+from tracecheck.cli.codes import ExitCode, Stop, internal_error
+from tracecheck.cli.environment import Environment
+from tracecheck.errors import AmbiguousFormatError, TraceReadError
+from tracecheck.report.model import ReadFailure
+from tracecheck.report.safe import printable
+
+if TYPE_CHECKING:
+    from tracecheck.report.spool import Records
+    from tracecheck.spans import Trace
+
+__all__ = ["STDIN", "Read", "failure_code", "read_sources"]
+
+STDIN = "-"
+
+
+def failure_code(failure: ReadFailure) -> ExitCode:
+    return ExitCode.AMBIGUOUS if failure.kind == "ambiguous" else ExitCode.UNREADABLE
+
+
+@dataclass(frozen=True, slots=True)
+class Read:
+    """A trace as it is read, with the file reports name: the source as given, or for a
+    directory the file below it holding the trace (`sources`: each file, when several)."""
+
+    trace: Trace
+    source: str
+    sources: tuple[str, ...] = ()
+    in_directory: bool = False
+
+    @property
+    def files(self) -> tuple[str, ...]:
+        """The files to name beside the trace: those of the directory it was read from (a
+        single file or standard input is named by the input itself)."""
+        if not self.in_directory:
+            return ()
+        return self.sources or (self.source,)
+
+
+@dataclass
+class _Visits:
+    """What the traces of one source left behind: how many were read and how many visited,
+    and their notes (distinct, in order)."""
+
+    traces: int = 0
+    visited: int = 0
+    notes: dict[str, None] = field(default_factory=dict)
+
+
+def read_sources(
+    env: Environment,
+    sources: Sequence[str],
+    format: str | None,
+    trace_id: str | None,
+    visit: Callable[[Read], None],
+    kept: Records,
+) -> list[ReadFailure]:
+    """`visit` of every trace of every source, read one trace at a time, and every source that
+    gave none (each error printed once every source was read, then the notes). What `visit`
+    keeps goes to `kept`: what a source that fails (or is read again without a file of its
+    directory that fails late) left there is taken back.
+
+    A source that reads but holds no span is a failure too: nothing checked must not pass.
+    """
+    if trace_id is not None and not trace_id.strip():
+        env.error("--trace-id needs a trace id")
+        raise Stop(ExitCode.USAGE)
+    if list(sources).count(STDIN) > 1:
+        env.error("- (standard input) can be read only once")
+        raise Stop(ExitCode.USAGE)
+    wanted = trace_id.strip().lower() if trace_id is not None else None
+    matched = False
+    notes: dict[str, None] = {}
+    failures: list[ReadFailure] = []
+    for source in _unique(sources):
+        directory = source != STDIN and Path(source).is_dir()
+        visits = _Visits()
+        mark = kept.mark()
+
+        def restart(visits: _Visits = visits, mark: tuple[int, int] = mark) -> None:
+            kept.truncate(mark)
+            visits.traces = visits.visited = 0
+            visits.notes.clear()
+
+        def each(
+            trace: Trace,
+            source: str = source,
+            directory: bool = directory,
+            visits: _Visits = visits,
+        ) -> None:
+            visits.traces += 1
+            if wanted is not None and trace.trace_id != wanted:
+                return
+            read = Read(trace, _label(source))
+            if directory and trace.source is not None:
+                several = trace.sources if len(trace.sources) > 1 else ()
+                read = Read(trace, trace.source, several, in_directory=True)
+            visits.visited += 1
+            visits.notes.update(dict.fromkeys(str(note) for note in trace.notes))
+            visit(read)
+
+        # A directory's broken files fail alone: the traces of the others are still checked.
+        broken: list[TraceReadError] = []
+        try:
+            _read_one(env, source, format, broken, each, restart)
+        except TraceReadError as exc:
+            broken.append(exc)
+            restart()
+        except Exception as exc:  # a reader bug: this input is unreadable, the others are not
+            restart()
+            message = f"{_label(source)}: could not be read: {internal_error(exc)}"
+            failures.append(ReadFailure(source, "unreadable", message))
+            continue
+        failures.extend(_read_failure(exc, source) for exc in broken)
+        if not visits.traces and not broken:
+            message = f"{_label(source)}: holds no spans, so there is nothing to check"
+            failures.append(ReadFailure(source, "unreadable", message))
+        if visits.visited:
+            matched = True
+            notes.update(visits.notes)
+    for failure in failures:
+        env.error(printable(failure.message))
+    if wanted is not None and not matched:
+        env.error(f"no trace has id {printable(trace_id or '')}")
+        raise Stop(max([ExitCode.USAGE, *(failure_code(f) for f in failures)]))
+    for note in notes:
+        print(f"note: {printable(note)}", file=env.stderr)
+    return failures
+
+
+def _unique(sources: Sequence[str]) -> list[str]:
+    """Each source once, however it was spelled (`a.jsonl`, `./a.jsonl`)."""
+    seen: dict[str, str] = {}
+    for source in sources:
+        key = source if source == STDIN else os.path.realpath(source)
+        seen.setdefault(key, source)
+    return list(seen.values())
+
+
+def _label(source: str) -> str:
+    return "<stdin>" if source == STDIN else source
+
+
+def _read_failure(exc: TraceReadError, source: str) -> ReadFailure:
+    """The failure of `source`, or of the file inside the directory `source` that broke."""
+    kind: Literal["unreadable", "ambiguous"] = (
+        "ambiguous" if isinstance(exc, AmbiguousFormatError) else "unreadable"
+    )
+    where = source if source == STDIN or exc.source == "<bytes>" else exc.source
+    return ReadFailure(where, kind, _input_error(exc, source))
+
+
+def _input_error(exc: TraceReadError, source: str) -> str:
+    text = str(exc)
+    if source == STDIN and text.startswith("<bytes>"):
+        text = "<stdin>" + text.removeprefix("<bytes>")
+    return text
+
+
+def _read_one(
+    env: Environment,
+    source: str,
+    format: str | None,
+    broken: list[TraceReadError],
+    each: Callable[[Trace], None],
+    restart: Callable[[], None],
+) -> None:
+    size = 0 if source == STDIN else _size(source)
+    progress = Progress(_label(source), size, env.stderr, env.progress_bytes, env.progress_seconds)
+    visit_traces = env.visit_traces()
+    spans = 0
+
+    def counted(trace: Trace) -> None:
+        nonlocal spans
+        spans += len(trace.spans)
+        each(trace)
+
+    try:
+        if source == STDIN:  # spooled to a file, read as the bytes it holds
+            with _spooled_stdin(env.stdin) as path:
+                visit_traces(path, counted, format=format, name="<bytes>", restart=restart)
+        else:
+            visit_traces(source, counted, format=format, failures=broken, restart=restart)
+    finally:
+        progress.stop()
+    progress.done(spans)
+
+
+@contextmanager
+def _spooled_stdin(stdin: TextIO) -> Iterator[str]:
+    """Standard input copied to a temporary file, so that it is read like one: one trace at
+    a time, not all of it held."""
+    with tempfile.NamedTemporaryFile(prefix="tracecheck-stdin-", delete=False) as spool:
+        shutil.copyfileobj(stdin.buffer, spool, 1 << 20)
+    try:
+        yield spool.name
+    finally:
+        Path(spool.name).unlink()
+
+
+class Progress:
+    """A line on `stream` when reading takes long: at once for a file over `large` bytes,
+    otherwise after `slow` seconds (gzip, directories, stdin); then how much was read and how
+    fast."""
+
+    def __init__(self, source: str, size: int, stream: TextIO, large: int, slow: float) -> None:
+        self.source = source
+        self.size = size
+        self.stream = stream
+        self.large = large
+        self.started = time.perf_counter()
+        self.shown = False
+        self.stopped = False
+        self.lock = threading.Lock()
+        self.timer: threading.Timer | None = None
+        if size > large:
+            self._announce()
+        else:
+            self.timer = threading.Timer(slow, self._announce)
+            self.timer.daemon = True
+            self.timer.start()
+
+    def _announce(self) -> None:
+        with self.lock:
+            if self.stopped or self.shown:
+                return
+            self.shown = True
+            sized = self.size > min(self.large, 500_000)
+            size = f" ({self.size / 1e6:.0f} MB)" if sized else ""
+            print(f"tracecheck: reading {printable(self.source)}{size}…", file=self.stream)
+
+    def stop(self) -> None:
+        if self.timer is not None:
+            self.timer.cancel()
+        with self.lock:
+            self.stopped = True
+
+    def done(self, spans: int) -> None:
+        if self.shown:
+            took = time.perf_counter() - self.started
+            print(f"tracecheck: read {spans} spans in {took:.1f} s", file=self.stream)
+
+
+def _size(source: str) -> int:
+    try:
+        path = Path(source)
+        if path.is_dir():
+            return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
+        return path.stat().st_size if path.exists() else 0
+    except OSError:
+        return 0
