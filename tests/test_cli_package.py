@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from tracecheck.cli import ExitCode, main
-from tracecheck.cli.app import COMMANDS, build_parser, version
+from tracecheck.cli.app import COMMANDS, build_parser
+from tracecheck.distribution import version
 
 ROOT = Path(__file__).resolve().parent.parent
 CLI = ROOT / "tracecheck" / "cli"

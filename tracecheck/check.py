@@ -92,19 +92,27 @@ def _evaluate(
     rule: Rule, subject: Subject, alternative: str | None, blocked: Mapping[str, str | None]
 ) -> RuleResult:
     label = _reported(rule, alternative)
+    kind = _kind(rule)
     for calls in sorted(reads_calls(rule)) if blocked else ():
         reason = blocked.get(calls)
         if reason is not None:
-            return RuleResult(label, alternative, "error", error=reason)
+            return RuleResult(label, alternative, "error", error=reason, kind=kind)
     if rule.needs_tool_capture and not _records_tool_capture(subject):
-        return RuleResult(label, alternative, "error", error=NO_CAPTURE)
+        return RuleResult(label, alternative, "error", error=NO_CAPTURE, kind=kind)
     try:
         violations = rule.evaluate(subject)
     except RuleError as exc:
-        return RuleResult(label, alternative, "error", error=str(exc))
+        return RuleResult(label, alternative, "error", error=str(exc), kind=kind)
     if violations:
-        return RuleResult(label, alternative, "fail", tuple(violations))
-    return RuleResult(label, alternative, "pass")
+        return RuleResult(label, alternative, "fail", tuple(violations), kind=kind)
+    return RuleResult(label, alternative, "pass", kind=kind)
+
+
+def _kind(rule: Rule) -> str:
+    """The rule's operator as reports name it: its class, lower camel case (`Never` is
+    `never`, `AtMost` is `atMost`, `RunCheck` is `run`)."""
+    name = type(rule).__name__.removesuffix("Check") or type(rule).__name__
+    return name[:1].lower() + name[1:]
 
 
 def _reported(rule: Rule, alternative: str | None) -> str:
@@ -130,7 +138,9 @@ def _verdict(
     results = list(base)
     for results_of_one, alternative_status in zip(alternatives, statuses, strict=True):
         if passed_alternative and alternative_status != "pass":
-            results.extend(RuleResult(r.label, r.alternative, "skipped") for r in results_of_one)
+            results.extend(
+                RuleResult(r.label, r.alternative, "skipped", kind=r.kind) for r in results_of_one
+            )
         else:
             results.extend(results_of_one)
     total = len(base) + (1 if alternatives else 0)
@@ -151,7 +161,10 @@ def _path_status(results: Sequence[RuleResult]) -> VerdictStatus:
 
 
 def _all_errored(contract: Contract, trace_id: str | None, reason: str) -> Verdict:
-    results = [RuleResult(rule.label, None, "error", error=reason) for rule in contract.rules]
+    results = [
+        RuleResult(rule.label, None, "error", error=reason, kind=_kind(rule))
+        for rule in contract.rules
+    ]
     for alternative in contract.alternatives:
         results.extend(_errored(alternative, reason))
     total = len(contract.rules) + (1 if contract.alternatives else 0)
@@ -161,7 +174,13 @@ def _all_errored(contract: Contract, trace_id: str | None, reason: str) -> Verdi
 
 def _errored(alternative: Alternative, reason: str) -> list[RuleResult]:
     return [
-        RuleResult(_reported(rule, alternative.id), alternative.id, "error", error=reason)
+        RuleResult(
+            _reported(rule, alternative.id),
+            alternative.id,
+            "error",
+            error=reason,
+            kind=_kind(rule),
+        )
         for rule in alternative.rules
     ]
 

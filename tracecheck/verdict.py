@@ -14,10 +14,14 @@ _SEVERITY = {"pass": 0, "fail": 1, "error": 2}
 
 @dataclass(frozen=True, slots=True)
 class Violation:
-    """One way a trace broke a rule, located at a span when there is one."""
+    """One way a trace broke a rule, located at a span when there is one: `detail` in words,
+    and as data the span's id, the tool it called (a tool call) and, for a rule on a call's
+    arguments, the JSON Pointer it reads (`""`: the whole arguments). Never a value."""
 
     span_id: str | None
     detail: str
+    tool: str | None = None
+    pointer: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,6 +29,8 @@ class RuleResult:
     """One compiled rule's outcome.
 
     An alternative's rule is reported as `<id>/<label>` (§2.1); `alternative` holds the id.
+    `kind` names the rule's operator (`never`, `eventually`, `atMost`, `argument`, `precedes`,
+    `run`, ...), None when the outcome is not a rule's (a check that broke).
     """
 
     label: str
@@ -32,6 +38,7 @@ class RuleResult:
     status: RuleStatus
     violations: tuple[Violation, ...] = ()
     error: str | None = None
+    kind: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,9 +9,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-import traceback
 from collections.abc import Sequence
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -29,8 +27,9 @@ from tracecheck.cli import (
 from tracecheck.cli.codes import EPILOG, INTERRUPTED, ExitCode, Stop, internal_error
 from tracecheck.cli.environment import Environment
 from tracecheck.cli.output import silence
+from tracecheck.distribution import version
 
-__all__ = ["build_parser", "main", "version"]
+__all__ = ["build_parser", "main"]
 
 # Each command: its name and the module holding its `SUMMARY`, `DESCRIPTION`, `add_parser`
 # and `run`, in the order `--help` lists them.
@@ -72,6 +71,8 @@ def main(argv: Sequence[str] | None = None, *, env: Environment | None = None) -
         return ExitCode.FAILED
     except Exception as exc:  # a bug must not reach the user as a traceback
         if env.environ.get("TRACECHECK_DEBUG"):
+            import traceback
+
             traceback.print_exc(file=env.stderr)
         env.error(internal_error(exc) + " (TRACECHECK_DEBUG=1 shows where)")
         return ExitCode.USAGE
@@ -116,42 +117,3 @@ class _Version(argparse.Action):
     ) -> None:
         print(f"tracecheck {version()}", file=sys.stdout)
         parser.exit()
-
-
-def version() -> str:
-    """The installed distribution's version, as `importlib.metadata.version("tracecheck")`
-    gives it: read from the metadata of the first `sys.path` entry that holds tracecheck's
-    (`tracecheck-<version>.dist-info/METADATA`, `tracecheck.egg-info/PKG-INFO`), without
-    importing `importlib.metadata`, which costs more than the rest of `--version`. Metadata
-    it cannot read is left to `importlib.metadata`."""
-    for entry in sys.path:
-        try:
-            found = list(Path(entry or ".").iterdir())
-        except OSError:  # missing, or not a folder (a zip holds no tracecheck)
-            continue
-        names = [name for name in found if name.suffix in (".dist-info", ".egg-info")]
-        for path in names:
-            project = path.name.rsplit(".", 1)[0].partition("-")[0]
-            if project.replace("-", "_").replace(".", "_").lower() != "tracecheck":
-                continue
-            metadata = path / ("METADATA" if path.suffix == ".dist-info" else "PKG-INFO")
-            try:
-                with metadata.open(encoding="utf-8") as lines:
-                    for line in lines:
-                        if line.startswith("Version:"):
-                            return line.partition(":")[2].strip()
-                        if not line.strip():  # the headers end
-                            break
-            except OSError:
-                pass
-            return _metadata_version()
-    return _metadata_version()
-
-
-def _metadata_version() -> str:
-    import importlib.metadata
-
-    try:
-        return importlib.metadata.version("tracecheck")
-    except importlib.metadata.PackageNotFoundError:  # run from a source tree
-        return "unknown"

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import pickle
 import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -19,7 +18,7 @@ from tracecheck.cli.environment import Environment
 if TYPE_CHECKING:
     from tracecheck.cli.inputs import Read
     from tracecheck.contract import Contract
-    from tracecheck.report.model import CheckedTrace
+    from tracecheck.report.model import CheckedTrace, ReadFailure
     from tracecheck.report.spool import Records, Spool
     from tracecheck.verdict import Verdict
 
@@ -84,6 +83,8 @@ def _check_all(
     """Each trace checked as it is read; the verdicts wait on disk (pickled, in order, with
     no handle kept per trace), so memory holds one trace and its verdicts, and the reports
     are written one verdict at a time."""
+    import pickle
+
     from tracecheck.cli.inputs import failure_code, read_sources
     from tracecheck.cli.output import encoded, joined, print_parts, use_color, write_parts
     from tracecheck.report.text import text_lines
@@ -127,8 +128,34 @@ def _check_all(
         first = next(annotations, None)
         if first is not None:
             print_parts(joined(itertools.chain([first], annotations), "\n"), human, env.stdout)
+    summary = env.environ.get("GITHUB_STEP_SUMMARY")
+    if summary:
+        _append_summary(env, summary, checked, failures, [c.source or c.name for c in contracts])
     code = {"pass": ExitCode.OK, "fail": ExitCode.FAILED, "error": ExitCode.USAGE}[status]
     return max([code, *(failure_code(failure) for failure in failures)])
+
+
+def _append_summary(
+    env: Environment,
+    target: str,
+    checked: Callable[[], Iterator[CheckedTrace]],
+    failures: Sequence[ReadFailure],
+    contracts: Sequence[str],
+) -> None:
+    """The job summary appended to the file GitHub Actions names (`$GITHUB_STEP_SUMMARY`).
+    A summary that cannot be written is a warning: the verdicts stand."""
+    from tracecheck.report.github import summary_parts
+
+    try:
+        with Path(target).open("a", encoding="utf-8", errors="backslashreplace") as out:
+            for part in summary_parts(checked, failures, contracts):
+                out.write(part)
+    except OSError as exc:
+        print(
+            f"tracecheck: warning: $GITHUB_STEP_SUMMARY ({target}): cannot write: "
+            f"{exc.strerror or exc}",
+            file=env.stderr,
+        )
 
 
 def _timed(

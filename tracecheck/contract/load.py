@@ -12,14 +12,15 @@ import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
-import yaml
 
 from tracecheck.contract.words import key_path, quote
-from tracecheck.contract.yaml12 import Yaml12Loader
 from tracecheck.errors import ContractError, ContractProblem
+
+if TYPE_CHECKING:  # PyYAML is imported when a YAML contract is read, not for a JSON one
+    import yaml
 
 __all__ = ["ContractSource", "load_document", "load_yaml", "parse_text"]
 
@@ -147,6 +148,8 @@ def load_yaml(text: str, source: str | None = None) -> Any:
     """YAML (or JSON) text read as YAML 1.2 (`Yaml12Loader`), refusing a key written twice in
     one mapping with a `ContractError` that names its place and line. PyYAML's own errors
     propagate."""
+    from tracecheck.contract.yaml12 import Yaml12Loader
+
     loader = Yaml12Loader(text)
     try:
         node = loader.get_single_node()
@@ -163,6 +166,8 @@ def _yaml_duplicates(
 ) -> Iterator[ContractProblem]:
     """Keys written twice in one mapping (a `<<` merge may override; that is not a repeat).
     A node reached again through an alias is checked once, so a recursive alias ends."""
+    import yaml
+
     if id(node) in visited:
         return
     visited.add(id(node))
@@ -194,6 +199,8 @@ def _yaml_key(loader: yaml.SafeLoader, node: yaml.Node) -> Any:
 
 
 def _parse_yaml(text: str, source: str | None) -> Any:
+    import yaml
+
     try:
         return load_yaml(text, source)
     except ContractError:

@@ -13,9 +13,6 @@ import struct
 from collections.abc import Callable, Iterator
 from typing import IO, Any
 
-from google.protobuf.message import DecodeError
-from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
-
 from tracecheck.readers.common import ReadContext, checked, indexed_place
 from tracecheck.readers.proto_attributes import ProtoAttributes, proto_attributes
 from tracecheck.readers.proto_split import PROTOBUF_DEPTH, DeepSpan, ResourcePart, split_request
@@ -48,6 +45,12 @@ def read_otlp_proto(data: bytes, ctx: ReadContext) -> Iterator[Span]:
 def read_request(data: bytes, ctx: ReadContext, where: str | None, prefix: str) -> Iterator[Span]:
     """Spans of one `ExportTraceServiceRequest` at `where` (None: the whole input), a span
     nested past protobuf's depth limit left out (noted) rather than the request refused."""
+    # protobuf is imported when a protobuf input is read, not for JSON.
+    from google.protobuf.message import DecodeError
+    from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
+        ExportTraceServiceRequest,
+    )
+
     request = ExportTraceServiceRequest()
     try:
         request.ParseFromString(data)

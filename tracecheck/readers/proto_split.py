@@ -14,11 +14,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from google.protobuf.message import DecodeError
-from opentelemetry.proto.common.v1.common_pb2 import InstrumentationScope
-from opentelemetry.proto.resource.v1.resource_pb2 import Resource
-from opentelemetry.proto.trace.v1.trace_pb2 import Span as ProtoSpan
-
 __all__ = ["PROTOBUF_DEPTH", "DeepSpan", "ResourcePart", "ScopePart", "split_request"]
 
 PROTOBUF_DEPTH: Final = 100  # nested messages Python's protobuf parses
@@ -78,20 +73,31 @@ def split_request(data: bytes) -> list[ResourcePart] | None:
 
 class _Found:
     def __init__(self) -> None:
+        # protobuf's messages, imported when a request has to be split (not to read JSON).
+        from opentelemetry.proto.common.v1.common_pb2 import InstrumentationScope
+        from opentelemetry.proto.resource.v1.resource_pb2 import Resource
+        from opentelemetry.proto.trace.v1.trace_pb2 import Span as ProtoSpan
+
+        self.kinds: dict[str, Any] = {
+            "resource": Resource,
+            "scope": InstrumentationScope,
+            "span": ProtoSpan,
+        }
         self.deep = False
 
     def resource_spans(self, data: bytes) -> ResourcePart:
-        resource = self.part(Resource, b"".join(_payloads(data, 1)), "resource")
+        resource = self.part(self.kinds["resource"], b"".join(_payloads(data, 1)), "resource")
         part = ResourcePart(resource, resource is None)
         part.scopes = [self.scope_spans(payload) for payload in _payloads(data, 2)]
         return part
 
     def scope_spans(self, data: bytes) -> ScopePart:
         scopes = _payloads(data, 1)
-        scope = self.part(InstrumentationScope, b"".join(scopes), "scope") if scopes else None
+        kind = self.kinds["scope"]
+        scope = self.part(kind, b"".join(scopes), "scope") if scopes else None
         part = ScopePart(scope, bool(scopes) and scope is None)
         for payload in _payloads(data, 2):
-            span = self.part(ProtoSpan, payload, "span")
+            span = self.part(self.kinds["span"], payload, "span")
             part.spans.append(span if span is not None else _deep_span(payload))
         return part
 
@@ -103,6 +109,8 @@ class _Found:
         if levels + _ABOVE[name] > PROTOBUF_DEPTH:
             self.deep = True
             return None
+        from google.protobuf.message import DecodeError
+
         try:
             return kind.FromString(data)
         except DecodeError:

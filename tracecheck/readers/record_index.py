@@ -20,8 +20,6 @@ from dataclasses import dataclass
 from typing import IO, Any
 
 import msgspec
-from google.protobuf.message import DecodeError
-from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
 from tracecheck.readers.common import normalize_id
 from tracecheck.readers.zipkin import is_zipkin_span
@@ -195,6 +193,12 @@ def _lines(
 
 def _proto_records(stream: IO[bytes], start: int, copy: IO[bytes] | None) -> Iterator[Record]:
     """The records of a length-prefixed stream of `ExportTraceServiceRequest`s."""
+    # protobuf is imported when a proto stream is read, not for JSON Lines.
+    from google.protobuf.message import DecodeError
+    from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
+        ExportTraceServiceRequest,
+    )
+
     offset = start
     number = 0
     known: dict[Any, str | None] = {}

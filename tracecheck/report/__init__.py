@@ -12,7 +12,12 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from tracecheck.report.github import annotation_lines, render_annotations
+    from tracecheck.report.github import (
+        annotation_lines,
+        render_annotations,
+        render_summary,
+        summary_parts,
+    )
     from tracecheck.report.json import json_parts, render_json
     from tracecheck.report.junit import junit_parts, render_junit
     from tracecheck.report.model import CheckedTrace, ReadFailure
@@ -27,7 +32,9 @@ __all__ = [
     "render_annotations",
     "render_json",
     "render_junit",
+    "render_summary",
     "render_text",
+    "summary_parts",
     "text_lines",
 ]
 
@@ -37,6 +44,8 @@ _HOMES = {
     "ReadFailure": "tracecheck.report.model",
     "annotation_lines": "tracecheck.report.github",
     "render_annotations": "tracecheck.report.github",
+    "render_summary": "tracecheck.report.github",
+    "summary_parts": "tracecheck.report.github",
     "json_parts": "tracecheck.report.json",
     "render_json": "tracecheck.report.json",
     "junit_parts": "tracecheck.report.junit",

@@ -1,17 +1,45 @@
-"""The machine report: versioned JSON holding every verdict in full."""
+"""The machine report: versioned JSON holding every verdict in full.
+
+Its shape is `report.schema.json` beside this module (JSON Schema 2020-12), which the report
+names by `schemaVersion`. `version` is the report format's major version (1): a consumer
+written for it keeps working as members are added; `schemaVersion` names the schema revision
+the document follows. Each rule names its operator (`kind`); each violation carries its
+prose (`detail`) and, as data, the span's id, the tool it called and the JSON Pointer an
+argument rule reads. Never an attribute value.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
+from tracecheck.distribution import version
 from tracecheck.report.model import CheckedTrace, ReadFailure
 from tracecheck.report.spool import JsonPieces, Spool, json_document, json_member
-from tracecheck.verdict import worst
+from tracecheck.verdict import RuleResult, Violation, worst
 
-__all__ = ["REPORT_VERSION", "json_parts", "render_json"]
+__all__ = [
+    "REPORT_VERSION",
+    "SCHEMA_FILE",
+    "SCHEMA_VERSION",
+    "json_parts",
+    "render_json",
+    "report_schema",
+]
 
 REPORT_VERSION = 1
+SCHEMA_VERSION = "1.1"
+SCHEMA_FILE = "report.schema.json"
+
+
+def report_schema() -> dict[str, Any]:
+    """The JSON Schema the report follows (`report.schema.json`, shipped with the package)."""
+    import importlib.resources
+    import json
+
+    text = importlib.resources.files(__package__).joinpath(SCHEMA_FILE).read_text("utf-8")
+    schema: dict[str, Any] = json.loads(text)
+    return schema
 
 
 def render_json(
@@ -23,10 +51,18 @@ def render_json(
     """
     status = worst([item.verdict.status for item in checked])
     return {
-        "version": REPORT_VERSION,
+        **_head(),
         "status": "error" if failures else status,
         "results": [_result(item) for item in checked],
         "unread": _unread(failures),
+    }
+
+
+def _head() -> dict[str, Any]:
+    return {
+        "version": REPORT_VERSION,
+        "schemaVersion": SCHEMA_VERSION,
+        "tool": {"name": "tracecheck", "version": version()},
     }
 
 
@@ -44,8 +80,9 @@ def json_parts(
     for item in checked:
         pieces.append(_result(item))
     unread = pieces.add(_unread(failures))
+    head = [(key, pieces.add(value)) for key, value in _head().items()]
     before = [
-        json_member("version", str(REPORT_VERSION)),
+        *(json_member(key, pieces.text(piece)) for key, piece in head),
         json_member("status", pieces.text(pieces.add("error" if failures else status))),
     ]
     after = [json_member("unread", pieces.text(unread))]
@@ -82,14 +119,25 @@ def _result(item: CheckedTrace) -> dict[str, Any]:
         "notes": verdict.notes,
         "reading_notes": list(verdict.reading_notes),
         "conventions": dict(verdict.conventions),
-        "rules": [
-            {
-                "label": rule.label,
-                "alternative": rule.alternative,
-                "status": rule.status,
-                "error": rule.error,
-                "violations": [{"span_id": v.span_id, "detail": v.detail} for v in rule.violations],
-            }
-            for rule in verdict.rules
-        ],
+        "rules": [_rule(rule) for rule in verdict.rules],
+    }
+
+
+def _rule(rule: RuleResult) -> dict[str, Any]:
+    return {
+        "label": rule.label,
+        "kind": rule.kind,
+        "alternative": rule.alternative,
+        "status": rule.status,
+        "error": rule.error,
+        "violations": [_violation(violation) for violation in rule.violations],
+    }
+
+
+def _violation(violation: Violation) -> dict[str, Any]:
+    return {
+        "span_id": violation.span_id,
+        "tool": violation.tool,
+        "pointer": violation.pointer,
+        "detail": violation.detail,
     }

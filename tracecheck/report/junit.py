@@ -1,17 +1,21 @@
 """JUnit XML: one testsuite per trace and contract, one testcase per rule.
 
-The layout is the common (Jenkins/Surefire) JUnit schema CI viewers read: `failure` for a failed
-rule (its first violation as the message, all of them as the text), `error` for a rule that
-could not be evaluated, `skipped` for the rules of an alternative that another alternative made
-moot. An input that could not be read gets a testsuite of its own holding one `error`, so a
-viewer shows why the job failed. Counts add up at both levels; text XML 1.0 cannot hold is
-shown as escapes.
+The layout is the common (Jenkins/Surefire) JUnit schema CI viewers read, and validates against
+the Jenkins xUnit plugin's `junit-10.xsd` (`tests/schemas/`): `failure` for a failed rule (its
+first violation as the message, all of them as the text), `error` for a rule that could not be
+evaluated, `skipped` for the rules of an alternative that another alternative made moot. A
+suite is named by the trace's file and the contract (`runs/a.jsonl: refund-desk`), with the
+trace id after an `@` when the file holds several traces the contract checked. An input that
+could not be read gets a testsuite of its own holding one `error`, so a viewer shows why the
+job failed. Counts add up at both levels (the root counts no skipped tests: the schema has no
+such attribute there); text XML 1.0 cannot hold is shown as escapes.
 """
 
 from __future__ import annotations
 
 import itertools
 import xml.etree.ElementTree as ET
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import datetime
 
@@ -21,6 +25,7 @@ from tracecheck.report.safe import shorten, xml_safe
 __all__ = ["junit_parts", "render_junit"]
 
 _COUNTS = ("tests", "failures", "errors", "skipped")
+_ROOT_COUNTS = ("tests", "failures", "errors")  # junit-10.xsd: no `skipped` on <testsuites>
 
 
 def render_junit(
@@ -32,9 +37,10 @@ def render_junit(
     """The report as UTF-8 XML. `timestamp` (local time, no zone) marks when checking began."""
     stamp = (timestamp or datetime.now()).replace(microsecond=0, tzinfo=None).isoformat()
     root = ET.Element("testsuites", name="tracecheck")
-    suites = [_suite(item, stamp) for item in checked]
+    several = _several(checked)
+    suites = [_suite(item, stamp, several) for item in checked]
     suites.extend(_unread_suite(failure, stamp) for failure in failures)
-    for key in _COUNTS:
+    for key in _ROOT_COUNTS:
         root.set(key, str(sum(int(suite.get(key, "0")) for suite in suites)))
     root.set("time", f"{sum(item.seconds for item in checked):.3f}")
     root.extend(suites)
@@ -56,9 +62,11 @@ def junit_parts(
     counts = dict.fromkeys(_COUNTS, 0)
     seconds = 0.0
     any_suite = bool(failures)
+    suites_of: Counter[tuple[str, str]] = Counter()
     for item in checked():
         rules = item.verdict.rules
         any_suite = True
+        suites_of[_file_and_contract(item)] += 1
         counts["tests"] += len(rules)
         for key, status in (("failures", "fail"), ("errors", "error"), ("skipped", "skipped")):
             counts[key] += sum(rule.status == status for rule in rules)
@@ -69,13 +77,14 @@ def junit_parts(
     counts["tests"] += len(failures)
     counts["errors"] += len(failures)
     root = ET.Element("testsuites", name="tracecheck")
-    for key in _COUNTS:
+    for key in _ROOT_COUNTS:
         root.set(key, str(counts[key]))
     root.set("time", f"{seconds:.3f}")
     empty = ET.tostring(root, encoding="utf-8", xml_declaration=True, short_empty_elements=False)
     end = b"</testsuites>"
     yield empty.removesuffix(end)
-    suites = (_suite(item, stamp) for item in checked())
+    several = {key for key, count in suites_of.items() if count > 1}
+    suites = (_suite(item, stamp, several) for item in checked())
     unread = (_unread_suite(failure, stamp) for failure in failures)
     for suite in itertools.chain(suites, unread):
         ET.indent(suite, level=1)  # as indenting the whole document indents it
@@ -93,10 +102,29 @@ def _sub(parent: ET.Element, tag: str, **attributes: str) -> ET.Element:
     return child
 
 
-def _suite(item: CheckedTrace, timestamp: str) -> ET.Element:
+def _file_and_contract(item: CheckedTrace) -> tuple[str, str]:
+    return item.files, item.verdict.contract
+
+
+def _several(checked: Iterable[CheckedTrace]) -> set[tuple[str, str]]:
+    """The (file, contract) pairs that more than one trace's suite would be named by."""
+    counts = Counter(_file_and_contract(item) for item in checked)
+    return {key for key, count in counts.items() if count > 1}
+
+
+def _suite_name(item: CheckedTrace, several: set[tuple[str, str]]) -> str:
+    """`<file>: <contract>`, and `@ <trace id>` when the file holds several such suites."""
+    files, contract = _file_and_contract(item)
+    name = f"{files}: {contract}"
+    if (files, contract) in several:
+        name += f" @ {item.verdict.trace_id or '(no trace id)'}"
+    return name
+
+
+def _suite(item: CheckedTrace, timestamp: str, several: set[tuple[str, str]]) -> ET.Element:
     verdict = item.verdict
     rules = verdict.rules
-    name = f"{verdict.contract} @ {verdict.trace_id or item.source}"
+    name = _suite_name(item, several)
     suite = _element(
         "testsuite",
         name=name,

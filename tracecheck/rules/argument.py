@@ -117,7 +117,8 @@ class Argument:
                 if self.occurrence == "any":
                     return []
             else:
-                failing.append(at(subject, span, f"span {subject.ref(span)}: {problem}"))
+                detail = f"span {subject.ref(span)}: {problem}"
+                failing.append(at(subject, span, detail, self.pointer))
         return failing
 
     def describe(self) -> str:

@@ -34,8 +34,9 @@ class Rule(Protocol):
     def describe(self) -> str: ...
 
 
-def at(subject: Subject, span: Span, detail: str) -> Violation:
-    return Violation(span.span_id or None, detail)
+def at(subject: Subject, span: Span, detail: str, pointer: str | None = None) -> Violation:
+    """A violation at `span`: its id, and the tool it called when it is a tool call."""
+    return Violation(span.span_id or None, detail, span.tool_name, pointer)
 
 
 def named(subject: Subject, span: Span) -> str:

@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import orjson
-import regex
 
 from tracecheck.spans import Span
 
@@ -25,7 +24,8 @@ __all__ = [
 
 # A pattern that takes longer than this on one value is an evaluation error, never a hang.
 REGEX_TIMEOUT_SECONDS = 0.25
-_FLAGS = {"i": regex.IGNORECASE, "m": regex.MULTILINE, "s": regex.DOTALL, "x": regex.VERBOSE}
+# Each flag's name in `regex`, imported when a contract has a pattern to compile.
+_FLAGS = {"i": "IGNORECASE", "m": "MULTILINE", "s": "DOTALL", "x": "VERBOSE"}
 _IGNORED_FLAGS = frozenset("uygd")  # `u` is always on; `g`, `y`, `d` mean nothing for a test
 
 
@@ -66,9 +66,12 @@ class Pattern:
         unknown = sorted(set(self.flags) - set(_FLAGS) - _IGNORED_FLAGS)
         if unknown:
             raise ValueError(f"unknown regex flag(s) {''.join(unknown)} (known: imsxugyd)")
+        import regex
+
         compiled_flags = 0
         for flag in self.flags:
-            compiled_flags |= _FLAGS.get(flag, 0)
+            if flag in _FLAGS:
+                compiled_flags |= getattr(regex, _FLAGS[flag])
         # Compile errors surface here, at contract compile time, as ValueError.
         try:
             object.__setattr__(self, "_compiled", regex.compile(self.source, compiled_flags))

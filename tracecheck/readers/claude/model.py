@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -79,6 +78,8 @@ def widen(call: Call, time_ns: int | None) -> None:
 
 
 def trace_id(session_id: str) -> str:
+    import hashlib  # imported when a Claude Code record is read, not for other formats
+
     try:
         value = uuid.UUID(session_id)
     except ValueError:
@@ -89,6 +90,8 @@ def trace_id(session_id: str) -> str:
 
 
 def span_id(kind: str, session_id: str, key: str) -> str:
+    import hashlib
+
     text = f"{kind}\x1f{session_id}\x1f{key}"
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 

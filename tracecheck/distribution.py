@@ -1,0 +1,49 @@
+"""The installed distribution's version, for `--version` and the reports that name the tool."""
+
+from __future__ import annotations
+
+import functools
+import sys
+from pathlib import Path
+
+__all__ = ["version"]
+
+
+@functools.cache
+def version() -> str:
+    """The installed distribution's version, as `importlib.metadata.version("tracecheck")`
+    gives it: read from the metadata of the first `sys.path` entry that holds tracecheck's
+    (`tracecheck-<version>.dist-info/METADATA`, `tracecheck.egg-info/PKG-INFO`), without
+    importing `importlib.metadata`, which costs more than the rest of `--version`. Metadata
+    it cannot read is left to `importlib.metadata`."""
+    for entry in sys.path:
+        try:
+            found = list(Path(entry or ".").iterdir())
+        except OSError:  # missing, or not a folder (a zip holds no tracecheck)
+            continue
+        names = [name for name in found if name.suffix in (".dist-info", ".egg-info")]
+        for path in names:
+            project = path.name.rsplit(".", 1)[0].partition("-")[0]
+            if project.replace("-", "_").replace(".", "_").lower() != "tracecheck":
+                continue
+            metadata = path / ("METADATA" if path.suffix == ".dist-info" else "PKG-INFO")
+            try:
+                with metadata.open(encoding="utf-8") as lines:
+                    for line in lines:
+                        if line.startswith("Version:"):
+                            return line.partition(":")[2].strip()
+                        if not line.strip():  # the headers end
+                            break
+            except OSError:
+                pass
+            return _metadata_version()
+    return _metadata_version()
+
+
+def _metadata_version() -> str:
+    import importlib.metadata
+
+    try:
+        return importlib.metadata.version("tracecheck")
+    except importlib.metadata.PackageNotFoundError:  # run from a source tree
+        return "unknown"
