@@ -79,7 +79,7 @@ def test_every_guide_is_run_here() -> None:
 def test_a_guide_passes_and_fails_where_it_should(guide: Guide) -> None:
     missing = _missing(guide.modules)
     if missing is not None:
-        pytest.skip(f"examples/{guide.directory} needs {missing}, not installed: {INSTALL}")
+        pytest.skip(f"examples/{guide.directory}: module {missing} is not installed; {INSTALL}")
     result = _run(EXAMPLES / guide.directory)
     output = result.stdout + result.stderr
     where = f"pytest examples/{guide.directory} said:\n{output}"
