@@ -79,3 +79,21 @@ def test_the_readme_and_ci_run_the_same_test_command() -> None:
     assert len(block) == 2 and block[0].startswith("python3 -m venv .venv")
     assert block[1] in ci.splitlines()
     assert "mkdocs build --strict" in ci
+
+
+def test_every_public_name_is_documented() -> None:
+    import redact
+    import tracecheck
+
+    page = (DOCS / "library.md").read_text(encoding="utf-8")
+    for package in (tracecheck, redact):
+        missing = [name for name in package.__all__ if f"`{name}" not in page]
+        assert not missing, f"docs/library.md does not document {package.__name__}.{missing}"
+
+
+def test_every_exit_code_is_documented() -> None:
+    from tracecheck.cli.codes import ExitCode
+
+    page = (DOCS / "exit-codes.md").read_text(encoding="utf-8")
+    for code in ExitCode:
+        assert f"| {int(code)} | `{code.name}` |" in page, code
