@@ -97,3 +97,36 @@ def test_every_exit_code_is_documented() -> None:
     page = (DOCS / "exit-codes.md").read_text(encoding="utf-8")
     for code in ExitCode:
         assert f"| {int(code)} | `{code.name}` |" in page, code
+
+
+def paragraph_starting(text: str, start: str) -> str:
+    (found,) = [block for block in text.split("\n\n") if block.lstrip().startswith(start)]
+    return " ".join(found.split())
+
+
+def table_with_header(text: str, header: str) -> str:
+    lines = text.splitlines()
+    first = lines.index(header)
+    table = []
+    for line in lines[first:]:
+        if not line.startswith("|"):
+            break
+        table.append(line)
+    return "\n".join(table)
+
+
+def test_the_readme_and_the_redaction_page_state_the_same_guarantees() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    page = (DOCS / "redaction.md").read_text(encoding="utf-8")
+    header = "| profile | removes | UNSAFE when the output still holds |"
+    assert table_with_header(readme, header) == table_with_header(page, header)
+    assert paragraph_starting(readme, "Not covered:") == paragraph_starting(page, "Not covered:")
+
+
+def test_the_readmes_links_resolve() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    links = re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", readme)
+    local = [link for link in links if "://" not in link]
+    assert any(link.startswith("docs/") for link in local)
+    for link in local:
+        assert (ROOT / link).exists(), link
