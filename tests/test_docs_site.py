@@ -68,7 +68,7 @@ def test_every_page_is_in_the_nav_and_every_nav_entry_is_a_page() -> None:
 
 def test_included_files_exist() -> None:
     for page in DOCS.rglob("*.md"):
-        for included in re.findall(r'^--8<-- "([^"]+)"', page.read_text(encoding="utf-8"), re.M):
+        for included in re.findall(r'^\s*--8<-- "([^"]+)"', page.read_text(encoding="utf-8"), re.M):
             assert (ROOT / included).is_file(), (page.name, included)
 
 
