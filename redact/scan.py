@@ -16,10 +16,9 @@ from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from itertools import accumulate
 
-import re2
-
 from redact.decoded import TRIGGER
 from redact.detectors import Detector
+from redact.engine import re2
 from redact.known import KnownSecrets
 
 __all__ = ["Prefilter", "prefilter_for"]

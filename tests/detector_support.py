@@ -6,11 +6,11 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable
 
-import re2
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from redact.detectors import Detector
+from redact.engine import re2
 
 HOSTILE_SIZE = 100_000
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import re
 
 import pytest
-import re2
 from detector_support import assert_linear_time, assert_prefilter_covers, texts_around
 from hypothesis import strategies as st
 
@@ -17,6 +16,7 @@ from redact.detectors import (
     detector,
     replace_personal_data,
 )
+from redact.engine import re2
 
 EVERY_SHAPE = PERSONAL_DETECTORS + OPT_IN_DETECTORS
 

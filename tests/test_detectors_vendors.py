@@ -15,7 +15,6 @@ import uuid
 from pathlib import Path
 
 import pytest
-import re2
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -24,6 +23,7 @@ from redact.detectors.assignment import ASSIGNMENT_DETECTORS
 from redact.detectors.base import Detector
 from redact.detectors.named import NAMED_DETECTORS
 from redact.detectors.vendors import VENDOR_DETECTORS
+from redact.engine import re2
 
 # Detectors recognised by a token format. Those recognised by a name or an assignment (named.py,
 # assignment.py) are tested against the scanner corpus in test_secrets_corpus.py.

@@ -9,11 +9,11 @@ import time
 import unicodedata
 
 import pytest
-import re2
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from redact.decoded import BUDGET, MAX_DEPTH, TRIGGER, views
+from redact.engine import re2
 from redact.lookalikes import INVISIBLE, LOOKALIKE, UNICODE_VERSION, fold
 
 TRIGGER_RE2 = re2.compile(TRIGGER.encode())

@@ -12,7 +12,6 @@ import string
 from collections import defaultdict
 
 import pytest
-import re2
 from detector_support import assert_linear_time, assert_prefilter_covers, texts_around
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -23,6 +22,7 @@ from redact.detectors import CREDENTIAL_DETECTORS
 from redact.detectors.assignment import ASSIGNMENT_DETECTORS
 from redact.detectors.base import Detector
 from redact.detectors.named import NAMED_DETECTORS
+from redact.engine import re2
 from tracecheck.spans import Event, Link, Scope, Span
 
 RECALL_TARGET = 0.95
