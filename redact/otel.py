@@ -46,7 +46,7 @@ try:
     from opentelemetry.trace import Status, StatusCode
 except ImportError as exc:  # pragma: no cover - depends on the environment
     raise ImportError(
-        "redact.otel needs the OpenTelemetry SDK: pip install 'tracecheck[otel]'"
+        "redact.otel needs the OpenTelemetry SDK: pip install 'agent-tracecheck[otel]'"
     ) from exc
 
 from redact.core import assess

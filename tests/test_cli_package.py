@@ -16,7 +16,7 @@ import pytest
 
 from tracecheck.cli import ExitCode, main
 from tracecheck.cli.app import COMMANDS, build_parser
-from tracecheck.distribution import version
+from tracecheck.distribution import DISTRIBUTION, version
 
 ROOT = Path(__file__).resolve().parent.parent
 CLI = ROOT / "tracecheck" / "cli"
@@ -166,7 +166,7 @@ def test_the_format_names_are_the_readers_and_writers_own() -> None:
 
 
 def test_version_is_what_importlib_metadata_says() -> None:
-    assert version() == importlib.metadata.version("tracecheck")
+    assert version() == importlib.metadata.version(DISTRIBUTION)
 
 
 CODE_TAKERS = ("Stop", "ExitCode", "sys.exit")

@@ -123,7 +123,9 @@ def test_help_lists_exit_codes(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_version_names_the_installed_distribution(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--version"]) == ExitCode.OK
-    assert capsys.readouterr().out == f"tracecheck {importlib.metadata.version('tracecheck')}\n"
+    assert (
+        capsys.readouterr().out == f"tracecheck {importlib.metadata.version('agent-tracecheck')}\n"
+    )
 
 
 def test_notes_go_to_stderr(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import tomllib
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -84,15 +85,18 @@ def test_the_image_installs_the_project_with_what_the_proxy_needs() -> None:
     instructions = dockerfile_instructions()
     copied = " ".join(rest for word, rest in instructions if word == "COPY")
     pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
-    for needed in ("pyproject.toml", "README.md", "tracecheck", "redact"):
+    for needed in ("pyproject.toml", "README.md", "LICENSE", "tracecheck", "redact", "contracts"):
         assert needed in copied
         assert (ROOT / needed).exists()
     runs = " ".join(rest for word, rest in instructions if word == "RUN")
     assert "pip wheel" in runs and "pip install" in runs
-    # What `tracecheck proxy` serves with is a dependency of the project, not of an extra.
-    dependencies = pyproject.split("dependencies = [", 1)[1].split("]", 1)[0]
-    for package in ("uvicorn", "httpx", "opentelemetry-proto"):
-        assert f'"{package}' in dependencies
+    # What `tracecheck proxy` serves with: the serve extra, which the image builds wheels for,
+    # and the project's own dependencies.
+    project = tomllib.loads(pyproject)["project"]
+    assert "'.[serve]'" in runs
+    for package in ("uvicorn", "httpx"):
+        assert any(d.startswith(package) for d in project["optional-dependencies"]["serve"])
+    assert any(d.startswith("opentelemetry-proto") for d in project["dependencies"])
     assert any(word == "USER" and rest not in ("root", "0") for word, rest in instructions)
 
 

@@ -551,7 +551,7 @@ def test_without_the_sdk_the_fixture_names_the_extra(agent_tests: pytest.Pyteste
     result.stdout.fnmatch_lines(
         [
             "the trace_spans fixture needs the OpenTelemetry SDK, which is not installed: "
-            "pip install 'tracecheck[otel]'"
+            "pip install 'agent-tracecheck[otel]'"
         ]
     )
     assert "During handling of the above exception" not in result.stdout.str()

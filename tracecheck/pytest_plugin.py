@@ -56,7 +56,7 @@ MARKER = "trace_contract"
 GLOBAL_INI = "tracecheck_global_provider"
 MISSING_SDK = (
     "the trace_spans fixture needs the OpenTelemetry SDK, which is not installed: "
-    "pip install 'tracecheck[otel]'"
+    "pip install 'agent-tracecheck[otel]'"
 )
 
 _EVIDENCE = pytest.StashKey["EvidenceSettings | None"]()

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Final
 
 from tracecheck.cli.codes import ExitCode
 from tracecheck.cli.environment import Environment
+from tracecheck.cli.extras import require_extra
 
 __all__ = ["DESCRIPTION", "add_parser", "run"]
 
@@ -70,6 +71,7 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, env: Environment) -> ExitCode:
+    require_extra(env, "the ingest server", "serve", ("uvicorn",))
     from redact.ingest_server import TenantError, Tenants, create_app
     from redact.ingest_store import SqliteSpanStore, StoreError
     from tracecheck.cli.serving import bind, parse_listen, shown_host

@@ -15,6 +15,7 @@ from urllib.parse import urlsplit
 from tracecheck.cli.arguments import positive_int, positive_seconds
 from tracecheck.cli.codes import ExitCode
 from tracecheck.cli.environment import Environment
+from tracecheck.cli.extras import SERVE, require_extra
 from tracecheck.cli.redaction import (
     RedactionOptions,
     RedactionOptionsError,
@@ -83,6 +84,7 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, env: Environment) -> ExitCode:
+    require_extra(env, "the proxy", "serve", SERVE)
     from redact.proxy import ProxySettings, create_app
     from tracecheck.cli.serving import bind, log_to_stderr, parse_listen, serve, shown_host
 

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from tracecheck.cli.arguments import positive_int
 from tracecheck.cli.codes import ExitCode, Stop
 from tracecheck.cli.environment import Environment
+from tracecheck.cli.extras import require_extra
 from tracecheck.cli.redaction import (
     add_redaction_arguments,
     options_or_stop,
@@ -101,6 +102,7 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, env: Environment) -> ExitCode:
+    require_extra(env, "shipping", "serve", ("httpx",))
     options = options_or_stop(args, env)
     from redact.ship import ShipConfigError, ShipError, ShipRefused, resolve_config
 
