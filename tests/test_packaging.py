@@ -6,7 +6,11 @@ schema and the licence; the sdist holds what its tests read."""
 from __future__ import annotations
 
 import email
+import json
 import os
+import shutil
+import subprocess
+import sys
 import tarfile
 import tomllib
 import zipfile
@@ -125,3 +129,48 @@ def test_the_sdist_holds_what_its_tests_read(sdist: list[str]) -> None:
     ):
         assert needed in names, needed
     assert not [name for name in names if "node_modules" in name.split("/")]
+
+
+def test_the_wheel_checks_with_builtin_contracts_away_from_the_checkout(
+    wheel: zipfile.ZipFile, tmp_path: Path
+) -> None:
+    """The wheel's own files, first on the path, in a folder with two fixtures and nothing else:
+    `builtin:` resolves to the contracts inside the package."""
+    site = tmp_path / "site"
+    wheel.extractall(site)
+    work = tmp_path / "work"
+    work.mkdir()
+    for name in ("clean.otlp.jsonl", "forbidden.otlp.jsonl"):
+        shutil.copy(ROOT / "fixtures" / "otel-genai" / name, work / name)
+    env = {**os.environ, "PYTHONPATH": str(site)}
+
+    def tracecheck(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "tracecheck", *args],
+            cwd=work,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+
+    listed = tracecheck("contracts", "--json")
+    assert listed.returncode == 0, listed.stderr
+    document = json.loads(listed.stdout)
+    assert document["schema"] == str(site / "tracecheck" / "contracts" / "contract.schema.json")
+    assert {Path(c["path"]).parent for c in document["contracts"]} == {
+        site / "tracecheck" / "contracts"
+    }
+    done = tracecheck(
+        "check",
+        "clean.otlp.jsonl",
+        "forbidden.otlp.jsonl",
+        "--contract",
+        "builtin:refund-desk",
+    )
+    assert done.returncode == 1, done.stderr
+    assert (
+        'clean.otlp.jsonl: trace bdfc178765b50e0a8be66e350728be0e: contract "refund-desk" PASS'
+        in (done.stdout)
+    )
+    assert "tools.forbidden[run_shell]" in done.stdout

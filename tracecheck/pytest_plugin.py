@@ -290,6 +290,7 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     if not markers:
         return
     from tracecheck.contract import compile_contract
+    from tracecheck.contract.builtin import is_builtin
     from tracecheck.errors import ContractError
 
     contracts: list[tuple[str, Contract]] = []
@@ -303,7 +304,9 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
             )
         for arg in marker.args:
             try:
-                contracts.append((str(arg), compile_contract(item.config.rootpath / arg)))
+                # `builtin:NAME` is a ready-made contract; anything else a path from the rootdir
+                source = arg if is_builtin(arg) else item.config.rootpath / arg
+                contracts.append((str(arg), compile_contract(source)))
             except ContractError as exc:
                 problems.append(f"{MARKER}: {exc}")
     if problems:  # failed outside the handler: the report shows no chained ContractError

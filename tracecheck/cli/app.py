@@ -15,6 +15,7 @@ from typing import Any
 
 from tracecheck.cli import (
     check,
+    contracts,
     explain,
     ingest,
     lint,
@@ -38,6 +39,7 @@ COMMANDS: tuple[tuple[str, ModuleType], ...] = (
     ("show", show),
     ("lint", lint),
     ("explain", explain),
+    ("contracts", contracts),
     ("redact", redact),
     ("verify-safe", verify_safe),
     ("proxy", proxy),

@@ -178,6 +178,7 @@ def _timed(
 
 def load_contracts(env: Environment, paths: Sequence[str]) -> list[Contract]:
     """Every contract compiled, or every problem printed: lint errors refuse a contract."""
+    from tracecheck.contract.builtin import contract_source
     from tracecheck.contract.lint import lint_contract
     from tracecheck.errors import ContractError
 
@@ -186,8 +187,8 @@ def load_contracts(env: Environment, paths: Sequence[str]) -> list[Contract]:
     refused = False
     for path in dict.fromkeys(paths):  # the same file twice is checked once
         try:
-            findings = lint_contract(Path(path))
-            contract = compile_contract(Path(path))
+            findings = lint_contract(contract_source(path))
+            contract = compile_contract(contract_source(path))
         except ContractError as exc:
             env.error(str(exc))
             refused = True

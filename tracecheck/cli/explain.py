@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 from tracecheck.cli.codes import ExitCode
 from tracecheck.cli.environment import Environment
@@ -19,11 +18,12 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, env: Environment) -> ExitCode:
+    from tracecheck.contract.builtin import contract_source
     from tracecheck.contract.explain import explain_contract
     from tracecheck.errors import ContractError
 
     try:
-        print(explain_contract(env.compiler()(Path(args.contract))), file=env.stdout)
+        print(explain_contract(env.compiler()(contract_source(args.contract))), file=env.stdout)
     except ContractError as exc:
         env.error(str(exc))
         return ExitCode.USAGE

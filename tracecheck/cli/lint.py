@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 from tracecheck.cli.codes import ExitCode
 from tracecheck.cli.environment import Environment
@@ -19,6 +18,7 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, env: Environment) -> ExitCode:
+    from tracecheck.contract.builtin import contract_source
     from tracecheck.contract.lint import is_json_schema, lint_contract
     from tracecheck.errors import ContractError
 
@@ -28,7 +28,7 @@ def run(args: argparse.Namespace, env: Environment) -> ExitCode:
             print(f"{path}: skipped: a JSON Schema, not a contract", file=env.stdout)
             continue
         try:
-            findings = lint_contract(Path(path))
+            findings = lint_contract(contract_source(path))
         except ContractError as exc:
             env.error(str(exc))
             code = ExitCode.USAGE

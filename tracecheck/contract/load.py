@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from tracecheck.contract.builtin import builtin_path, is_builtin
 from tracecheck.contract.words import key_path, quote
 from tracecheck.errors import ContractError, ContractProblem
 
@@ -32,9 +33,10 @@ _YAML_SUFFIXES = (".yaml", ".yml")
 def load_document(source: ContractSource) -> tuple[Any, str | None]:
     """The parsed document and the file it came from (None for text and values).
 
-    A `Path` is a file. A string is a file when it is one line that names an existing file or
-    ends in `.json`, `.yaml` or `.yml`; otherwise it is JSON or YAML text. Anything else is
-    taken as the document itself (validation reports a value that is not an object).
+    A `Path` is a file. A string is a ready-made contract when it reads `builtin:NAME`
+    (`builtin.py`), a file when it is one line that names an existing file or ends in `.json`,
+    `.yaml` or `.yml`; otherwise it is JSON or YAML text. Anything else is taken as the
+    document itself (validation reports a value that is not an object).
     """
     if isinstance(source, os.PathLike):
         path = Path(os.fspath(source))
@@ -42,6 +44,8 @@ def load_document(source: ContractSource) -> tuple[Any, str | None]:
     if isinstance(source, bytes):
         return parse_text(_decode(source, None), None), None
     if isinstance(source, str):
+        if is_builtin(source):
+            return _read_file(builtin_path(source)), source
         if _names_a_file(source):
             return _read_file(Path(source)), source
         return parse_text(source, None), None
