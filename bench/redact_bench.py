@@ -2,6 +2,12 @@
 
     python bench/redact_bench.py                  # 10k and 100k spans; best of 3
     python bench/redact_bench.py --sizes 10000 --repeat 5
+    git archive <rev> redact tracecheck | tar -x -C /tmp/before
+    python bench/redact_bench.py --compare-with /tmp/before --rounds 3   # side by side, one run
+
+`--compare-with DIR` times another source tree of redact and tracecheck against this one in the
+same run: each round runs both trees, one after the other, in fresh processes (the other tree
+first on PYTHONPATH), and the table keeps each case's best MB/s per tree and the change.
 
 Spans are read once (not timed). Each figure is the best of N in this process, the cyclic GC
 paused as on the reading side. The string data is every string a span carries (name, status
@@ -23,8 +29,11 @@ from __future__ import annotations
 
 import argparse
 import gc
+import json
+import os
 import random
 import string
+import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -77,7 +86,7 @@ def best(fn: Callable[[], Any], repeat: int) -> float:
     return min(times)
 
 
-def run(spans_count: int, repeat: int) -> list[tuple[str, float]]:
+def run(spans_count: int, repeat: int, as_json: bool = False) -> list[tuple[str, float]]:
     workload = Workload(spans=spans_count)
     ensure(workload, DEFAULT_DIR)
     spans: list[Span] = [
@@ -92,8 +101,10 @@ def run(spans_count: int, repeat: int) -> list[tuple[str, float]]:
 
     def joined_scan() -> None:
         data = "\n".join(strings).encode("utf-8", "surrogatepass")
-        for _ in prefilter._pattern.finditer(data):
-            pass
+        # The patterns of the prescan (one before known secrets were scanned apart).
+        for pattern in getattr(prefilter, "patterns", None) or (prefilter._pattern,):
+            for _ in pattern.finditer(data):
+                pass
 
     def per_string_scan() -> None:
         for text in strings:
@@ -117,14 +128,19 @@ def run(spans_count: int, repeat: int) -> list[tuple[str, float]]:
             lambda: redact.assess_spans(spans, profile="share", known_secrets=secrets20),
         ),
     ]
-    print(f"\n{spans_count} spans, {len(strings)} strings, {megabytes:.1f} MB of string data")
-    print(f"{'case':<38} {'seconds':>8} {'MB/s':>8} {'spans/s':>10} {'× floor':>8}")
+    if not as_json:
+        print(f"\n{spans_count} spans, {len(strings)} strings, {megabytes:.1f} MB of string data")
+        print(f"{'case':<38} {'seconds':>8} {'MB/s':>8} {'spans/s':>10} {'× floor':>8}")
     results = []
     floor = 0.0
     for name, fn in cases:
         seconds = best(fn, repeat)
         floor = floor or seconds
         results.append((name, seconds))
+        if as_json:
+            record = {"spans": spans_count, "case": name, "mb_s": megabytes / seconds}
+            print(json.dumps(record), flush=True)
+            continue
         print(
             f"{name:<38} {seconds:8.3f} {megabytes / seconds:8.1f} "
             f"{spans_count / seconds:10.0f} {seconds / floor:8.2f}",
@@ -133,13 +149,45 @@ def run(spans_count: int, repeat: int) -> list[tuple[str, float]]:
     return results
 
 
+def compare(other: Path, sizes: str, repeat: int, rounds: int) -> None:
+    """Both trees, side by side: best MB/s per case over `rounds` alternating runs."""
+    best: dict[tuple[str, int, str], float] = {}
+    trees = (("before", str(other)), ("after", None))
+    for _ in range(rounds):
+        for label, path in trees:
+            env = dict(os.environ)
+            if path is not None:
+                env["PYTHONPATH"] = path + os.pathsep + env.get("PYTHONPATH", "")
+            command = [sys.executable, __file__, "--sizes", sizes, "--repeat", str(repeat)]
+            out = subprocess.run(
+                [*command, "--json"], env=env, capture_output=True, text=True, check=True
+            )
+            for line in out.stdout.splitlines():
+                record = json.loads(line)
+                key = (label, record["spans"], record["case"])
+                best[key] = max(best.get(key, 0.0), record["mb_s"])
+    print(f"{'spans':>7} {'case':<38} {'before MB/s':>11} {'after MB/s':>10} {'change':>7}")
+    for (label, spans, case), before in sorted(best.items(), key=lambda kv: kv[0][1]):
+        if label != "before":
+            continue
+        after = best[("after", spans, case)]
+        change = 100 * (after - before) / before
+        print(f"{spans:>7} {case:<38} {before:>11.1f} {after:>10.1f} {change:>+6.1f}%")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", default="10000,100000")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--json", action="store_true", help="one JSON line per case")
+    parser.add_argument("--compare-with", type=Path, help="another source tree to time too")
+    parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
+    if args.compare_with:
+        compare(args.compare_with, args.sizes, args.repeat, args.rounds)
+        return
     for size in (int(s) for s in args.sizes.split(",")):
-        run(size, args.repeat)
+        run(size, args.repeat, args.json)
 
 
 if __name__ == "__main__":

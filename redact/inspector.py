@@ -70,6 +70,9 @@ class Inspector:
         # What a batch prescan learnt: strings a detector may match, and strings that need no
         # look at all (not markers, not data URIs, nothing base64 could hide). Strings outside both are judged one at a time.
         self._flagged: set[str] = set()
+        # Strings of the batch in which no known secret is written as such (decoded views
+        # aside): cutting known secrets from them looks only at the views.
+        self._no_known: set[str] = set()
         self.clean: set[str] = set()
         self.scalars: set[Any] = set()
         self._key_credentials: dict[str, str | None] = {}
@@ -87,7 +90,9 @@ class Inspector:
         # A number that reads as a card number is no passing scalar (it is redacted).
         self.scalars = set(scalars)
         self.scalars.difference_update([v for v in self.scalars if is_card_number(v)])
-        self._flagged = self.prefilter.flag(strings)
+        flagged = self.prefilter.flag(strings)
+        self._flagged = flagged.any - self._quiet(flagged.any - flagged.known)
+        self._no_known = self._flagged - flagged.known if self.known else set()
         rest = set(strings) - self._flagged
         # Markers are kept out: under some keys a marker is skipped where its text would not be.
         special = {
@@ -97,6 +102,24 @@ class Inspector:
             or (s[:1] in ("", "[", "*", "<", "«") and is_placeholder(s))
         }
         self.clean = rest - special - self.known.hiding_in_base64(rest)
+
+    def _quiet(self, candidates: Iterable[str]) -> set[str]:
+        """The flagged strings in which a closer look finds nothing: no detector accepts a
+        match and there is nothing to decode. Learnt once here, they join the clean strings,
+        which a walk judges by set operations (prose names tokens and keys far more often than
+        it holds one)."""
+        quiet: set[str] = set()
+        for text in candidates:
+            found, decodes = self.prefilter.look(text)
+            if decodes:
+                continue
+            try:
+                if any(detector.search(text) for detector in found):
+                    continue
+            except DetectorTimeout:
+                continue  # judged again in the walk, which fails closed
+            quiet.add(text)
+        return quiet
 
     def may_hold(self, text: str) -> bool:
         """Whether a detector or a known-secret form could match somewhere in this string."""
@@ -152,7 +175,9 @@ class Inspector:
         """The detector that names a credential in this string or in any decoded view of it
         (known secrets first), or None."""
         known = self.known
-        if known and (known.contains(text) or known.hides_in_base64(text)):
+        if known and (
+            (text not in self._no_known and known.contains(text)) or known.hides_in_base64(text)
+        ):
             return "known-secret"
         look = self._look(text)
         found = detect_credential(text, look.credential)
@@ -172,7 +197,10 @@ class Inspector:
         known = self.known
         if not known:
             return text, 0
-        text, forms = known.cut(text)
+        if text in self._no_known and not known.hides_in_base64(text):
+            forms = 0
+        else:
+            text, forms = known.cut(text)
         if text == KNOWN_SECRET_MARKER:
             return text, forms
         uri = parse_data_uri(text)

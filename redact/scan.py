@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 from itertools import accumulate
 
@@ -21,7 +22,7 @@ from redact.detectors import Detector
 from redact.engine import re2
 from redact.known import KnownSecrets
 
-__all__ = ["Prefilter", "prefilter_for"]
+__all__ = ["Flagged", "Prefilter", "prefilter_for"]
 
 # RE2 falls back from its DFA to a far slower NFA when the DFA outgrows this budget; the
 # combined pattern of every detector needs more than the 8 MB default to stay on the DFA.
@@ -42,12 +43,15 @@ class Prefilter:
         # Text that may read differently once decoded (escapes, invisible characters,
         # look-alikes, base64 or hex payloads) needs the decoded views (`redact.decoded`).
         parts.append(f"(?:{TRIGGER})")
+        patterns = [re2.compile("|".join(parts).encode(), options=_options())]
         if known:
             # Whole-string base64 that may hide a secret is tested apart (`hides_in_base64`):
             # ids and hashes look like base64, and flagging them all would cost more than the
-            # direct test.
-            parts.extend(re2.escape(needle) for needle in known.needles)
-        self._pattern = re2.compile("|".join(parts).encode(), options=_options())
+            # direct test. The needles are a pattern of their own: joined with the detectors',
+            # the DFA outgrows its budget and RE2 falls back to its slow NFA, pass after pass.
+            needles = "|".join(re2.escape(needle) for needle in known.needles)
+            patterns.append(re2.compile(needles.encode(), options=_options()))
+        self.patterns = tuple(patterns)
         self._set = re2.Set.SearchSet(options=_options())
         for detector in detectors:
             self._set.Add(detector.prefilter.encode())
@@ -56,7 +60,8 @@ class Prefilter:
 
     def may_hold(self, text: str) -> bool:
         """Whether a precise detector or a known secret could match somewhere in this string."""
-        return self._pattern.search(text.encode("utf-8", "surrogatepass")) is not None
+        data = text.encode("utf-8", "surrogatepass")
+        return any(pattern.search(data) is not None for pattern in self.patterns)
 
     def detectors_for(self, text: str) -> tuple[Detector, ...]:
         """The detectors, in order, whose prefilter matches this string: the only ones to run."""
@@ -72,9 +77,9 @@ class Prefilter:
         count = len(detectors)
         return tuple(detectors[i] for i in sorted(matched) if i < count), count in matched
 
-    def flag(self, strings: Sequence[str]) -> set[str]:
+    def flag(self, strings: Sequence[str]) -> Flagged:
         """The strings, among many, that a precise detector or a known secret could match."""
-        flagged: set[str] = set()
+        flagged = Flagged(set(), set())
         start = 0
         size = 0
         # Chunks of about a megabyte keep the joined text in cache and memory flat.
@@ -85,9 +90,10 @@ class Prefilter:
                 start, size = end, 0
         if start < len(strings):
             self._flag_chunk(strings[start:], flagged)
+        flagged.any.update(flagged.known)
         return flagged
 
-    def _flag_chunk(self, strings: Sequence[str], flagged: set[str]) -> None:
+    def _flag_chunk(self, strings: Sequence[str], flagged: Flagged) -> None:
         joined = "\n".join(strings)
         if joined.isascii():
             data = joined.encode("ascii")
@@ -99,10 +105,20 @@ class Prefilter:
         # starts[i] is the byte offset where strings[i] begins in the joined buffer (each string
         # is followed by one newline).
         starts = list(accumulate(map((1).__add__, lengths), initial=0))
-        for match in self._pattern.finditer(data):
-            first = bisect_right(starts, match.start()) - 1
-            last = bisect_right(starts, max(match.end() - 1, match.start())) - 1
-            flagged.update(strings[first : last + 1])
+        for pattern, into in zip(self.patterns, (flagged.any, flagged.known), strict=False):
+            for match in pattern.finditer(data):
+                first = bisect_right(starts, match.start()) - 1
+                last = bisect_right(starts, max(match.end() - 1, match.start())) - 1
+                into.update(strings[first : last + 1])
+
+
+@dataclass(frozen=True)
+class Flagged:
+    """What one scan of many strings found: `any` may hold something (a detector's match, a
+    known secret, text to decode); `known` may hold a known secret as written."""
+
+    any: set[str]
+    known: set[str]
 
 
 @lru_cache(maxsize=32)

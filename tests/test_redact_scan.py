@@ -22,7 +22,7 @@ def prefilter(known: KnownSecrets | None = None) -> Prefilter:
 def test_flags_strings_in_every_chunk_and_at_their_edges() -> None:
     filler = ["the agent read the file and summarised it " * 20] * 200  # about 1.7 MB
     strings = [*filler, f"key {PROVIDER_KEY}", *filler, KNOWN, "é " + PROVIDER_KEY, "plain"]
-    flagged = prefilter().flag(strings)
+    flagged = prefilter().flag(strings).any
     assert flagged == {f"key {PROVIDER_KEY}", KNOWN, "é " + PROVIDER_KEY}
 
 
@@ -36,5 +36,5 @@ texts = st.lists(st.one_of(fragments, st.text(max_size=8)), max_size=5).map("".j
 @given(st.lists(texts, max_size=12))
 def test_the_batch_flags_at_least_what_each_string_alone_would(strings: list[str]) -> None:
     scan = prefilter()
-    flagged = scan.flag(strings)
+    flagged = scan.flag(strings).any
     assert {s for s in strings if scan.may_hold(s)} <= flagged

@@ -44,6 +44,10 @@ _SCHEME = (
     r"|sso-key|negotiate|ntlm|splunk|geniekey|klaviyo-api-key)[ \t]+)?"
 )
 _VALUE_CHARS = r"[^\s\"'`,;<>(){}\[\]\\|&]"
+# The same in RE2, which knows only ASCII white space: every character `regex` calls white
+# space, spelled out, and a value character class that may only be wider.
+_ANY_SPACE = r"\s\x0b\x{85}\x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}"
+_VALUE_PREFILTER = r"[^\s\"'`,;<>(){}\x{5b}\x{5d}\\|&]"
 
 # Words after the key word that make the key name something other than the secret itself.
 _VETO_WORDS = frozenset(
@@ -378,9 +382,14 @@ def _keyed_attribute(match: regex.Match[str]) -> bool:
 
 
 def _assignment(
-    id: str, description: str, pattern: str, prefilter: str, accept: Accept
+    id: str,
+    description: str,
+    pattern: str,
+    prefilter: str,
+    accept: Accept,
+    starts: str | None = None,
 ) -> Detector:
-    return vendor(id, description, pattern, prefilter, accept)
+    return vendor(id, description, pattern, prefilter, accept, starts=starts)
 
 
 ASSIGNMENT_DETECTORS: tuple[Detector, ...] = (
@@ -395,12 +404,16 @@ ASSIGNMENT_DETECTORS: tuple[Detector, ...] = (
         rf"(?:(?<=>)\s{{0,24}}|[ \t\\\"'`=]{{0,8}}){_SCHEME}"
         rf"(?P<v>{_VALUE_CHARS}{{8,200}}+)",
         # The key word may not run on into a lower-case letter (`tokens`, `author`), so the
-        # prefilter asks for what follows it: an operator, or one other character first.
+        # prefilter asks for what follows it: an operator, or one other character first; then
+        # separators (any white space), an optional scheme and the value's first 8 characters.
+        # Prose and listings name tokens far more often than they assign one.
         r"(?i:token|secret|passw(?:or)?d|pwd|passphrase|credentials?|creds|auth(?:orization)?"
         r"|[a-z][_.-]?key)(?:[\\\"'\x{5d} \t]{0,14}(?::{1,3}=|[?.+]=|=>|=|:|,|>)"
         r"|(?:[^a-zS\n]|S[\w.-])[\w.-]{0,24}[ \t\\\"'\x{5d}A-Za-z]{0,24}"
-        r"(?::{1,3}=|[?.+]=|=>|=|:|,|>))",
+        r"(?::{1,3}=|[?.+]=|=>|=|:|,|>))"
+        rf"[{_ANY_SPACE}\\\"'`=]*{_SCHEME}{_VALUE_PREFILTER}{{8}}",
         _keyword_assignment,
+        starts=_KEY_WORD,
     ),
     _assignment(
         "name-value-secret",

@@ -9,7 +9,11 @@ engines work together so that hostile span text can never hang an exporter:
   forms) into one scan over many strings at once and runs precise patterns only on the strings
   that scan flags. It may over-approximate; it must never miss.
 - `pattern` is the precise `regex` pattern with ASCII `\\b`/`\\w`/`\\d`, written without nested
-  quantifiers, and run with a timeout as a last line of defence. `accept` is an optional
+  quantifiers, and run with a timeout as a last line of defence.
+- `starts`, when given, is an RE2 pattern that matches at every place a precise match can begin
+  (a case-insensitive key word, say). The precise pattern is then tried only there, anchored,
+  with the same results as scanning every offset: `regex` is slow to look for a case-insensitive
+  alternation, RE2 is not. `accept` is an optional
   validator (Luhn, issuer prefixes, guards) that rejects a match after it is found; scanning
   then resumes after the rejected match, as the reference does.
 """
@@ -17,10 +21,12 @@ engines work together so that hostile span text can never hang an exporter:
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
-from typing import Literal
+from dataclasses import dataclass, field
+from typing import Any, Literal
 
 import regex
+
+from redact.engine import re2
 
 __all__ = ["PATTERN_TIMEOUT", "Category", "Detector", "DetectorTimeout"]
 
@@ -47,15 +53,48 @@ class Detector:
     pattern: regex.Pattern[str]
     prefilter: str
     accept: Callable[[regex.Match[str]], bool] | None = None
+    starts: str | None = None
+    _starts: Any = field(default=None, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.starts is not None:
+            object.__setattr__(self, "_starts", re2.compile(self.starts.encode()))
 
     def find(self, text: str) -> Iterator[tuple[int, int]]:
         """The (start, end) of every accepted match, left to right, non-overlapping."""
         try:
-            for match in self.pattern.finditer(text, timeout=PATTERN_TIMEOUT):
+            matches = self._anchored(text) if self._starts else self._scanned(text)
+            for match in matches:
                 if self.accept is None or self.accept(match):
                     yield match.span()
         except TimeoutError as exc:
             raise DetectorTimeout(self.id) from exc
+
+    def _scanned(self, text: str) -> Iterator[regex.Match[str]]:
+        return self.pattern.finditer(text, timeout=PATTERN_TIMEOUT)
+
+    def _anchored(self, text: str) -> Iterator[regex.Match[str]]:
+        """What `_scanned` finds, trying the precise pattern only where `starts` matches."""
+        # RE2 searches UTF-8 bytes (lone surrogates pass); an ASCII text's byte offsets are
+        # its character offsets, anything else is translated at each candidate.
+        ascii = text.isascii()
+        data = text.encode("ascii") if ascii else text.encode("utf-8", "surrogatepass")
+        position = 0  # in bytes
+        while (candidate := self._starts.search(data, position)) is not None:
+            at = candidate.start()
+            start = at if ascii else len(data[:at].decode("utf-8", "surrogatepass"))
+            match = self.pattern.match(text, start, timeout=PATTERN_TIMEOUT)
+            if match is None:
+                position = at + 1
+                continue
+            yield match
+            end = match.end()
+            if end <= start:
+                position = at + 1
+            else:
+                position = (
+                    end if ascii else at + len(text[start:end].encode("utf-8", "surrogatepass"))
+                )
 
     def search(self, text: str) -> bool:
         """Whether the text holds at least one accepted match."""

@@ -290,6 +290,7 @@ def vendor(
     prefilter: str,
     accept: Accept | None = None,
     flags: int = 0,
+    starts: str | None = None,
 ) -> Detector:
     return Detector(
         id=id,
@@ -298,6 +299,7 @@ def vendor(
         pattern=regex.compile(pattern, flags | regex.ASCII | regex.VERSION0),
         prefilter=prefilter,
         accept=not_filler(accept),
+        starts=starts,
     )
 
 
