@@ -11,9 +11,8 @@ a join flags every string it touches, so joining can only over-approximate.
 
 from __future__ import annotations
 
-import ctypes
 from bisect import bisect_right
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import accumulate
@@ -29,11 +28,6 @@ __all__ = ["Flagged", "Prefilter", "prefilter_for"]
 # combined pattern of every detector needs more than the 8 MB default to stay on the DFA.
 _MAX_MEM = 64 << 20
 _CHUNK = 1 << 20
-# RE2 builds its DFA's states as text needs them and keeps them up to the budget above, so the
-# more varied text a long file brings, the more memory the prefilter holds (tens of MB over a
-# 300 MB file). Compiled afresh once this many bytes have been scanned, the states built so far
-# are let go: memory follows the text since, not the file. Matches are the same either way.
-_RENEW_BYTES = 32 << 20
 
 
 def _options() -> re2.Options:
@@ -42,28 +36,9 @@ def _options() -> re2.Options:
     return options
 
 
-def _libc_trim() -> Callable[[], object]:
-    """glibc's `malloc_trim(0)`: the heap pages freed DFA states held go back to the system
-    (freed in the middle of the heap, glibc keeps them otherwise). A no-op elsewhere."""
-    try:
-        trim = ctypes.CDLL(None).malloc_trim
-    except (OSError, AttributeError):
-        return lambda: None
-    return lambda: trim(0)
-
-
-_trim = _libc_trim()
-
-
 class Prefilter:
     def __init__(self, detectors: Sequence[Detector], known: KnownSecrets) -> None:
         self.detectors = tuple(detectors)
-        self._known = known
-        self._compile()
-
-    def _compile(self) -> None:
-        detectors, known = self.detectors, self._known
-        self._scanned = 0
         parts = [f"(?:{d.prefilter})" for d in detectors]
         # Text that may read differently once decoded (escapes, invisible characters,
         # look-alikes, base64 or hex payloads) needs the decoded views (`redact.decoded`).
@@ -86,7 +61,6 @@ class Prefilter:
     def may_hold(self, text: str) -> bool:
         """Whether a precise detector or a known secret could match somewhere in this string."""
         data = text.encode("utf-8", "surrogatepass")
-        self._scanned += len(data)
         return any(pattern.search(data) is not None for pattern in self.patterns)
 
     def detectors_for(self, text: str) -> tuple[Detector, ...]:
@@ -96,9 +70,7 @@ class Prefilter:
     def look(self, text: str) -> tuple[tuple[Detector, ...], bool]:
         """The detectors whose prefilter matches this string, in order, and whether the string
         may read differently decoded (one RE2 set pass answers both)."""
-        data = text.encode("utf-8", "surrogatepass")
-        self._scanned += len(data)
-        matched = self._set.Match(data)
+        matched = self._set.Match(text.encode("utf-8", "surrogatepass"))
         if not matched:
             return (), False
         detectors = self.detectors
@@ -107,9 +79,6 @@ class Prefilter:
 
     def flag(self, strings: Sequence[str]) -> Flagged:
         """The strings, among many, that a precise detector or a known secret could match."""
-        if self._scanned >= _RENEW_BYTES:
-            self._compile()  # between batches: the DFA states built so far are let go
-            _trim()
         flagged = Flagged(set(), set())
         start = 0
         size = 0
@@ -136,7 +105,6 @@ class Prefilter:
         # starts[i] is the byte offset where strings[i] begins in the joined buffer (each string
         # is followed by one newline).
         starts = list(accumulate(map((1).__add__, lengths), initial=0))
-        self._scanned += len(data) * len(self.patterns)
         for pattern, into in zip(self.patterns, (flagged.any, flagged.known), strict=False):
             for match in pattern.finditer(data):
                 first = bisect_right(starts, match.start()) - 1
