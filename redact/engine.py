@@ -19,13 +19,14 @@ to matter at span sizes, and the precise patterns run on `regex` in either case.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import heapq
+from collections.abc import Iterable, Iterator
 from types import SimpleNamespace
 from typing import Any
 
 import regex
 
-__all__ = ["ENGINE", "fallback", "re2", "translate"]
+__all__ = ["ENGINE", "alternatives", "fallback", "re2", "translate"]
 
 _WORD = "0-9A-Za-z_"
 _SPACE = "\\t\\n\\f\\r "  # RE2's \s: no \v
@@ -150,12 +151,117 @@ class _Match:
         return self._group
 
 
+def alternatives(pattern: str) -> list[str]:
+    """The top-level alternatives of an RE2 pattern (`a|(b|c)|[|]` -> `a`, `(b|c)`, `[|]`)."""
+    parts: list[str] = []
+    depth = 0
+    first = 0
+    i = 0
+    n = len(pattern)
+    while i < n:
+        char = pattern[i]
+        if char == "\\":
+            i += 2
+            continue
+        if char == "[":  # to the end of the class: a `|` or `(` in it is a member
+            i += 1
+            if pattern.startswith("^", i):
+                i += 1
+            if pattern.startswith("]", i):
+                i += 1
+            while i < n and pattern[i] != "]":
+                i += 2 if pattern[i] == "\\" else 1
+        elif char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+        elif char == "|" and depth == 0:
+            parts.append(pattern[first:i])
+            first = i + 1
+        i += 1
+    parts.append(pattern[first:])
+    if len(parts) == 1:
+        return parts
+    # A whole alternative that is one group without a quantifier, `(?:x|y)` or `(?i:x|y)`, is its
+    # own alternatives in the same order: `(?:x|y)|z` is `x|y|z`.
+    flat: list[str] = []
+    for part in parts:
+        opener = _GROUP_OPENER.match(part)
+        if opener and part.endswith(")") and _closes_at_end(part):
+            inner = alternatives(part[opener.end() : -1])
+            if len(inner) > 1:
+                flat.extend(f"{opener.group()}{each})" for each in inner)
+                continue
+        flat.append(part)
+    return flat
+
+
+_GROUP_OPENER = regex.compile(r"\(\?[a-zA-Z-]*:")
+
+
+def _closes_at_end(part: str) -> bool:
+    """Whether the group that opens `part` closes at its last character."""
+    depth = 0
+    i = 0
+    n = len(part)
+    while i < n:
+        char = part[i]
+        if char == "\\":
+            i += 2
+            continue
+        if char == "[":
+            i += 1
+            if part.startswith("^", i):
+                i += 1
+            if part.startswith("]", i):
+                i += 1
+            while i < n and part[i] != "]":
+                i += 2 if part[i] == "\\" else 1
+        elif char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+            if depth == 0:
+                return i == n - 1
+        i += 1
+    return False
+
+
+# Text at least this long is searched alternative by alternative (below, one pass is cheaper).
+_LONG = 4096
+
+
 class _Pattern:
-    __slots__ = ("_compiled", "pattern")
+    """One RE2 pattern on `regex`. In a long text, an alternation of many patterns (the prescan
+    joins every detector's) is searched alternative by alternative, each compiled alone, and the
+    matches merged as the alternation would find them: the leftmost, and at one place the first
+    alternative. `regex` tries every alternative at every offset of the text, which for two
+    hundred of them runs at a fraction of a megabyte a second; alone, most have a literal prefix
+    that it finds fast."""
+
+    __slots__ = ("_alternatives", "_parts_compiled", "_whole", "pattern")
 
     def __init__(self, pattern: bytes | str) -> None:
         self.pattern = pattern
-        self._compiled = regex.compile(translate(_text(pattern)), regex.V0)
+        text = _text(pattern)
+        self._whole = regex.compile(translate(text), regex.V0)
+        self._alternatives = alternatives(text)
+        self._parts_compiled: list[regex.Pattern[str]] | None = None
+
+    @property
+    def _parts(self) -> list[regex.Pattern[str]]:
+        """The alternatives compiled, on first use (only long texts need them)."""
+        if self._parts_compiled is None:
+            self._parts_compiled = [
+                regex.compile(translate(part), regex.V0) for part in self._alternatives
+            ]
+        return self._parts_compiled
+
+    def matches(self, text: str) -> bool:
+        """Whether the pattern matches anywhere in `text`."""
+        if len(text) < _LONG or len(self._alternatives) == 1:
+            return self._whole.search(text) is not None
+        return any(part.search(text) for part in self._parts)
 
     def search(self, data: bytes | str, pos: int = 0, endpos: int | None = None) -> _Match | None:
         for match in self.finditer(data, pos, endpos):
@@ -164,38 +270,93 @@ class _Pattern:
 
     def match(self, data: bytes | str, pos: int = 0, endpos: int | None = None) -> _Match | None:
         """A match that starts at `pos` (RE2's anchored `match`)."""
-        found = self.search(data, pos, endpos)
-        return found if found is not None and found.start() == pos else None
+        if isinstance(data, bytes) and _boundary(data, pos) != pos:
+            return None  # no character starts inside another
+        text, pos, char_pos, end = self._subject(data, pos, endpos)
+        found = self._whole.match(text, char_pos, end)
+        if found is None:
+            return None
+        return self._matches(data, text, pos, char_pos, [found.span()])[0]
 
     def finditer(
         self, data: bytes | str, pos: int = 0, endpos: int | None = None
     ) -> Iterator[_Match]:
+        text, pos, char_pos, end = self._subject(data, pos, endpos)
+        spans = self._spans(text, char_pos, end)
         if isinstance(data, str) or data.isascii():
-            text = data if isinstance(data, str) else data.decode("ascii")
-            end = len(text) if endpos is None else endpos
-            for found in self._compiled.finditer(text, pos, end):
-                start, stop = found.span()
+            for start, stop in spans:
                 yield _Match(start, stop, data[start:stop])
             return
-        # UTF-8 bytes: the text is searched, and its offsets in characters are turned into
-        # offsets in bytes, counted forward (a match starts where the one before it ended, or
-        # later).
+        yield from self._matches(data, text, pos, char_pos, spans)
+
+    @staticmethod
+    def _subject(data: bytes | str, pos: int, endpos: int | None) -> tuple[str, int, int, int]:
+        """The text to search; `pos` (moved past a character it falls inside, whose remaining
+        bytes RE2 cannot match either); and `pos` and `endpos` in the text's characters."""
+        if isinstance(data, str) or data.isascii():
+            text = data if isinstance(data, str) else data.decode("ascii")
+            return text, pos, pos, len(text) if endpos is None else endpos
         text = _text(data)
-        char_at = _characters(data, pos)
-        end = len(text) if endpos is None else _characters(data, endpos)
-        byte_at = pos
-        for found in self._compiled.finditer(text, char_at, end):
-            start, stop = found.span()
+        pos = _boundary(data, pos)
+        end = len(text) if endpos is None else _characters(data, _boundary(data, endpos))
+        return text, pos, _characters(data, pos), end
+
+    @staticmethod
+    def _matches(
+        data: bytes | str, text: str, pos: int, char_pos: int, spans: Iterable[tuple[int, int]]
+    ) -> list[_Match]:
+        """Matches at spans in characters of `text`, with offsets in bytes when `data` is UTF-8
+        bytes: counted forward, as a match starts where the one before it ended, or later."""
+        if isinstance(data, str) or data.isascii():
+            return [_Match(start, stop, data[start:stop]) for start, stop in spans]
+        found: list[_Match] = []
+        char_at, byte_at = char_pos, pos
+        for start, stop in spans:
             byte_at += len(text[char_at:start].encode("utf-8", "surrogatepass"))
             byte_start = byte_at
             byte_at += len(text[start:stop].encode("utf-8", "surrogatepass"))
             char_at = stop
-            yield _Match(byte_start, byte_at, data[byte_start:byte_at])
+            found.append(_Match(byte_start, byte_at, data[byte_start:byte_at]))
+        return found
+
+    def _spans(self, text: str, pos: int, end: int) -> Iterator[tuple[int, int]]:
+        """The matches' spans, in characters, as the alternation's `finditer` gives them."""
+        if len(self._alternatives) == 1 or end - pos < _LONG:
+            for each in self._whole.finditer(text, pos, end):
+                yield each.span()
+            return
+        # The next match of each alternative, by where it starts, then by the alternative's
+        # place in the pattern; one that starts inside a match taken is searched for again.
+        heap: list[tuple[int, int, int]] = []
+        found: regex.Match[str] | None
+        for index, part in enumerate(self._parts):
+            found = part.search(text, pos, end)
+            if found is not None:
+                heap.append((found.start(), index, found.end()))
+        heapq.heapify(heap)
+        while heap:
+            start, index, stop = heap[0]
+            yield start, stop
+            after = stop if stop > start else stop + 1
+            while heap and heap[0][0] < after:
+                _, index, _ = heapq.heappop(heap)
+                found = self._parts[index].search(text, after, end) if after <= end else None
+                if found is not None:
+                    heapq.heappush(heap, (found.start(), index, found.end()))
 
 
 def _characters(data: bytes, offset: int) -> int:
-    """How many characters the first `offset` bytes of UTF-8 `data` hold."""
+    """How many characters the first `offset` bytes of UTF-8 `data` hold (`offset` is where
+    one starts)."""
     return len(data[:offset].decode("utf-8", "surrogatepass"))
+
+
+def _boundary(data: bytes, offset: int) -> int:
+    """The first offset at or after `offset` where a character of UTF-8 `data` starts."""
+    offset = max(0, min(offset, len(data)))
+    while offset < len(data) and data[offset] & 0xC0 == 0x80:
+        offset += 1
+    return offset
 
 
 class _Options:
@@ -221,7 +382,7 @@ class _SearchSet:
 
     def Match(self, data: bytes | str) -> list[int] | None:
         text = _text(data)
-        found = [i for i, p in enumerate(self._patterns) if p._compiled.search(text)]
+        found = [i for i, p in enumerate(self._patterns) if p.matches(text)]
         return found or None
 
 
