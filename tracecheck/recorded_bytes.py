@@ -28,6 +28,7 @@ from redact import KnownSecrets, ShareVerdict, assess, combine_verdicts
 from redact.model import FindingTally, verdict_of
 from redact.profiles import Profile
 from tracecheck.readers.inputs import is_proto_stream, open_file
+from tracecheck.readers.proto_split import message_fields
 
 __all__ = [
     "assess_recorded",
@@ -356,11 +357,11 @@ class _Found:
 
 def _strings(data: memoryview, depth: int) -> _Found | None:
     """The strings of `data` read as a message, or None when it is not one."""
-    payloads = _payloads(data)
-    if payloads is None:
+    fields = message_fields(data)
+    if fields is None:
         return None
     found = _Found([], 0)
-    for payload in payloads:
+    for _, payload in fields:
         inner = _strings(payload, depth + 1) if depth < _MAX_DEPTH and len(payload) else None
         if inner is not None:
             found.strings.extend(inner.strings)
@@ -374,48 +375,6 @@ def _strings(data: memoryview, depth: int) -> _Found | None:
         if text and (inner is None or text.isprintable()):
             found.strings.append(text)
     return found
-
-
-def _payloads(data: memoryview) -> list[memoryview] | None:
-    """The length-delimited payloads of a message's fields, or None when it is not one."""
-    payloads: list[memoryview] = []
-    position, end = 0, len(data)
-    while position < end:
-        key, position = _varint(data, position)
-        if key is None or key >> 3 == 0:
-            return None
-        wire = key & 7
-        if wire == 0:
-            value, position = _varint(data, position)
-            if value is None:
-                return None
-        elif wire == 1:
-            position += 8
-        elif wire == 5:
-            position += 4
-        elif wire == 2:
-            length, position = _varint(data, position)
-            if length is None or position + length > end:
-                return None
-            payloads.append(data[position : position + length])
-            position += length
-        else:  # groups (3, 4) are not in OTLP; anything else is not protobuf
-            return None
-        if position > end:
-            return None
-    return payloads
-
-
-def _varint(data: memoryview, position: int) -> tuple[int | None, int]:
-    result = shift = 0
-    while position < len(data) and shift < 64:
-        byte = data[position]
-        position += 1
-        result |= (byte & 0x7F) << shift
-        if not byte & 0x80:
-            return result, position
-        shift += 7
-    return None, position
 
 
 def _is_text(head: bytes) -> bool:

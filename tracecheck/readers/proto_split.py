@@ -14,7 +14,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-__all__ = ["PROTOBUF_DEPTH", "DeepSpan", "ResourcePart", "ScopePart", "split_request"]
+__all__ = [
+    "PROTOBUF_DEPTH",
+    "DeepSpan",
+    "ResourcePart",
+    "ScopePart",
+    "message_fields",
+    "split_request",
+]
 
 PROTOBUF_DEPTH: Final = 100  # nested messages Python's protobuf parses
 # Levels above each part inside a request: a span lies in a request, resource spans and scope
@@ -134,7 +141,7 @@ def _levels(data: bytes, kind: str) -> int | None:
         view, name, level = stack.pop()
         deepest = max(deepest, level)
         children = _CHILDREN.get(name, {})
-        fields = _fields(view)
+        fields = message_fields(view)
         if fields is None:
             return None
         stack.extend(
@@ -146,13 +153,13 @@ def _levels(data: bytes, kind: str) -> int | None:
 
 
 def _payloads(data: bytes, number: int) -> list[bytes]:
-    fields = _fields(memoryview(data))
+    fields = message_fields(memoryview(data))
     if fields is None:
         raise _Malformed
     return [bytes(payload) for found, payload in fields if found == number]
 
 
-def _fields(data: memoryview) -> list[tuple[int, memoryview]] | None:
+def message_fields(data: memoryview) -> list[tuple[int, memoryview]] | None:
     """The length-delimited fields of a message as (number, payload); None when malformed."""
     fields: list[tuple[int, memoryview]] = []
     position, end = 0, len(data)
