@@ -42,7 +42,11 @@ def test_a_run_that_never_uses_the_plugin_imports_only_the_plugin(
     # Other installed plugins (langsmith's, say) may import OpenTelemetry themselves: what
     # counts is what loading tracecheck's plugin adds to a run without it.
     without = _modules(pytester, plain, "-p", "no:tracecheck")
-    assert sorted(set(loaded) - set(without)) == ["tracecheck", "tracecheck.pytest_plugin"]
+    assert sorted(set(loaded) - set(without)) == [
+        "tracecheck",
+        "tracecheck.lazy",
+        "tracecheck.pytest_plugin",
+    ]
 
 
 def test_a_run_that_uses_the_fixture_imports_what_it_needs(pytester: pytest.Pytester) -> None:

@@ -7,10 +7,11 @@ test asks for the plugin's fixture or marker.
 
 from __future__ import annotations
 
-import importlib
 import sys
 import types
 from typing import TYPE_CHECKING, Any
+
+from tracecheck.lazy import lazy_names
 
 if TYPE_CHECKING:
     from tracecheck.check import check, check_all
@@ -117,17 +118,7 @@ _HOMES = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(home), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+__getattr__, __dir__ = lazy_names(__name__, _HOMES)
 
 
 class _Package(types.ModuleType):
