@@ -21,7 +21,14 @@ from __future__ import annotations
 import regex
 
 from redact.detectors.base import Detector
-from redact.detectors.vendor_support import Accept, password_value, reads_as_words, token_of, vendor
+from redact.detectors.vendor_support import (
+    PLACEHOLDER_MARKS,
+    Accept,
+    password_value,
+    reads_as_words,
+    token_of,
+    vendor,
+)
 
 __all__ = ["ASSIGNMENT_DETECTORS", "random_value"]
 
@@ -247,26 +254,8 @@ def _key_is_secret(match: regex.Match[str]) -> bool:
     return not (before and before[-1] in _NOT_SECRET_KEYS)
 
 
-_PLACEHOLDER_MARKS = (
-    "xxxx",
-    "****",
-    "####",
-    "...",
-    "…",
-    "your_",
-    "your-",
-    "yourkey",
-    "yourtoken",
-    "yourpassword",
-    "changeme",
-    "changeit",
-    "placeholder",
-    "redacted",
-    "${",
-    "{{",
-    "%(",
-    "#{",
-)
+# An assigned value may also be a template's (`%(password)s`, `#{token}`) or a default's.
+_PLACEHOLDER_MARKS = (*PLACEHOLDER_MARKS, "####", "changeit", "%(", "#{")
 _REFERENCE_PREFIXES = ("encrypted:", "enc:", "vault:", "sops:", "kms:", "secretref:", "op:")
 _FIRST_REFUSED = frozenset("$%{[<(*=@~/.-`#!")
 _FILE_SUFFIX = regex.compile(

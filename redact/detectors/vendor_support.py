@@ -25,6 +25,7 @@ __all__ = [
     "ASSIGN",
     "KEYED_VALUE",
     "KEY_START",
+    "PLACEHOLDER_MARKS",
     "QUALIFIED_KEY",
     "SHORT_KEY",
     "Accept",
@@ -88,7 +89,7 @@ def varied(minimum_distinct: int) -> Accept:
 
 
 # Values a person writes where a secret will go; none of them is a secret.
-_PLACEHOLDER_MARKS = (
+PLACEHOLDER_MARKS = (
     "xxxx",
     "****",
     "...",
@@ -101,11 +102,11 @@ _PLACEHOLDER_MARKS = (
     "changeme",
     "placeholder",
     "redacted",
-    "<",
-    ">",
     "${",
     "{{",
 )
+# A token of a known shape between angle brackets is a template's (`<sk-…>`).
+_PLACEHOLDER_MARKS = (*PLACEHOLDER_MARKS, "<", ">")
 _FILE_SUFFIXES = regex.compile(
     r"\.(?:pem|key|json|txt|ya?ml|env|crt|cer|p12|pfx|jks|toml|ini|cfg|conf|py|sh)\Z",
     regex.IGNORECASE | regex.ASCII,
