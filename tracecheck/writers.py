@@ -15,6 +15,7 @@ import orjson
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
 from tracecheck.spans import Scope, Span
+from tracecheck.writers_values import same_value, typed_json, value_key
 
 __all__ = [
     "to_otlp_json",
@@ -55,7 +56,7 @@ def _identity(attributes: Mapping[str, Any]) -> Any:
     try:
         hash(items)
     except TypeError:
-        return _key(attributes)
+        return value_key(attributes)
     return items
 
 
@@ -66,7 +67,7 @@ def _own(span: Span, inherited: Mapping[str, Any]) -> dict[str, Any]:
     return {
         key: value
         for key, value in span.attributes.items()
-        if key not in inherited or not _same(inherited[key], value)
+        if key not in inherited or not same_value(inherited[key], value)
     }
 
 
@@ -232,7 +233,7 @@ def _flat_attributes(attributes: Mapping[str, Any]) -> dict[str, Any]:
         elif isinstance(value, float):
             flat[key] = value if math.isfinite(value) else str(value)
         else:
-            flat[key] = orjson.dumps(_jsonable(value)).decode()
+            flat[key] = orjson.dumps(typed_json(value)).decode()
     return flat
 
 
@@ -301,29 +302,3 @@ def _any_value(value: Any) -> dict[str, Any]:
     if isinstance(value, (list, tuple)):
         return {"arrayValue": {"values": [_any_value(item) for item in value]}}
     return {"stringValue": str(value)}
-
-
-def _key(value: Any) -> bytes:
-    return orjson.dumps(_jsonable(value), option=orjson.OPT_SORT_KEYS)
-
-
-def _jsonable(value: Any) -> Any:
-    if isinstance(value, Mapping):
-        return {key: _jsonable(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_jsonable(item) for item in value]
-    if isinstance(value, (bytes, bytearray)):
-        return {"$bytes": base64.b64encode(value).decode("ascii")}
-    if isinstance(value, float) and not math.isfinite(value):
-        return {"$float": repr(value)}
-    return value
-
-
-def _same(left: Any, right: Any) -> bool:
-    if left is right:
-        return True
-    if type(left) is not type(right):  # 1, 1.0 and True are three different attribute values
-        return False
-    if left.__class__ in (str, int, bool):
-        return bool(left == right)
-    return _key(left) == _key(right)

@@ -24,6 +24,7 @@ import orjson
 from tracecheck.readers.jaeger import FLAGS, KINDS, REF_TYPE, TRACE_WARNINGS, WARNINGS
 from tracecheck.spans import Event, Link, Span
 from tracecheck.writers import to_otlp_request
+from tracecheck.writers_values import json_value, same_value
 
 __all__ = ["to_jaeger", "to_jaeger_api_v3", "to_jaeger_model"]
 
@@ -102,7 +103,7 @@ class _Processes:
         self._ids: dict[bytes, str] = {}
 
     def id_of(self, resource: Mapping[str, Any]) -> str:
-        key = orjson.dumps(_plain(resource), option=orjson.OPT_SORT_KEYS)
+        key = orjson.dumps(json_value(resource), option=orjson.OPT_SORT_KEYS)
         if key not in self._ids:
             self._ids[key] = f"p{len(self._ids) + 1}"
             self.resources[self._ids[key]] = resource
@@ -213,7 +214,7 @@ def _tags(span: Span) -> dict[str, Any]:
     tags = {
         key: value
         for key, value in span.attributes.items()
-        if key not in _OWN_FIELDS and not (key in resource and _same(resource[key], value))
+        if key not in _OWN_FIELDS and not (key in resource and same_value(resource[key], value))
     }
     if span.scope is not None and "otel.scope.name" not in tags:
         tags["otel.scope.name"] = span.scope.name
@@ -306,7 +307,7 @@ def _text(value: Any) -> str:
     """A value of no Jaeger type as JSON text."""
     if isinstance(value, float):
         return str(value)
-    return orjson.dumps(_plain(value)).decode()
+    return orjson.dumps(json_value(value)).decode()
 
 
 def _b64_id(hex_id: str | None, size: int) -> str:
@@ -335,19 +336,3 @@ def _fraction(nanos: int) -> str:
     while digits.endswith("000"):
         digits = digits[:-3]
     return f".{digits}"
-
-
-def _same(left: Any, right: Any) -> bool:
-    return type(left) is type(right) and left == right
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, Mapping):
-        return {str(key): _plain(item) for key, item in value.items()}
-    if isinstance(value, list | tuple):
-        return [_plain(item) for item in value]
-    if isinstance(value, bytes | bytearray):
-        return base64.b64encode(value).decode("ascii")
-    if isinstance(value, float) and not math.isfinite(value):
-        return str(value)
-    return value

@@ -9,8 +9,6 @@ written as sampled (1); dropped counts as 0.
 
 from __future__ import annotations
 
-import base64
-import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -18,6 +16,7 @@ import orjson
 
 from tracecheck.readers.otel_js import OtelJsStyle
 from tracecheck.spans import Span
+from tracecheck.writers_values import json_value
 
 __all__ = ["to_otel_js"]
 
@@ -116,19 +115,7 @@ def _hrtime(nanos: int | None) -> list[int]:
 def _plain(value: Any) -> Any:
     """JSON for any attribute value (JS attributes hold no bytes or objects: those as text)."""
     if isinstance(value, Mapping):
-        return orjson.dumps({str(k): _json(v) for k, v in value.items()}).decode()
+        return orjson.dumps({str(k): json_value(v) for k, v in value.items()}).decode()
     if isinstance(value, list | tuple):
-        return [_json(item) for item in value]
-    return _json(value)
-
-
-def _json(value: Any) -> Any:
-    if isinstance(value, bytes | bytearray):
-        return base64.b64encode(value).decode("ascii")
-    if isinstance(value, float) and not math.isfinite(value):
-        return str(value)
-    if isinstance(value, Mapping):
-        return {str(k): _json(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_json(item) for item in value]
-    return value
+        return [json_value(item) for item in value]
+    return json_value(value)

@@ -11,7 +11,6 @@ has no links: they are not written.
 
 from __future__ import annotations
 
-import base64
 import math
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -29,6 +28,7 @@ from tracecheck.readers.zipkin import (
     decode_annotation,
 )
 from tracecheck.spans import Event, Span
+from tracecheck.writers_values import json_value
 
 __all__ = ["to_zipkin", "zipkin_spans"]
 
@@ -92,7 +92,7 @@ def _server_half(span: Span, server: Mapping[str, Any]) -> dict[str, Any]:
     if server.get("parentId") is not None:
         out["parentId"] = server["parentId"]
     out["id"] = span.span_id or ""
-    out.update((key, _plain(value)) for key, value in server.items() if key != "parentId")
+    out.update((key, json_value(value)) for key, value in server.items() if key != "parentId")
     out["shared"] = True
     return out
 
@@ -162,7 +162,7 @@ def _tag_value(value: Any) -> Any:
         return str(value)
     if isinstance(value, float):
         return repr(value) if math.isfinite(value) else str(value)
-    return orjson.dumps(_plain(value)).decode()
+    return orjson.dumps(json_value(value)).decode()
 
 
 def _annotation(event: Event) -> dict[str, Any]:
@@ -170,7 +170,7 @@ def _annotation(event: Event) -> dict[str, Any]:
     if event.time_ns is not None:
         out["timestamp"] = _micros(event.time_ns)
     if event.attributes or _looks_encoded(event.name):
-        out["value"] = orjson.dumps({event.name: _plain(dict(event.attributes))}).decode()
+        out["value"] = orjson.dumps({event.name: json_value(dict(event.attributes))}).decode()
     else:
         out["value"] = event.name
     return out
@@ -184,16 +184,3 @@ def _looks_encoded(name: str) -> bool:
 def _micros(nanos: int) -> int:
     """Microseconds, rounded as OpenTelemetry's Zipkin exporters round."""
     return (nanos + 500) // 1000
-
-
-def _plain(value: Any) -> Any:
-    """JSON for a value of any attribute (bytes as base64, read-only mappings as objects)."""
-    if isinstance(value, Mapping):
-        return {str(key): _plain(item) for key, item in value.items()}
-    if isinstance(value, list | tuple):
-        return [_plain(item) for item in value]
-    if isinstance(value, bytes | bytearray):
-        return base64.b64encode(value).decode("ascii")
-    if isinstance(value, float) and not math.isfinite(value):
-        return str(value)
-    return value
