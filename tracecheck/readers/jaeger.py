@@ -19,7 +19,7 @@ other than 1 (sampled) as `jaeger.flags`, for a writer to put back.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -47,6 +47,8 @@ __all__ = [
     "is_jaeger_document",
     "is_jaeger_span",
     "jaeger_span",
+    "log_event",
+    "log_events",
     "read_jaeger",
 ]
 
@@ -271,6 +273,16 @@ def _references(raw: Any, ctx: ReadContext, where: str) -> list[Reference]:
 
 
 def _logs(raw: Any, ctx: ReadContext, where: str) -> tuple[Event, ...]:
+    return log_events(raw, ctx, where, _micros, typed_tags)
+
+
+Read = Callable[[Any, ReadContext, str], Any]
+
+
+def log_events(
+    raw: Any, ctx: ReadContext, where: str, time_of: Read, fields_of: Read
+) -> tuple[Event, ...]:
+    """A span's logs as events, each log's time and fields read as its format writes them."""
     if raw is None:
         return ()
     if not isinstance(raw, list):
@@ -280,9 +292,8 @@ def _logs(raw: Any, ctx: ReadContext, where: str) -> tuple[Event, ...]:
         place = f"{where}[{index}]"
         if not isinstance(log, dict):
             raise ctx.error(place, "is not a log object")
-        time = _micros(log.get("timestamp"), ctx, f"{place}.timestamp")
-        fields = typed_tags(log.get("fields"), ctx, f"{place}.fields")
-        events.append(log_event(time, fields))
+        time = time_of(log.get("timestamp"), ctx, f"{place}.timestamp")
+        events.append(log_event(time, fields_of(log.get("fields"), ctx, f"{place}.fields")))
     return tuple(events)
 
 

@@ -25,7 +25,7 @@ from tracecheck.readers.common import (
     parse_iso8601,
     special_double,
 )
-from tracecheck.readers.jaeger import TRACE_WARNINGS, Reference, jaeger_span, log_event
+from tracecheck.readers.jaeger import TRACE_WARNINGS, Reference, jaeger_span, log_events
 from tracecheck.readers.otlp_json import spans_from_request
 from tracecheck.readers.tracer_parts import JsonValue, at, checked_id, refuse_misread, text
 from tracecheck.spans import Event, Span
@@ -250,18 +250,7 @@ def _references(raw: Any, ctx: ReadContext, where: str) -> list[Reference]:
 
 
 def _logs(raw: Any, ctx: ReadContext, where: str) -> tuple[Event, ...]:
-    if raw is None:
-        return ()
-    if not isinstance(raw, list):
-        raise ctx.error(where, f"is {described(raw)}, not a list of logs")
-    events = []
-    for index, log in enumerate(raw):
-        place = f"{where}[{index}]"
-        if not isinstance(log, dict):
-            raise ctx.error(place, "is not a log object")
-        time = _timestamp(log.get("timestamp"), ctx, f"{place}.timestamp")
-        events.append(log_event(time, model_tags(log.get("fields"), ctx, f"{place}.fields")))
-    return tuple(events)
+    return log_events(raw, ctx, where, _timestamp, model_tags)
 
 
 def _process(raw: Any, ctx: ReadContext, where: str) -> dict[str, Any] | None:
