@@ -151,11 +151,10 @@ class _Match:
         return self._group
 
 
-def alternatives(pattern: str) -> list[str]:
-    """The top-level alternatives of an RE2 pattern (`a|(b|c)|[|]` -> `a`, `(b|c)`, `[|]`)."""
-    parts: list[str] = []
+def _structure(pattern: str) -> Iterator[tuple[int, str, int]]:
+    """Each `(`, `)` and `|` of an RE2 pattern outside escapes and character classes (where a
+    `|` or `(` is a member), with its index and the group depth after it."""
     depth = 0
-    first = 0
     i = 0
     n = len(pattern)
     while i < n:
@@ -163,7 +162,7 @@ def alternatives(pattern: str) -> list[str]:
         if char == "\\":
             i += 2
             continue
-        if char == "[":  # to the end of the class: a `|` or `(` in it is a member
+        if char == "[":  # to the end of the class
             i += 1
             if pattern.startswith("^", i):
                 i += 1
@@ -171,14 +170,20 @@ def alternatives(pattern: str) -> list[str]:
                 i += 1
             while i < n and pattern[i] != "]":
                 i += 2 if pattern[i] == "\\" else 1
-        elif char == "(":
-            depth += 1
-        elif char == ")":
-            depth -= 1
-        elif char == "|" and depth == 0:
+        elif char in "()|":
+            depth += (char == "(") - (char == ")")
+            yield i, char, depth
+        i += 1
+
+
+def alternatives(pattern: str) -> list[str]:
+    """The top-level alternatives of an RE2 pattern (`a|(b|c)|[|]` -> `a`, `(b|c)`, `[|]`)."""
+    parts: list[str] = []
+    first = 0
+    for i, char, depth in _structure(pattern):
+        if char == "|" and depth == 0:
             parts.append(pattern[first:i])
             first = i + 1
-        i += 1
     parts.append(pattern[first:])
     if len(parts) == 1:
         return parts
@@ -201,29 +206,9 @@ _GROUP_OPENER = regex.compile(r"\(\?[a-zA-Z-]*:")
 
 def _closes_at_end(part: str) -> bool:
     """Whether the group that opens `part` closes at its last character."""
-    depth = 0
-    i = 0
-    n = len(part)
-    while i < n:
-        char = part[i]
-        if char == "\\":
-            i += 2
-            continue
-        if char == "[":
-            i += 1
-            if part.startswith("^", i):
-                i += 1
-            if part.startswith("]", i):
-                i += 1
-            while i < n and part[i] != "]":
-                i += 2 if part[i] == "\\" else 1
-        elif char == "(":
-            depth += 1
-        elif char == ")":
-            depth -= 1
-            if depth == 0:
-                return i == n - 1
-        i += 1
+    for i, char, depth in _structure(part):
+        if char == ")" and depth == 0:
+            return i == len(part) - 1
     return False
 
 
