@@ -91,12 +91,12 @@ from redact.ingest_store import RecordedResponse, SpanRow, SpanStore, StoreUnava
 from redact.model import ShareVerdict, share_allowed
 from redact.profiles import Profile
 from redact.spans import assess_spans
-from tracecheck.contract.load import load_yaml
 from tracecheck.errors import ContractError, TraceReadError
+from tracecheck.naming import a_json_type
 from tracecheck.readers import deep_json
 from tracecheck.readers.common import ReadContext
 from tracecheck.readers.flat import spans_from_rows
-from tracecheck.rules.pointers import a_json_type
+from tracecheck.yaml12 import load_yaml
 
 __all__ = [
     "DEFAULT_MAX_BODY_BYTES",

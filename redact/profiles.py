@@ -179,8 +179,8 @@ def _document(source: str | Path | Mapping[str, Any]) -> tuple[Any, str | None]:
         where: str | None = str(path)
     else:
         text, where = source, None
-    from tracecheck.contract.load import load_yaml
     from tracecheck.errors import ContractError
+    from tracecheck.yaml12 import load_yaml
 
     try:
         return load_yaml(text), where
@@ -208,7 +208,7 @@ def _names_a_file(text: str) -> bool:
 
 
 def _build(document: Any, problems: list[str]) -> Profile | None:
-    from tracecheck.contract.suggest import unknown_message
+    from tracecheck.naming import unknown_message
 
     if not isinstance(document, Mapping):
         problems.append("a profile is an object with keys: " + ", ".join(_TOP_KEYS))
@@ -257,7 +257,7 @@ def _cap(value: Any, base: Profile, problems: list[str]) -> int:
 
 
 def _keys(value: Any, problems: list[str]) -> dict[KeyClass, frozenset[str]]:
-    from tracecheck.contract.suggest import unknown_message
+    from tracecheck.naming import unknown_message
 
     if not isinstance(value, Mapping):
         problems.append("/keys: must be an object of key class → list of key names")
@@ -278,8 +278,7 @@ def _keys(value: Any, problems: list[str]) -> dict[KeyClass, frozenset[str]]:
 
 def _detector_choices(value: Any, problems: list[str]) -> tuple[frozenset[str], frozenset[str]]:
     """The detector ids a profile disables and enables."""
-    from tracecheck.contract.suggest import unknown_message
-    from tracecheck.contract.words import quote
+    from tracecheck.naming import quote, unknown_message
 
     if not isinstance(value, Mapping):
         problems.append("/detectors: must be an object with the keys: disable, enable")
@@ -296,9 +295,7 @@ def _detector_choices(value: Any, problems: list[str]) -> tuple[frozenset[str], 
 
 def _detector_ids(value: Mapping[str, Any], key: str, problems: list[str]) -> frozenset[str]:
     from redact.detectors import DETECTORS
-    from tracecheck.contract.suggest import did_you_mean
-    from tracecheck.contract.words import quote
-    from tracecheck.rules.pointers import a_json_type
+    from tracecheck.naming import a_json_type, did_you_mean, quote
 
     names = value.get(key, [])
     if not isinstance(names, list):

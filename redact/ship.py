@@ -52,7 +52,7 @@ from redact.isolated import scrub_batch
 from redact.model import RedactionReport
 from redact.profiles import Profile
 from redact.spans import DroppedSpan
-from tracecheck.rules.pointers import a_json_type, json_type
+from tracecheck.naming import a_json_type, json_type
 from tracecheck.spans import Span
 from tracecheck.writers import to_trace_span_events
 

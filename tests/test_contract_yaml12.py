@@ -15,9 +15,8 @@ from hypothesis import strategies as st
 
 from tracecheck.contract import compile_contract
 from tracecheck.contract import spec as names
-from tracecheck.contract.load import load_yaml
-from tracecheck.contract.yaml12 import Yaml12Dumper
 from tracecheck.errors import ContractError
+from tracecheck.yaml12 import Yaml12Dumper, load_yaml
 
 
 @pytest.mark.parametrize(

@@ -20,8 +20,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tracecheck.contract import compile_contract
-from tracecheck.contract.yaml12 import Yaml12Loader
 from tracecheck.errors import ContractError
+from tracecheck.yaml12 import Yaml12Loader
 
 jsonschema = pytest.importorskip("jsonschema")
 

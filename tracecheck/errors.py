@@ -58,6 +58,13 @@ class ContractProblem:
     def __str__(self) -> str:
         return f"{self.path}: {self.message}" if self.path else self.message
 
+    @classmethod
+    def duplicate_key(cls, where: str, key: object, at: str = "") -> ContractProblem:
+        """A key written twice in one object (`at` places the second, when known)."""
+        from tracecheck.naming import quote
+
+        return cls(where, f"duplicate key {quote(key)}{at}")
+
 
 class ContractError(Exception):
     """A contract that cannot be compiled; `problems` lists every problem found, in order."""

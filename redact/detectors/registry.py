@@ -47,9 +47,8 @@ def detector(id: str) -> Detector:
     try:
         return DETECTORS[id]
     except KeyError:
-        # Imported here: the did-you-mean helper pulls in the contract package, which the export
-        # path of a live agent should not pay for.
-        from tracecheck.contract.suggest import did_you_mean
+        # Imported here: a live agent's export path never needs it.
+        from tracecheck.naming import did_you_mean
 
         # Not the whole list of ids: there are more than a hundred.
         suggestion = did_you_mean(id, tuple(DETECTORS))

@@ -87,7 +87,7 @@ def builtin_path(ref: str) -> Path:
     files = _files()
     if name in files:
         return files[name]
-    from tracecheck.contract.suggest import did_you_mean
+    from tracecheck.naming import did_you_mean
 
     suggestion = did_you_mean(name, list(files))
     hint = f' — did you mean "{PREFIX}{suggestion}"?' if suggestion else ""

@@ -11,9 +11,9 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from tracecheck.contract.suggest import unknown_message
-from tracecheck.contract.words import describe, quote
+from tracecheck.contract.words import describe
 from tracecheck.errors import ContractProblem
+from tracecheck.naming import quote, unknown_message
 
 __all__ = ["MISSING", "Checker", "is_json_value", "pointer_problem"]
 

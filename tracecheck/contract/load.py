@@ -1,7 +1,7 @@
 """Reading a contract document: a path, JSON or YAML text, or an already-parsed value.
 
 A file's problems name the file (`ContractError.source`). JSON syntax errors carry their line
-and column; YAML is read as YAML 1.2 (yaml12.py: `yes` and `1:20` are strings, `010` is 10),
+and column; YAML is read as YAML 1.2 (tracecheck/yaml12.py: `yes` and `1:20` are strings, `010` is 10),
 the version editors validate it as. A key written twice in one object is refused at its place
 (both parsers would silently keep the last one, dropping a check).
 """
@@ -17,13 +17,13 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from tracecheck.contract.builtin import builtin_path, is_builtin
-from tracecheck.contract.words import key_path, quote
 from tracecheck.errors import ContractError, ContractProblem
+from tracecheck.naming import key_path
 
 if TYPE_CHECKING:  # PyYAML is imported when a YAML contract is read, not for a JSON one
-    import yaml
+    pass
 
-__all__ = ["ContractSource", "load_document", "load_yaml", "parse_text"]
+__all__ = ["ContractSource", "load_document", "parse_text"]
 
 ContractSource = str | os.PathLike[str] | bytes | Any
 _JSON_SUFFIXES = (".json",)
@@ -120,10 +120,6 @@ def _refuse(problems: list[ContractProblem], source: str | None) -> None:
         raise ContractError(problems, source=source)
 
 
-def _duplicate(where: str, key: Any, at: str = "") -> ContractProblem:
-    return ContractProblem(where, f"duplicate key {quote(key)}{at}")
-
-
 class _Pairs(list[tuple[str, Any]]):
     """A JSON object as written: its members in order, repeated keys kept (an
     `object_pairs_hook`), so that a second pass can name where a key repeats."""
@@ -134,7 +130,7 @@ def _json_duplicates(value: Any, where: str) -> Iterator[ContractProblem]:
         seen: set[str] = set()
         for key, member in value:
             if key in seen:
-                yield _duplicate(where, key)
+                yield ContractProblem.duplicate_key(where, key)
             seen.add(key)
             yield from _json_duplicates(member, key_path(where, key))
     elif isinstance(value, list):
@@ -148,62 +144,10 @@ def _json_error(exc: orjson.JSONDecodeError, source: str | None) -> ContractErro
     )
 
 
-def load_yaml(text: str, source: str | None = None) -> Any:
-    """YAML (or JSON) text read as YAML 1.2 (`Yaml12Loader`), refusing a key written twice in
-    one mapping with a `ContractError` that names its place and line. PyYAML's own errors
-    propagate."""
-    from tracecheck.contract.yaml12 import Yaml12Loader
-
-    loader = Yaml12Loader(text)
-    try:
-        node = loader.get_single_node()
-        if node is None:
-            return None
-        _refuse(list(_yaml_duplicates(loader, node, "", set())), source)
-        return loader.construct_document(node)
-    finally:
-        loader.dispose()
-
-
-def _yaml_duplicates(
-    loader: yaml.SafeLoader, node: yaml.Node, where: str, visited: set[int]
-) -> Iterator[ContractProblem]:
-    """Keys written twice in one mapping (a `<<` merge may override; that is not a repeat).
-    A node reached again through an alias is checked once, so a recursive alias ends."""
-    import yaml
-
-    if id(node) in visited:
-        return
-    visited.add(id(node))
-    if isinstance(node, yaml.SequenceNode):
-        for index, item in enumerate(node.value):
-            yield from _yaml_duplicates(loader, item, f"{where}[{index}]", visited)
-    elif isinstance(node, yaml.MappingNode):
-        seen: set[Any] = set()
-        for key_node, value_node in node.value:
-            if key_node.tag == "tag:yaml.org,2002:merge":
-                continue
-            key = _yaml_key(loader, key_node)
-            if key in seen:
-                mark = key_node.start_mark
-                yield _duplicate(where, key, f" (line {mark.line + 1}, column {mark.column + 1})")
-            seen.add(key)
-            yield from _yaml_duplicates(loader, value_node, key_path(where, str(key)), visited)
-
-
-def _yaml_key(loader: yaml.SafeLoader, node: yaml.Node) -> Any:
-    """A mapping key as the loader would build it; one that cannot be hashed is compared by
-    its text."""
-    key = loader.construct_object(node, deep=True)
-    try:
-        hash(key)
-    except TypeError:
-        return repr(key)
-    return key
-
-
 def _parse_yaml(text: str, source: str | None) -> Any:
     import yaml
+
+    from tracecheck.yaml12 import load_yaml
 
     try:
         return load_yaml(text, source)

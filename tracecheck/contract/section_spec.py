@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 from tracecheck.contract.checker import MISSING, Checker
-from tracecheck.contract.words import describe, map_path, quote
+from tracecheck.contract.words import describe, map_path
+from tracecheck.naming import quote
 from tracecheck.rules.operators import ArgumentCheck, Occurrence, OrderMode, WriteTool
 
 __all__ = [

@@ -40,10 +40,10 @@ from tracecheck.contract.section_spec import (
     RunSpec,
     ToolsSpec,
 )
-from tracecheck.contract.suggest import did_you_mean
-from tracecheck.contract.words import describe, key_path
+from tracecheck.contract.words import describe
 from tracecheck.contract.words import json_type as json_type
 from tracecheck.errors import ContractProblem
+from tracecheck.naming import did_you_mean, key_path
 from tracecheck.rules.predicates import Predicate
 
 __all__ = [

@@ -6,7 +6,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["describe", "json_type", "key_path", "map_path", "quote"]
+__all__ = ["describe", "json_type", "map_path"]
 
 
 def json_type(value: Any) -> str:
@@ -41,14 +41,6 @@ def describe(value: Any) -> str:
         return "an empty string" if value == "" else "a string"
     kind = json_type(value)
     return f"an {kind}" if kind[0] in "aeiou" else f"a {kind}"
-
-
-def quote(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False) if isinstance(value, str) else repr(value)
-
-
-def key_path(where: str, key: str) -> str:
-    return f"{where}.{key}" if where else key
 
 
 def map_path(where: str, key: str) -> str:

@@ -6,12 +6,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from tracecheck.naming import json_type, with_article
 from tracecheck.rules.base import (
     Occurrence,
     at,
 )
 from tracecheck.rules.canonical import canonical_json
-from tracecheck.rules.pointers import ABSENT, json_type, resolve, with_article
+from tracecheck.rules.pointers import ABSENT, resolve
 from tracecheck.rules.predicates import Predicate, RuleError, json_equal
 from tracecheck.rules.subject import Subject
 from tracecheck.spans import Span

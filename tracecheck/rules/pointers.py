@@ -18,11 +18,8 @@ from tracecheck.rules.predicates import RuleError
 
 __all__ = [
     "ABSENT",
-    "a_json_type",
-    "json_type",
     "parse_pointer",
     "resolve",
-    "with_article",
     "without_member",
 ]
 
@@ -93,40 +90,3 @@ def _drop(value: Any, tokens: tuple[str, ...]) -> Any:
     else:
         del items[index]
     return items
-
-
-def json_type(value: Any) -> str | None:
-    """The JSON type name of a value, or None when it is not a JSON value."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, (int, float)):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, Mapping):
-        return "object"
-    if isinstance(value, (list, tuple)):
-        return "array"
-    return None
-
-
-_ARTICLES = {
-    "string": "a string",
-    "number": "a number",
-    "boolean": "a boolean",
-    "object": "an object",
-    "array": "an array",
-    "null": "null",
-}
-
-
-def with_article(type_name: str) -> str:
-    """`an object`, `a string`, `null`: a type named in a sentence."""
-    return _ARTICLES.get(type_name, f"a {type_name}")
-
-
-def a_json_type(value: Any) -> str:
-    """The JSON type of a value with its article: how a message names a value it may not show."""
-    return with_article(json_type(value) or type(value).__name__)

@@ -22,10 +22,15 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterator
+from typing import Any
 
 import yaml
 
-__all__ = ["Yaml12Dumper", "Yaml12Loader"]
+from tracecheck.errors import ContractError, ContractProblem
+from tracecheck.naming import key_path
+
+__all__ = ["Yaml12Dumper", "Yaml12Loader", "load_yaml"]
 
 _NULL = re.compile(r"(?:~|null|Null|NULL|)\Z")
 _BOOL = re.compile(r"(?:true|True|TRUE|false|False|FALSE)\Z")
@@ -109,3 +114,57 @@ class Yaml12Dumper(yaml.SafeDumper):
 
 for _tag, _pattern, _first in _RESOLVERS:
     Yaml12Dumper.add_implicit_resolver(_tag, _pattern, _first)
+
+
+def load_yaml(text: str, source: str | None = None) -> Any:
+    """YAML (or JSON) text read as YAML 1.2 (`Yaml12Loader`), refusing a key written twice in
+    one mapping with a `ContractError` that names its place and line. PyYAML's own errors
+    propagate."""
+    loader = Yaml12Loader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        problems = list(_yaml_duplicates(loader, node, "", set()))
+        if problems:
+            raise ContractError(problems, source=source)
+        return loader.construct_document(node)
+    finally:
+        loader.dispose()
+
+
+def _yaml_duplicates(
+    loader: yaml.SafeLoader, node: yaml.Node, where: str, visited: set[int]
+) -> Iterator[ContractProblem]:
+    """Keys written twice in one mapping (a `<<` merge may override; that is not a repeat).
+    A node reached again through an alias is checked once, so a recursive alias ends."""
+    if id(node) in visited:
+        return
+    visited.add(id(node))
+    if isinstance(node, yaml.SequenceNode):
+        for index, item in enumerate(node.value):
+            yield from _yaml_duplicates(loader, item, f"{where}[{index}]", visited)
+    elif isinstance(node, yaml.MappingNode):
+        seen: set[Any] = set()
+        for key_node, value_node in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                continue
+            key = _yaml_key(loader, key_node)
+            if key in seen:
+                mark = key_node.start_mark
+                yield ContractProblem.duplicate_key(
+                    where, key, f" (line {mark.line + 1}, column {mark.column + 1})"
+                )
+            seen.add(key)
+            yield from _yaml_duplicates(loader, value_node, key_path(where, str(key)), visited)
+
+
+def _yaml_key(loader: yaml.SafeLoader, node: yaml.Node) -> Any:
+    """A mapping key as the loader would build it; one that cannot be hashed is compared by
+    its text."""
+    key = loader.construct_object(node, deep=True)
+    try:
+        hash(key)
+    except TypeError:
+        return repr(key)
+    return key
