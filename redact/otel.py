@@ -50,6 +50,7 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
     ) from exc
 
 from redact.core import assess
+from redact.held_back import reasons
 from redact.inspector import known_secrets_of
 from redact.isolated import scrub_batch
 from redact.known import KnownSecrets
@@ -318,16 +319,7 @@ def _spans(count: int) -> str:
 
 
 def _reasons(verdicts: Iterable[ShareVerdict]) -> str:
-    reasons: set[str] = set()
-    for verdict in verdicts:
-        reasons.update(
-            f"{finding.category}/{finding.detector}"
-            for finding in verdict.findings
-            if finding.severity == "error"
-        )
-        if verdict.unreadable:
-            reasons.add("unreadable")
-    return ", ".join(sorted(reasons)) or "no reason given"
+    return ", ".join(reasons(verdicts)) or "no reason given"
 
 
 # Back into the SDK ---------------------------------------------------------------------------

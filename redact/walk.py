@@ -26,6 +26,7 @@ from redact.model import (
     ShareVerdict,
     verdict_of,
 )
+from redact.profiles import Profile
 from redact.strings import (
     DataUri,
     cap_string,
@@ -70,6 +71,23 @@ def _holds_key(value: Mapping[Any, Any], key: str) -> bool:
 
 def _is_number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def key_rule(key_class: KeyClass | None, value: Any, profile: Profile) -> KeyClass | None:
+    """The class whose rule applies to `value` under a key of `key_class`, or None when the key
+    decides nothing and the value is looked at as it is. One decision for redacting and for
+    assessing: a credential key takes any value but a number (a count, a flag); a personal or
+    identifier key a string or a number; a raw-content key anything but a number. A
+    share-personal key counts only in profiles that remove such keys."""
+    if key_class is None:
+        return None
+    number = _is_number(value)
+    scalar = number or isinstance(value, str)
+    if key_class is KeyClass.CREDENTIAL or key_class is KeyClass.RAW_CONTENT:
+        return None if number else key_class
+    if key_class is KeyClass.SHARE_PERSONAL and not profile.remove_share_personal_keys:
+        return None
+    return key_class if scalar else None
 
 
 class QuietMappings:
@@ -294,23 +312,16 @@ class Redactor:
             return value
         if isinstance(value, str) and self.inspector.is_placeholder(value):
             return value
-        key_class = self.profile.keys.classify(key)
-        if key_class is not None:
-            number = _is_number(value)
-            scalar = number or isinstance(value, str)
-            profile = self.profile
-            if key_class is KeyClass.CREDENTIAL and not number:
-                return self._marker(path, "credential", "credential-key")
-            if scalar and (
-                key_class is KeyClass.EMAIL
-                or (key_class is KeyClass.SHARE_PERSONAL and profile.remove_share_personal_keys)
-            ):
-                return self._marker(path, "personal-data", "personal-data-key")
-            if scalar and key_class is KeyClass.IDENTIFIER and profile.pseudonymize_identifiers:
+        profile = self.profile
+        rule = key_rule(profile.keys.classify(key), value, profile)
+        if rule is KeyClass.IDENTIFIER:
+            if profile.pseudonymize_identifiers:
                 self._record(path, "identifier", "identifier-key", "pseudonymized")
                 return pseudonym(self._key(), value)
-            if key_class is KeyClass.RAW_CONTENT and profile.remove_raw_content_keys and not number:
-                return self._marker(path, "raw-content", "raw-content-key")
+        elif rule is not None and (
+            rule is not KeyClass.RAW_CONTENT or profile.remove_raw_content_keys
+        ):
+            return self._marker(path, *_KEY_FINDINGS[rule])
         return self.value(value, path, depth + 1)
 
     def _key(self) -> bytes:
@@ -495,25 +506,11 @@ class Assessor:
             return
         if isinstance(value, str) and self.inspector.is_placeholder(value):
             return
-        key_class = self.profile.keys.classify(key)
-        if key_class is not None:
-            number = _is_number(value)
-            scalar = number or isinstance(value, str)
-            if key_class is KeyClass.CREDENTIAL and not number:
-                self._flag(path, "credential", "credential-key")
-                return
-            if scalar and (
-                key_class is KeyClass.EMAIL
-                or (
-                    key_class is KeyClass.SHARE_PERSONAL and self.profile.remove_share_personal_keys
-                )
-            ):
-                self._flag(path, "personal-data", "personal-data-key")
-                return
-            if scalar and key_class is KeyClass.IDENTIFIER:
-                self._flag(path, "identifier", "identifier-key")
-            if key_class is KeyClass.RAW_CONTENT and not number:
-                self._flag(path, "raw-content", "raw-content-key")
+        rule = key_rule(self.profile.keys.classify(key), value, self.profile)
+        if rule is not None:
+            self._flag(path, *_KEY_FINDINGS[rule])
+            if rule not in (KeyClass.IDENTIFIER, KeyClass.RAW_CONTENT):
+                return  # the value is gone whatever it holds: nothing more to find in it
         self.value(value, path, depth + 1)
 
     def string(self, text: str, path: str) -> None:

@@ -10,7 +10,7 @@ from typing import Any
 import httpx
 import orjson
 
-from redact.proxy import ProxyApp, ProxySettings
+from redact.shipping import ProxyApp, ProxySettings
 
 TRACE = "4bf92f3577b34da6a3ce929d0e0e4736"
 

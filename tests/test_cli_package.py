@@ -147,14 +147,14 @@ def _minimal(name: str) -> list[str]:
 
 
 def test_the_defaults_help_shows_are_the_servers_own() -> None:
-    import redact.ingest_server
-    import redact.proxy
+    import redact.shipping.ingest
+    import redact.shipping.proxy
     from tracecheck.cli import ingest, proxy
 
-    assert proxy.DEFAULT_MAX_BODY_BYTES == redact.proxy.DEFAULT_MAX_BODY_BYTES
-    assert proxy.DEFAULT_QUEUE_SIZE == redact.proxy.DEFAULT_QUEUE_SIZE
-    assert proxy.DEFAULT_UPSTREAM_TIMEOUT == redact.proxy.DEFAULT_UPSTREAM_TIMEOUT
-    assert ingest.DEFAULT_MAX_BODY_BYTES == redact.ingest_server.DEFAULT_MAX_BODY_BYTES
+    assert proxy.DEFAULT_MAX_BODY_BYTES == redact.shipping.proxy.DEFAULT_MAX_BODY_BYTES
+    assert proxy.DEFAULT_QUEUE_SIZE == redact.shipping.proxy.DEFAULT_QUEUE_SIZE
+    assert proxy.DEFAULT_UPSTREAM_TIMEOUT == redact.shipping.proxy.DEFAULT_UPSTREAM_TIMEOUT
+    assert ingest.DEFAULT_MAX_BODY_BYTES == redact.shipping.ingest.DEFAULT_MAX_BODY_BYTES
 
 
 def test_the_format_names_are_the_readers_and_writers_own() -> None:

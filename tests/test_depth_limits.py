@@ -27,7 +27,9 @@ from surfaces import TRACE, kvlist, otlp_document, otlp_span, proxy_post
 
 import redact.otel
 from redact.otel import RedactingSpanExporter
-from redact.ship import ShipRefused, prepare_shipment
+from redact.profiles import resolve_profile
+from redact.shipping import ShipRefused, prepare_shipment
+from redact.shipping.otlp import encodable
 from redact.spans import scrub_spans
 from tracecheck import read_traces
 from tracecheck.cli import ExitCode, main
@@ -231,20 +233,18 @@ def test_the_proxy_drops_and_counts_a_span_too_deep_and_forwards_the_rest(encodi
     assert app.metrics.value("tracecheck_proxy_spans_forwarded_total") == 2
 
 
-def test_the_proxy_drops_a_span_the_encoder_refuses(monkeypatch: pytest.MonkeyPatch) -> None:
-    real = to_otlp_json
-
+def test_the_proxy_drops_a_span_the_encoder_refuses() -> None:
     def picky(spans: Any) -> bytes:
         if any(span.name == "unwritable" for span in spans):
             raise TypeError("Recursion limit reached")
-        return real(spans)
+        return to_otlp_json(spans)
 
-    monkeypatch.setattr(redact.proxy, "to_otlp_json", picky)
     body = otlp_document(otlp_span("1" * 16, "fine"), otlp_span("2" * 16, "unwritable"))
-    response, _app, upstream = proxy_post(body, "application/json")
-    assert response.status_code == 200
-    assert orjson.loads(response.content)["partialSuccess"]["rejectedSpans"] == "1"
-    assert [s.name for t in read_traces(upstream.bodies[0]) for s in t.spans] == ["fine"]
+    spans = [s for t in read_traces(body) for s in t.spans]
+    data, kept, dropped = encodable(spans, picky, resolve_profile("share"))
+    assert [s.name for s in kept] == ["fine"]
+    assert [(d.span_id, d.verdict.status.value) for d in dropped] == [("2" * 16, "UNKNOWN")]
+    assert [s.name for t in read_traces(data) for s in t.spans] == ["fine"]
 
 
 def sdk_span(span_id: int, name: str, **attributes: Any) -> ReadableSpan:

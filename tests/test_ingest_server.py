@@ -10,8 +10,10 @@ import socket
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -19,22 +21,21 @@ import httpx
 import orjson
 import pytest
 
-from redact.ingest_server import (
+from redact.profiles import resolve_profile
+from redact.shipping import (
     INGEST_PATH,
     WIRE_VERSION,
     IngestApp,
-    TenantError,
-    Tenants,
-    create_app,
-    key_hash,
-)
-from redact.ingest_store import (
-    IDEMPOTENCY_WINDOW_SECONDS,
     RecordedResponse,
     SpanRow,
     SqliteSpanStore,
+    TenantError,
+    Tenants,
+    key_hash,
+    validate_span,
 )
-from redact.profiles import resolve_profile
+from redact.shipping.ingest import create_app
+from redact.shipping.store import IDEMPOTENCY_WINDOW_SECONDS, RowOutcome
 from tracecheck.cli import main
 
 # Fake keys, assembled at run time.
@@ -509,15 +510,86 @@ def test_a_refused_request_is_not_recorded(app: IngestApp) -> None:
     assert post(app, [span()], idempotency_key="k").json()["accepted"] == 1
 
 
+def _answer(body: bytes, status: int = 200) -> Callable[[list[RowOutcome]], RecordedResponse]:
+    return lambda outcomes: RecordedResponse(status, body)
+
+
 def test_store_keeps_the_first_response_under_a_key(store: SqliteSpanStore) -> None:
-    store.remember_response("acme", "k", RecordedResponse(200, b"first"), now=100.0)
-    store.remember_response("acme", "k", RecordedResponse(200, b"second"), now=200.0)
+    row = SpanRow.of(validate_span(span()))
+    once = store.store_batch_once
+    assert once("acme", [row], "k", 100.0, _answer(b"first")) == (
+        RecordedResponse(200, b"first"),
+        False,
+    )
+    assert once("acme", [row], "k", 200.0, _answer(b"second")) == (
+        RecordedResponse(200, b"first"),
+        True,
+    )
     assert store.recorded_response("acme", "k", now=300.0) == RecordedResponse(200, b"first")
     assert store.recorded_response("globex", "k", now=300.0) is None
     late = 100.0 + IDEMPOTENCY_WINDOW_SECONDS
     assert store.recorded_response("acme", "k", now=late) is None
-    store.remember_response("acme", "k", RecordedResponse(200, b"third"), now=late)
+    assert once("acme", [row], "k", late, _answer(b"third")) == (
+        RecordedResponse(200, b"third"),
+        False,
+    )
     assert store.recorded_response("acme", "k", now=late) == RecordedResponse(200, b"third")
+
+
+def test_a_response_other_than_200_is_not_recorded(store: SqliteSpanStore) -> None:
+    row = SpanRow.of(validate_span(span()))
+    store.store_batch_once("acme", [row], "k", 100.0, _answer(b"no", status=400))
+    assert store.recorded_response("acme", "k", now=100.0) is None
+
+
+def test_one_key_stores_its_batch_once_across_connections(tmp_path: Path) -> None:
+    """Eight connections to one file (as eight processes would hold), each sending its own
+    batch under one key at the same moment: one batch is stored, every answer is its answer."""
+    path = tmp_path / "spans.db"
+    stores = [SqliteSpanStore(path) for _ in range(8)]
+    start = threading.Barrier(len(stores))
+
+    def send(number: int) -> tuple[RecordedResponse, bool]:
+        row = SpanRow.of(validate_span(span(f"{number + 1:016x}")))
+        start.wait()
+        return stores[number].store_batch_once(
+            "acme", [row], "same-key", 100.0, _answer(f"batch {number}".encode())
+        )
+
+    try:
+        with ThreadPoolExecutor(len(stores)) as pool:
+            answers = list(pool.map(send, range(len(stores))))
+        assert len({response for response, _ in answers}) == 1
+        assert sum(not replayed for _, replayed in answers) == 1
+        assert len(stores[0].spans_of_trace("acme", TRACE)) == 1
+    finally:
+        for opened in stores:
+            opened.close()
+
+
+def test_concurrent_posts_with_one_key_store_one_batch(store: SqliteSpanStore) -> None:
+    app = create_app(store, TENANTS)
+    sent = {"Authorization": f"Bearer {KEY_ACME}", "X-Tangle-Tenant-Id": "acme"}
+    sent |= {"X-Tangle-Wire-Version": WIRE_VERSION, "Idempotency-Key": "one-key"}
+
+    async def go() -> list[httpx.Response]:
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://ingest.test") as client:
+            posts = [
+                client.post(
+                    INGEST_PATH,
+                    headers=sent,
+                    json={"wireVersion": WIRE_VERSION, "spans": [span(f"{n + 1:016x}")]},
+                )
+                for n in range(10)
+            ]
+            return list(await asyncio.gather(*posts))
+
+    responses = asyncio.run(go())
+    assert {r.status_code for r in responses} == {200}
+    assert len({r.content for r in responses}) == 1
+    assert sum("idempotent-replayed" not in r.headers for r in responses) == 1
+    assert len(stored_ids(app)) == 1
 
 
 # --------------------------------------------------------------------------- durability

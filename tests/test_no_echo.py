@@ -17,8 +17,8 @@ import orjson
 import pytest
 from surfaces import TRACE, proxy_post
 
-from redact.ingest_server import INGEST_PATH, WIRE_VERSION, Tenants, create_app
-from redact.ingest_store import SqliteSpanStore
+from redact.shipping import INGEST_PATH, WIRE_VERSION, SqliteSpanStore, Tenants
+from redact.shipping.ingest import create_app
 from tracecheck import compile_contract, read_traces
 from tracecheck.errors import ContractError, TraceReadError
 
@@ -283,7 +283,7 @@ def _server_log(caplog: pytest.LogCaptureFixture) -> str:
 
 
 def test_a_tenants_file_problem_names_the_type_of_a_bad_id() -> None:
-    from redact.ingest_server import TenantError
+    from redact.shipping import TenantError
 
     with pytest.raises(TenantError) as info:
         Tenants.from_mapping({4111111111111111: "sha256:" + "0" * 64})

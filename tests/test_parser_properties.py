@@ -18,18 +18,18 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from redact.ingest_server import (
+from redact.profiles import Profile, ProfileError, load_profile
+from redact.shipping import (
     INGEST_PATH,
     WIRE_VERSION,
+    SqliteSpanStore,
     TenantError,
     Tenants,
-    create_app,
     key_hash,
+    parse_retry_after,
     validate_span,
 )
-from redact.ingest_store import SqliteSpanStore
-from redact.profiles import Profile, ProfileError, load_profile
-from redact.ship import parse_retry_after
+from redact.shipping.ingest import create_app
 from tracecheck.cli.serving import parse_listen
 
 SCALARS = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text()

@@ -55,9 +55,8 @@ from opentelemetry.sdk.trace.export import (
     SpanExportResult,
 )
 
-import redact.proxy
 from redact import DroppedSpan, ScrubbedSpans, ShareStatus, ShareVerdict
-from redact.proxy import ProxyApp, ProxySettings, create_app
+from redact.shipping.proxy import ProxyApp, ProxySettings, Scrub, create_app
 from redact.spans import scrub_spans
 from tracecheck.cli import main
 
@@ -229,21 +228,23 @@ def _span_ids(content_type: str, body: bytes) -> tuple[str, ...]:
 
 
 @contextmanager
-def proxy_to(upstream_url: str, **options: Any) -> Iterator[tuple[str, ProxyApp]]:
+def proxy_to(
+    upstream_url: str, scrub: Scrub = scrub_spans, **options: Any
+) -> Iterator[tuple[str, ProxyApp]]:
     options.setdefault("known_secrets", [SECRETS.known])
     options.setdefault("first_backoff", 0.05)
     options.setdefault("upstream_timeout", 3.0)
-    app = create_app(ProxySettings(upstream=upstream_url, **options))
+    app = create_app(ProxySettings(upstream=upstream_url, **options), scrub=scrub)
     with serve(app) as url:
         yield url, app
 
 
 @contextmanager
 def stack(
-    upstream: Upstream | None = None, **options: Any
+    upstream: Upstream | None = None, scrub: Scrub = scrub_spans, **options: Any
 ) -> Iterator[tuple[str, ProxyApp, Upstream]]:
     upstream = upstream or Upstream()
-    with serve(upstream) as upstream_url, proxy_to(upstream_url, **options) as (url, app):
+    with serve(upstream) as upstream_url, proxy_to(upstream_url, scrub, **options) as (url, app):
         yield url, app, upstream
 
 
@@ -393,13 +394,11 @@ def _hold_back(prefix: str, status: ShareStatus, detector: str) -> Callable[...,
 
 
 def test_unsafe_spans_are_held_back_counted_and_logged_once_per_kind(
-    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
-    monkeypatch.setattr(
-        redact.proxy, "scrub_spans", _hold_back("held-back", ShareStatus.UNSAFE, "known-secret")
-    )
+    gate = _hold_back("held-back", ShareStatus.UNSAFE, "known-secret")
     caplog.set_level(logging.WARNING, logger="redact.proxy")
-    with stack() as (url, app, upstream):
+    with stack(scrub=gate) as (url, app, upstream):
         exporter = Recording(exporter_for("proto", url))
         ids = run_agent(exporter, held=40)  # several batches hold some back
         # A raw request shows the answer the exporter got: partial success, no values.
@@ -453,12 +452,9 @@ def _post(url: str, body: bytes, timeout: float = 10, **headers: str) -> httpx.R
     return httpx.post(f"{url}/v1/traces", content=body, headers=sent, timeout=timeout)
 
 
-def test_every_span_held_back_is_success_with_nothing_forwarded(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    monkeypatch.setattr(redact.proxy, "scrub_spans", _hold_back("", ShareStatus.UNKNOWN, ""))
+def test_every_span_held_back_is_success_with_nothing_forwarded() -> None:
     body, _ = _batch(2)
-    with stack() as (url, app, upstream):
+    with stack(scrub=_hold_back("", ShareStatus.UNKNOWN, "")) as (url, app, upstream):
         response = _post(url, orjson.dumps(_as_json(body)), content_type="application/json")
     assert response.status_code == 200
     assert response.headers["content-type"] == "application/json"
@@ -474,13 +470,12 @@ def test_every_span_held_back_is_success_with_nothing_forwarded(
 
 
 def test_a_batch_that_cannot_be_scrubbed_is_500_and_never_forwarded(
-    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     def broken(spans: Any, **kwargs: Any) -> ScrubbedSpans:
         raise RuntimeError(f"cannot read {SECRETS.known}")
 
-    monkeypatch.setattr(redact.proxy, "scrub_spans", broken)
-    with stack() as (url, app, upstream):
+    with stack(scrub=broken) as (url, app, upstream):
         response = _post(url, _batch(2)[0])
     assert response.status_code == 500
     assert _status_message(response) == (
@@ -631,13 +626,12 @@ def test_upstream_too_slow_is_not_sent_twice() -> None:
     assert metrics.value("tracecheck_proxy_upstream_retries_total") == 0
 
 
-def test_a_batch_scrubbed_past_the_budget_is_not_sent(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_batch_scrubbed_past_the_budget_is_not_sent() -> None:
     def slow(spans: Any, **kwargs: Any) -> ScrubbedSpans:
         time.sleep(0.5)
         return scrub_spans(spans, **kwargs)
 
-    monkeypatch.setattr(redact.proxy, "scrub_spans", slow)
-    with stack(upstream_timeout=0.3) as (url, _app, upstream):
+    with stack(scrub=slow, upstream_timeout=0.3) as (url, _app, upstream):
         response = _post(url, _batch(2)[0])
     assert response.status_code == 503
     assert response.headers["retry-after"] == "1"

@@ -1,8 +1,8 @@
-"""`redact.ship.ship_spans` and `tracecheck ship`: the hosted-ingest traces client (wire
+"""`redact.shipping.ship_spans` and `tracecheck ship`: the hosted-ingest traces client (wire
 2026-07-24.v1, spec shipping.md §3).
 
 Unit tests talk to an `httpx.MockTransport`; waits go to an injected `sleep` that records them.
-The end-to-end tests ship the leaky fixture into the reference receiver (`redact.ingest_server`)
+The end-to-end tests ship the leaky fixture into the reference receiver (`redact.shipping.ingest`)
 served by uvicorn on a free loopback port, and read the trace back. Fake secrets only, glued
 together at run time.
 """
@@ -27,7 +27,7 @@ import httpx
 import orjson
 import pytest
 
-from redact.ship import (
+from redact.shipping import (
     WIRE_VERSION,
     ShipConfig,
     ShipConfigError,
@@ -45,6 +45,7 @@ from redact.ship import (
 )
 from tracecheck import read_traces
 from tracecheck.cli import main
+from tracecheck.cli.environment import Environment
 from tracecheck.spans import Span
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
@@ -751,11 +752,6 @@ def test_bad_arguments() -> None:
 def command_store(monkeypatch: pytest.MonkeyPatch) -> Store:
     """The store `tracecheck ship` reaches, with the ingest configuration in the environment."""
     store = Store()
-    monkeypatch.setattr(
-        "redact.ship._new_client",
-        lambda timeout: httpx.Client(transport=httpx.MockTransport(store), timeout=timeout),
-    )
-    monkeypatch.setattr("redact.ship.time.sleep", Sleeps())
     monkeypatch.setenv("TANGLE_INGEST_URL", BASE)
     monkeypatch.setenv("TANGLE_INGEST_API_KEY", API_KEY)
     monkeypatch.setenv("TANGLE_TENANT_ID", TENANT)
@@ -763,10 +759,18 @@ def command_store(monkeypatch: pytest.MonkeyPatch) -> Store:
     return store
 
 
+def ship_command(store: Store, argv: list[str]) -> int:
+    """`tracecheck ship` reaching `store`, its waits recorded instead of slept."""
+    env = Environment.current(transport=httpx.MockTransport(store), sleep=Sleeps())
+    return main(argv, env=env)
+
+
 def test_command_ships_and_summarises(
     command_store: Store, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code = main(["ship", str(LEAKY), "--known-secret-env", "FIXTURE_DEPLOY_KEY"])
+    code = ship_command(
+        command_store, ["ship", str(LEAKY), "--known-secret-env", "FIXTURE_DEPLOY_KEY"]
+    )
     out, err = capsys.readouterr()
     assert code == 0
     assert out == ""
@@ -782,7 +786,8 @@ def test_command_flags_win_over_the_environment(
     command_store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("OTHER_KEY", "ok_" + "other-key-01234")
-    code = main(
+    code = ship_command(
+        command_store,
         [
             "ship",
             str(CLEAN),
@@ -794,7 +799,7 @@ def test_command_flags_win_over_the_environment(
             "OTHER_KEY",
             "--batch-size",
             "4",
-        ]
+        ],
     )
     assert code == 0
     assert len(command_store.requests) == 3
@@ -812,7 +817,7 @@ def test_command_exit_1_when_a_span_is_rejected(
             200, json={"accepted": 10, "rejected": [{"index": 3, "reason": "conflicting payload"}]}
         )
     )
-    code = main(["ship", str(CLEAN)])
+    code = ship_command(command_store, ["ship", str(CLEAN)])
     err = capsys.readouterr().err
     assert code == 1
     span_id = clean_spans()[3].span_id
@@ -835,7 +840,7 @@ def test_command_exit_1_and_nothing_sent_when_unsafe(
         }
     ]
     trace.write_bytes(b"".join(orjson.dumps(row) + b"\n" for row in rows))
-    code = main(["ship", str(trace)])
+    code = ship_command(command_store, ["ship", str(trace)])
     err = capsys.readouterr().err
     assert code == 1
     assert command_store.requests == []
@@ -850,7 +855,7 @@ def test_command_exit_1_when_it_gives_up(
     command_store: Store, capsys: pytest.CaptureFixture[str]
 ) -> None:
     command_store.answers.append(httpx.Response(503, headers={"Retry-After": "0"}))
-    code = main(["ship", str(CLEAN), "--max-attempts", "3"])
+    code = ship_command(command_store, ["ship", str(CLEAN), "--max-attempts", "3"])
     err = capsys.readouterr().err
     assert code == 1
     assert len(command_store.requests) == 3
@@ -865,7 +870,7 @@ def test_command_exit_1_when_the_store_refuses(
     command_store: Store, capsys: pytest.CaptureFixture[str]
 ) -> None:
     command_store.answers.append(httpx.Response(401, json={"error": "bad key"}))
-    assert main(["ship", str(CLEAN)]) == 1
+    assert ship_command(command_store, ["ship", str(CLEAN)]) == 1
     assert capsys.readouterr().err == (
         "tracecheck: error: batch 1 of 1: HTTP 401: the API key was refused (bad key)\n"
     )
@@ -896,7 +901,7 @@ def test_command_exit_2_without_configuration(
 def test_command_exit_2_for_bad_secret_sources(
     command_store: Store, capsys: pytest.CaptureFixture[str], argv: list[str], message: str
 ) -> None:
-    assert main(["ship", str(CLEAN), *argv]) == 2
+    assert ship_command(command_store, ["ship", str(CLEAN), *argv]) == 2
     assert capsys.readouterr().err == f"tracecheck: error: {message}\n"
     assert command_store.requests == []
 
@@ -910,7 +915,7 @@ def test_command_exit_3_for_an_unreadable_trace(
     command_store: Store, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     missing = tmp_path / "missing.otlp.jsonl"
-    assert main(["ship", str(missing)]) == 3
+    assert ship_command(command_store, ["ship", str(missing)]) == 3
     assert capsys.readouterr().err == f"tracecheck: error: {missing}: no such file or directory\n"
     assert command_store.requests == []
 
@@ -919,7 +924,8 @@ def test_command_dry_run_prints_the_bodies_and_sends_nothing(
     command_store: Store, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.delenv("TANGLE_INGEST_URL")
-    code = main(
+    code = ship_command(
+        command_store,
         [
             "ship",
             str(LEAKY),
@@ -928,7 +934,7 @@ def test_command_dry_run_prints_the_bodies_and_sends_nothing(
             "5",
             "--known-secret-env",
             "FIXTURE_DEPLOY_KEY",
-        ]
+        ],
     )
     out, err = capsys.readouterr()
     assert code == 0
@@ -973,8 +979,9 @@ class Receiver:
 @pytest.fixture
 def receiver(tmp_path: Path) -> Iterator[Receiver]:
     """The reference receiver on SQLite, served by uvicorn on a free loopback port."""
-    ingest_server = pytest.importorskip("redact.ingest_server")
-    ingest_store = pytest.importorskip("redact.ingest_store")
+    ingest_server = pytest.importorskip("redact.shipping.ingest")
+    ingest_store = pytest.importorskip("redact.shipping.store")
+    tenants = pytest.importorskip("redact.shipping.tenants")
     import uvicorn
 
     from redact.profiles import resolve_profile
@@ -982,7 +989,7 @@ def receiver(tmp_path: Path) -> Iterator[Receiver]:
     key = "rk_" + "FAKE" + "receiver0123456789"
     store = ingest_store.SqliteSpanStore(tmp_path / "ingest.db")
     app = ingest_server.create_app(
-        store, ingest_server.Tenants.single(TENANT, key), require_safe=resolve_profile("share")
+        store, tenants.Tenants.single(TENANT, key), require_safe=resolve_profile("share")
     )
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

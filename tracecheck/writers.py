@@ -18,6 +18,8 @@ from tracecheck.spans import Scope, Span
 from tracecheck.writers_values import same_value, typed_json, value_key
 
 __all__ = [
+    "GENERATION_PIVOT",
+    "STRING_PIVOTS",
     "to_otlp_json",
     "to_otlp_jsonl",
     "to_otlp_proto",
@@ -178,7 +180,9 @@ def _proto_value(target: Any, value: Any) -> None:
 
 
 _EVENT_STATUS = {None: "UNSET", "ok": "OK", "error": "ERROR"}
-_STRING_PIVOTS = ("tangle.runId", "tangle.cellId", "tangle.scenarioId")
+# The hosted-ingest wire's pivots: fields of a row that a store joins on.
+STRING_PIVOTS = ("tangle.runId", "tangle.cellId", "tangle.scenarioId")
+GENERATION_PIVOT = "tangle.generation"
 
 
 def to_trace_span_events(spans: Iterable[Span]) -> list[dict[str, Any]]:
@@ -213,13 +217,13 @@ def _span_event(span: Span) -> dict[str, Any]:
             row["status"]["message"] = span.status_message
     # The wire's pivots are fields of the span (a store joins on them); spans carry them as
     # attributes.
-    for key in _STRING_PIVOTS:
+    for key in STRING_PIVOTS:
         value = span.attributes.get(key)
         if isinstance(value, str):
             row[key] = value
-    generation = span.attributes.get("tangle.generation")
+    generation = span.attributes.get(GENERATION_PIVOT)
     if isinstance(generation, int) and not isinstance(generation, bool) and generation >= 0:
-        row["tangle.generation"] = generation
+        row[GENERATION_PIVOT] = generation
     return row
 
 

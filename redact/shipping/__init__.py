@@ -12,3 +12,117 @@
 Nothing here is imported by `redact`'s redaction core, and building the CLI's parser imports
 none of it: the servers and their dependencies (the `serve` extra) load when a command runs.
 """
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from tracecheck.lazy import lazy_names
+
+if TYPE_CHECKING:
+    from redact.shipping.http import parse_retry_after
+    from redact.shipping.ingest import IngestApp
+    from redact.shipping.proxy import ProxyApp, ProxyMetrics, ProxySettings
+    from redact.shipping.shipment import (
+        Batch,
+        RejectedSpan,
+        ShipConfig,
+        ShipConfigError,
+        ShipError,
+        ShipGaveUp,
+        Shipment,
+        ShipRefused,
+        ShipRequestRefused,
+        ShipResponseError,
+        ShipResult,
+        idempotency_key,
+        prepare_shipment,
+        resolve_config,
+    )
+    from redact.shipping.shipper import ship_spans
+    from redact.shipping.store import (
+        RecordedResponse,
+        SpanRow,
+        SpanStore,
+        SqliteSpanStore,
+        StoreError,
+        StoreUnavailable,
+    )
+    from redact.shipping.tenants import TenantError, Tenants, key_hash
+    from redact.shipping.wire import INGEST_PATH, WIRE_VERSION, validate_span
+
+_HOMES = {
+    **dict.fromkeys(("parse_retry_after",), "redact.shipping.http"),
+    **dict.fromkeys(("IngestApp",), "redact.shipping.ingest"),
+    **dict.fromkeys(("ProxyApp", "ProxyMetrics", "ProxySettings"), "redact.shipping.proxy"),
+    **dict.fromkeys(
+        (
+            "Batch",
+            "RejectedSpan",
+            "ShipConfig",
+            "ShipConfigError",
+            "ShipError",
+            "ShipGaveUp",
+            "ShipRefused",
+            "ShipRequestRefused",
+            "ShipResponseError",
+            "ShipResult",
+            "Shipment",
+            "idempotency_key",
+            "prepare_shipment",
+            "resolve_config",
+        ),
+        "redact.shipping.shipment",
+    ),
+    **dict.fromkeys(("ship_spans",), "redact.shipping.shipper"),
+    **dict.fromkeys(
+        (
+            "RecordedResponse",
+            "SpanRow",
+            "SpanStore",
+            "SqliteSpanStore",
+            "StoreError",
+            "StoreUnavailable",
+        ),
+        "redact.shipping.store",
+    ),
+    **dict.fromkeys(("TenantError", "Tenants", "key_hash"), "redact.shipping.tenants"),
+    **dict.fromkeys(("INGEST_PATH", "WIRE_VERSION", "validate_span"), "redact.shipping.wire"),
+}
+
+__all__ = [
+    "INGEST_PATH",
+    "WIRE_VERSION",
+    "Batch",
+    "IngestApp",
+    "ProxyApp",
+    "ProxyMetrics",
+    "ProxySettings",
+    "RecordedResponse",
+    "RejectedSpan",
+    "ShipConfig",
+    "ShipConfigError",
+    "ShipError",
+    "ShipGaveUp",
+    "ShipRefused",
+    "ShipRequestRefused",
+    "ShipResponseError",
+    "ShipResult",
+    "Shipment",
+    "SpanRow",
+    "SpanStore",
+    "SqliteSpanStore",
+    "StoreError",
+    "StoreUnavailable",
+    "TenantError",
+    "Tenants",
+    "idempotency_key",
+    "key_hash",
+    "parse_retry_after",
+    "prepare_shipment",
+    "resolve_config",
+    "ship_spans",
+    "validate_span",
+]
+
+__getattr__, __dir__ = lazy_names(__name__, _HOMES)

@@ -38,6 +38,9 @@ class Environment:
     read: VisitTraces | None = None
     check: CheckTrace | None = None
     compile: CompileContract | None = None
+    # What `ship` sends through (an httpx transport) and how it waits between attempts.
+    transport: Any = None
+    sleep: Callable[[float], None] | None = None
     # A progress line on stderr: at once for an input larger than this many bytes, otherwise
     # once reading has taken this many seconds (gzip, directories, standard input).
     progress_bytes: int = 50_000_000  # about two seconds of reading on a modest machine

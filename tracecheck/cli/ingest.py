@@ -1,6 +1,6 @@
 """`tracecheck ingest-server`: the reference hosted-ingest receiver (wire 2026-07-24.v1) on SQLite.
 
-The app is `redact.ingest_server`; this module parses the options, opens the store, binds the
+The app is `redact.shipping.ingest`; this module parses the options, opens the store, binds the
 socket (so a bad or busy address is a usage error, exit 2, with its reason), and runs uvicorn
 until SIGINT or SIGTERM, then closes the store and exits 0. The server is imported when the
 command runs.
@@ -20,8 +20,8 @@ __all__ = ["DESCRIPTION", "add_parser", "run"]
 if TYPE_CHECKING:
     import socket
 
-    from redact.ingest_server import IngestApp
     from redact.profiles import Profile
+    from redact.shipping.ingest import IngestApp
 
 SUMMARY = "run the reference hosted-ingest receiver"
 DESCRIPTION = """\
@@ -35,7 +35,7 @@ batch in one synced transaction). Stop with SIGINT or SIGTERM.
 """
 
 DEFAULT_LISTEN = "127.0.0.1:8787"
-# redact.ingest_server's default, stated here so that `--help` needs no server (a test keeps
+# redact.shipping.ingest's default, stated here so that `--help` needs no server (a test keeps
 # them equal).
 DEFAULT_MAX_BODY_BYTES: Final = 10 * 1024 * 1024
 
@@ -72,8 +72,9 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace, env: Environment) -> ExitCode:
     require_extra(env, "the ingest server", "serve", ("uvicorn",))
-    from redact.ingest_server import TenantError, Tenants, create_app
-    from redact.ingest_store import SqliteSpanStore, StoreError
+    from redact.shipping.ingest import create_app
+    from redact.shipping.store import SqliteSpanStore, StoreError
+    from redact.shipping.tenants import TenantError, Tenants
     from tracecheck.cli.serving import bind, parse_listen, shown_host
 
     def usage(message: str) -> ExitCode:

@@ -36,7 +36,7 @@ DESCRIPTION = (
 )
 
 _DEFAULT_LISTEN = "127.0.0.1:4318"
-# redact.proxy's defaults, stated here so that `--help` needs no proxy (a test keeps them equal).
+# redact.shipping.proxy's defaults, stated here so that `--help` needs no proxy (a test keeps them equal).
 DEFAULT_MAX_BODY_BYTES: Final = 4 * 1024 * 1024
 DEFAULT_QUEUE_SIZE: Final = 16
 DEFAULT_UPSTREAM_TIMEOUT: Final = 8.0
@@ -85,7 +85,7 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace, env: Environment) -> ExitCode:
     require_extra(env, "the proxy", "serve", SERVE)
-    from redact.proxy import ProxySettings, create_app
+    from redact.shipping.proxy import ProxySettings, create_app
     from tracecheck.cli.serving import bind, log_to_stderr, parse_listen, serve, shown_host
 
     try:

@@ -7,9 +7,10 @@ built.
 from __future__ import annotations
 
 import argparse
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from tracecheck.cli.arguments import positive_int
 from tracecheck.cli.codes import ExitCode, Stop
@@ -26,7 +27,7 @@ from tracecheck.formats import FORMATS
 if TYPE_CHECKING:
     from redact.known import KnownSecrets
     from redact.profiles import Profile
-    from redact.ship import Shipment, ShipResult
+    from redact.shipping.shipment import Shipment, ShipResult
     from redact.spans import DroppedSpan
     from tracecheck.spans import Span
 
@@ -104,7 +105,7 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace, env: Environment) -> ExitCode:
     require_extra(env, "shipping", "serve", ("httpx",))
     options = options_or_stop(args, env)
-    from redact.ship import ShipConfigError, ShipError, ShipRefused, resolve_config
+    from redact.shipping.shipment import ShipConfigError, ShipError, ShipRefused, resolve_config
 
     profile, known, key = options.profile, options.known_secrets, options.pseudonym_key
     config = None
@@ -119,9 +120,9 @@ def run(args: argparse.Namespace, env: Environment) -> ExitCode:
     try:
         if config is None:
             return _dry_run(env, spans, profile, known, key, args.batch_size)
-        from redact.ship import ship_spans
+        from redact.shipping.shipper import ship_spans
 
-        with _retry_notes(env):
+        with _retry_notes(env), _client(env) as client:
             result = ship_spans(
                 spans,
                 url=config.url,
@@ -132,6 +133,8 @@ def run(args: argparse.Namespace, env: Environment) -> ExitCode:
                 pseudonym_key=key,
                 batch_size=args.batch_size,
                 max_attempts=args.max_attempts,
+                client=client,
+                sleep=env.sleep or time.sleep,
             )
     except ShipRefused as exc:
         env.error(str(exc))
@@ -163,7 +166,7 @@ def _dry_run(
     key: bytes | None,
     batch_size: int,
 ) -> ExitCode:
-    from redact.ship import prepare_shipment
+    from redact.shipping.shipment import prepare_shipment
 
     shipment = prepare_shipment(
         spans, profile=profile, known_secrets=known, pseudonym_key=key, batch_size=batch_size
@@ -212,7 +215,8 @@ def _print_dropped(env: Environment, dropped: Sequence[DroppedSpan]) -> None:
 
 
 def _config_message(exc: Exception, api_key_env: str) -> str:
-    from redact.ship import API_KEY_ENV, TENANT_ENV, URL_ENV, ShipConfigError
+    from redact.shipping.shipment import ShipConfigError
+    from redact.shipping.wire import API_KEY_ENV, TENANT_ENV, URL_ENV
 
     missing = exc.missing if isinstance(exc, ShipConfigError) else ()
     if not missing:
@@ -261,3 +265,15 @@ def _read(env: Environment, sources: Sequence[str], format: str | None) -> list[
             raise Stop(ExitCode.UNREADABLE) from None
         spans.extend(span for trace in traces for span in trace.spans)
     return spans
+
+
+@contextmanager
+def _client(env: Environment) -> Iterator[Any]:
+    """The HTTP client of `env.transport`, or None for the shipper's own."""
+    if env.transport is None:
+        yield None
+        return
+    import httpx
+
+    with httpx.Client(transport=env.transport) as client:
+        yield client

@@ -1,14 +1,17 @@
 """Storage for the hosted-ingest receiver: the `SpanStore` protocol and its SQLite implementation.
 
 `SpanStore` is what a server database (Postgres, say) implements; the receiver in
-`redact.ingest_server` speaks only to it. A store keeps
+`redact.shipping.ingest` speaks only to it. A store keeps
 
 - spans, at most one per `(tenant_id, trace_id, span_id)`, each as the canonical JSON of its
   `TraceSpanEvent` (sorted keys, no whitespace), so an exact duplicate is recognised by comparing
   text and a conflicting payload with the same identity is refused with its reason;
 - the responses of recent requests by `(tenant_id, Idempotency-Key)`, replayed for 24 hours.
 
-`store_batch` runs in one transaction: a batch is stored whole or not at all.
+`store_batch` runs in one transaction: a batch is stored whole or not at all. `store_batch_once`
+stores a batch and records its response under its key in that same transaction, after looking
+the key up inside it: of two requests with one key, from any number of processes, one stores
+and the other gets the first one's response, never a second copy of the batch.
 
 `SqliteSpanStore` choices:
 
@@ -30,7 +33,8 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, Protocol
@@ -39,6 +43,7 @@ import orjson
 
 __all__ = [
     "IDEMPOTENCY_WINDOW_SECONDS",
+    "Answer",
     "RecordedResponse",
     "RowOutcome",
     "SpanRow",
@@ -121,6 +126,10 @@ class RecordedResponse:
     body: bytes
 
 
+# Makes the response to a batch from the outcomes of its rows (inside the store's transaction).
+Answer = Callable[[list["RowOutcome"]], "RecordedResponse"]
+
+
 class SpanStore(Protocol):
     """Span storage for the hosted-ingest receiver."""
 
@@ -134,10 +143,18 @@ class SpanStore(Protocol):
         """The tenant's spans of a trace as canonical JSON, by start time then span id."""
         ...
 
-    def remember_response(
-        self, tenant_id: str, key: str, response: RecordedResponse, now: float
-    ) -> None:
-        """Record a response under the tenant's key; an unexpired record is kept, not replaced."""
+    def store_batch_once(
+        self,
+        tenant_id: str,
+        rows: Sequence[SpanRow],
+        key: str,
+        now: float,
+        answer: Answer,
+    ) -> tuple[RecordedResponse, bool]:
+        """In one transaction: the response recorded under the tenant's key less than 24 hours
+        before `now`, with True (replayed); else the rows stored as `store_batch` does, the
+        response `answer` makes of their outcomes recorded under the key when it is a 200, and
+        that response with False."""
         ...
 
     def recorded_response(self, tenant_id: str, key: str, now: float) -> RecordedResponse | None:
@@ -176,6 +193,36 @@ class SqliteSpanStore:
             raise StoreError(f"{self.path}: cannot open: {exc}") from None
 
     def store_batch(self, tenant_id: str, rows: Sequence[SpanRow]) -> list[RowOutcome]:
+        with self._transaction() as cursor:
+            return [self._store_row(cursor, tenant_id, row) for row in rows]
+
+    def store_batch_once(
+        self,
+        tenant_id: str,
+        rows: Sequence[SpanRow],
+        key: str,
+        now: float,
+        answer: Answer,
+    ) -> tuple[RecordedResponse, bool]:
+        with self._transaction() as cursor:
+            recorded = self._recorded(cursor, tenant_id, key, now)
+            if recorded is not None:
+                return recorded, True
+            response = answer([self._store_row(cursor, tenant_id, row) for row in rows])
+            if response.status == 200:  # a request refused whole may be corrected and sent again
+                expired = now - IDEMPOTENCY_WINDOW_SECONDS
+                cursor.execute("DELETE FROM idempotency WHERE recorded_at <= ?", (expired,))
+                cursor.execute(
+                    "INSERT INTO idempotency (tenant_id, key, recorded_at, status, body) "
+                    "VALUES (?, ?, ?, ?, ?)",
+                    (tenant_id, key, now, response.status, response.body),
+                )
+            return response, False
+
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Cursor]:
+        """One write transaction under the lock: committed when the block ends, rolled back when
+        it raises (a locked or busy database as `StoreUnavailable`)."""
         with self._lock:
             cursor = self._db.cursor()
             try:
@@ -183,7 +230,7 @@ class SqliteSpanStore:
             except sqlite3.OperationalError as exc:
                 raise StoreUnavailable(f"{self.path}: {exc}") from None
             try:
-                outcomes = [self._store_row(cursor, tenant_id, row) for row in rows]
+                yield cursor
                 cursor.execute("COMMIT")
             except BaseException as exc:
                 if self._db.in_transaction:
@@ -191,7 +238,6 @@ class SqliteSpanStore:
                 if isinstance(exc, sqlite3.OperationalError):
                     raise StoreUnavailable(f"{self.path}: {exc}") from None
                 raise
-            return outcomes
 
     def _store_row(self, cursor: sqlite3.Cursor, tenant_id: str, row: SpanRow) -> RowOutcome:
         found = cursor.execute(
@@ -233,32 +279,19 @@ class SqliteSpanStore:
             ).fetchall()
         return [payload for (payload,) in found]
 
-    def remember_response(
-        self, tenant_id: str, key: str, response: RecordedResponse, now: float
-    ) -> None:
-        expired = now - IDEMPOTENCY_WINDOW_SECONDS
-        with self._lock:
-            cursor = self._db.cursor()
-            cursor.execute("BEGIN IMMEDIATE")
-            try:
-                cursor.execute("DELETE FROM idempotency WHERE recorded_at <= ?", (expired,))
-                cursor.execute(
-                    "INSERT INTO idempotency (tenant_id, key, recorded_at, status, body) "
-                    "VALUES (?, ?, ?, ?, ?) ON CONFLICT (tenant_id, key) DO NOTHING",
-                    (tenant_id, key, now, response.status, response.body),
-                )
-            except BaseException:
-                cursor.execute("ROLLBACK")
-                raise
-            cursor.execute("COMMIT")
-
     def recorded_response(self, tenant_id: str, key: str, now: float) -> RecordedResponse | None:
         with self._lock:
-            found = self._db.execute(
-                "SELECT status, body FROM idempotency "
-                "WHERE tenant_id = ? AND key = ? AND recorded_at > ?",
-                (tenant_id, key, now - IDEMPOTENCY_WINDOW_SECONDS),
-            ).fetchone()
+            return self._recorded(self._db.cursor(), tenant_id, key, now)
+
+    @staticmethod
+    def _recorded(
+        cursor: sqlite3.Cursor, tenant_id: str, key: str, now: float
+    ) -> RecordedResponse | None:
+        found = cursor.execute(
+            "SELECT status, body FROM idempotency "
+            "WHERE tenant_id = ? AND key = ? AND recorded_at > ?",
+            (tenant_id, key, now - IDEMPOTENCY_WINDOW_SECONDS),
+        ).fetchone()
         if found is None:
             return None
         return RecordedResponse(int(found[0]), bytes(found[1]))

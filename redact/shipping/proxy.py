@@ -1,0 +1,417 @@
+"""The OTLP/HTTP scrubbing proxy (shipping spec §2): an ASGI application that receives
+`POST /v1/traces`, redacts every span, and forwards what is share-safe to an upstream OTLP/HTTP
+endpoint (a Collector, a vendor).
+
+Delivery is synchronous. The exporter's request waits while the proxy parses, scrubs and
+forwards; the proxy answers `200` only once the upstream has accepted the batch, so no span is
+ever held only in the proxy's memory (a crash or restart loses nothing an exporter was told is
+delivered), and backpressure reaches the exporters, whose own queues and retries already exist.
+The proxy retries the upstream only when the upstream certainly did not take the batch: the
+connection could not be made or the request not written, or it answered 429, 502, 503 or 504.
+A request's whole stay fits in one budget (`upstream_timeout`, from its arrival: waiting for the
+scrubbing thread, scrubbing, and every upstream attempt), kept below the exporters' own timeout
+(10 s in the OpenTelemetry SDKs), so an exporter never gives up and resends a batch the proxy
+is still delivering; a batch whose scrubbing ends past the budget is not sent at all. When the
+budget runs out the exporter gets `503` (`429` when the upstream was throttling) with
+`Retry-After`. When the request was sent but no answer came back (the upstream
+may hold the batch), the exporter gets `500`, which OTLP exporters do not retry, so the batch is
+never delivered twice; such spans are counted as `upstream_unconfirmed`. Other upstream answers
+(4xx but 429, 500, 501; a redirect becomes 500) are passed to the exporter: the data or the setup is wrong, and sending
+it again will not help.
+
+The queue is the set of requests in flight: at most `queue_size` at once; one more is refused
+with `503` and `Retry-After` before its body is read. Memory is bounded by
+`queue_size × max_body_bytes` (and what the parsed spans take). The body limit holds for the
+bytes on the wire and for the inflated bytes of a gzip or deflate body: inflation stops as soon
+as it passes the limit, so a compression bomb never grows in memory (the rest of such a body,
+bounded by the wire limit, is read and thrown away so that the client reads the `413`).
+
+Nothing a span holds is ever logged or put in an answer: dropped spans are counted in the
+metrics and logged once per kind (verdict and detectors), by the `redact.proxy` logger. A `400`
+names the place and the type of what is wrong, never a value (the readers' errors), and a `415`
+does not repeat the header it refuses. A span the proxy cannot hold (nested past protobuf's or
+the readers' depth limit), cannot redact or cannot encode is dropped as UNKNOWN and counted like
+an unsafe one: the rest of its batch is forwarded.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import math
+import secrets
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import Executor, ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any, Final
+
+import httpx
+
+from redact.held_back import held_back_kind, held_back_message
+from redact.inspector import known_secrets_of
+from redact.isolated import scrub_batch
+from redact.known import KnownSecrets
+from redact.profiles import Profile, resolve_profile
+from redact.shipping.bodies import CODINGS, compressed, read_body
+from redact.shipping.http import (
+    ClientGone,
+    Receive,
+    Scope,
+    Send,
+    content_length,
+    request_headers,
+    send_answer,
+    serve_lifespan,
+)
+from redact.shipping.metrics import ProxyMetrics
+from redact.shipping.otlp import (
+    CONTENT_TYPES,
+    ENCODERS,
+    MEDIA_TYPES,
+    Encoding,
+    encodable,
+    export_response,
+    parse_spans,
+    skipped_span,
+    status_body,
+    upstream_partial,
+)
+from redact.shipping.refusal import Refusal
+from redact.shipping.upstream import Upstream
+from redact.spans import DroppedSpan, ScrubbedSpans, scrub_spans
+from tracecheck.errors import TraceReadError
+from tracecheck.spans import Span
+
+__all__ = [
+    "DEFAULT_BODY_TIMEOUT",
+    "DEFAULT_MAX_BODY_BYTES",
+    "DEFAULT_MAX_RETRY_AFTER",
+    "DEFAULT_QUEUE_SIZE",
+    "DEFAULT_UPSTREAM_TIMEOUT",
+    "ProxyApp",
+    "ProxyMetrics",
+    "ProxySettings",
+    "create_app",
+]
+
+DEFAULT_MAX_BODY_BYTES: Final = 4 * 1024 * 1024
+DEFAULT_QUEUE_SIZE: Final = 16
+DEFAULT_UPSTREAM_TIMEOUT: Final = 8.0
+DEFAULT_BODY_TIMEOUT: Final = 5.0
+DEFAULT_MAX_RETRY_AFTER: Final = 30.0
+TRACES_PATH: Final = "/v1/traces"
+_MAX_LOGGED_KINDS: Final = 1024
+
+# The logger's name predates the shipping package; operators' logging configuration names it.
+log = logging.getLogger("redact.proxy")
+
+# `scrub_spans`' signature: the proxy takes another (a test's, a pool's) in its place.
+Scrub = Callable[..., ScrubbedSpans]
+
+
+@dataclass(frozen=True, slots=True)
+class ProxySettings:
+    """What the proxy needs: where to forward, how to redact, and its limits.
+
+    `upstream` is the base URL (`http://collector:4318`); batches go to `upstream + /v1/traces`.
+    Without a `pseudonym_key` the proxy draws one when it starts, so pseudonyms agree across the
+    batches of one process. `upstream_timeout` bounds a request's stay, from its arrival to
+    its answer: scrubbing, every upstream attempt and the waits between them."""
+
+    upstream: str
+    profile: str | Profile = "share"
+    known_secrets: Iterable[str] | KnownSecrets = ()
+    pseudonym_key: bytes | None = None
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+    queue_size: int = DEFAULT_QUEUE_SIZE
+    upstream_timeout: float = DEFAULT_UPSTREAM_TIMEOUT
+    first_backoff: float = 0.1
+    max_backoff: float = 2.0
+    scrub_workers: int = 1
+    body_timeout: float = DEFAULT_BODY_TIMEOUT
+    max_retry_after: float = DEFAULT_MAX_RETRY_AFTER
+
+    def __post_init__(self) -> None:
+        if self.max_body_bytes < 1:
+            raise ValueError("max_body_bytes must be at least 1")
+        if self.queue_size < 1:
+            raise ValueError("queue_size must be at least 1")
+        if not self.upstream_timeout > 0:
+            raise ValueError("upstream_timeout must be positive")
+        if not self.body_timeout > 0:
+            raise ValueError("body_timeout must be positive")
+        if not self.max_retry_after >= 0:
+            raise ValueError("max_retry_after must be 0 or more")
+
+    @property
+    def upstream_url(self) -> str:
+        return self.upstream.rstrip("/") + TRACES_PATH
+
+
+@dataclass(frozen=True, slots=True)
+class _Batch:
+    received: int
+    kept: int
+    dropped: tuple[DroppedSpan, ...]
+    payload: bytes | None  # None when nothing is left to forward
+
+
+class _ScrubFailed(Exception):
+    """Redaction raised for every span of a batch; `error` names the type it raised."""
+
+    def __init__(self, error: str) -> None:
+        super().__init__(error)
+        self.error = error
+
+
+class ProxyApp:
+    """The ASGI application. Use it under uvicorn with `lifespan="on"` (the upstream client and
+    the scrubbing thread are made at startup and closed at shutdown).
+
+    Collaborators, for tests and deployments that need others: `transport` carries the upstream
+    requests (httpx's), `scrub` redacts and gates a batch (`scrub_spans`' signature), `executor`
+    runs scrubbing off the event loop (a thread by default)."""
+
+    def __init__(
+        self,
+        settings: ProxySettings,
+        *,
+        transport: httpx.AsyncBaseTransport | None = None,
+        scrub: Scrub = scrub_spans,
+        executor: Executor | None = None,
+    ) -> None:
+        self.settings = settings
+        self.metrics = ProxyMetrics(queue_capacity=settings.queue_size)
+        self._profile = resolve_profile(settings.profile)
+        self._known = known_secrets_of(settings.known_secrets)
+        self._key = settings.pseudonym_key or secrets.token_bytes(32)
+        self._transport = transport
+        self._scrub_spans = scrub
+        self._upstream: Upstream | None = None
+        self._executor = executor
+        self._own_executor = executor is None
+        self._in_flight = 0
+        self._logged_kinds: set[str] = set()
+
+    # -- lifecycle -----------------------------------------------------------------------------
+
+    async def startup(self) -> None:
+        settings = self.settings
+        if self._upstream is None:
+            size = settings.queue_size
+            client = httpx.AsyncClient(
+                transport=self._transport,
+                limits=httpx.Limits(
+                    max_connections=size, max_keepalive_connections=size, keepalive_expiry=2.0
+                ),
+                timeout=httpx.Timeout(settings.upstream_timeout),
+                follow_redirects=False,
+            )
+            self._upstream = Upstream(
+                client,
+                settings.upstream_url,
+                self.metrics,
+                first_backoff=settings.first_backoff,
+                max_backoff=settings.max_backoff,
+                max_retry_after=settings.max_retry_after,
+            )
+        if self._executor is None:
+            self._executor = ThreadPoolExecutor(
+                max_workers=self.settings.scrub_workers, thread_name_prefix="tracecheck-proxy"
+            )
+
+    async def shutdown(self) -> None:
+        if self._upstream is not None:
+            await self._upstream.client.aclose()
+            self._upstream = None
+        if self._executor is not None and self._own_executor:
+            self._executor.shutdown(wait=True)
+            self._executor = None
+
+    def _upstream_of(self) -> Upstream:
+        assert self._upstream is not None, "the proxy was not started (lifespan)"
+        return self._upstream
+
+    def _hold_left(self) -> float:
+        return self._upstream.hold_left() if self._upstream is not None else 0.0
+
+    # -- ASGI ------------------------------------------------------------------------------------
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            await serve_lifespan(receive, send, self.startup, self.shutdown)
+            return
+        if scope["type"] != "http":
+            return
+        path = scope["path"]
+        method = scope["method"]
+        if path == TRACES_PATH:
+            if method != "POST":
+                await _plain(send, 405, "use POST\n", (("allow", "POST"),))
+                return
+            await self._traces(scope, receive, send)
+        elif path == "/healthz" and method in ("GET", "HEAD"):
+            await _plain(send, 200, "ok\n")
+        elif path == "/metrics" and method in ("GET", "HEAD"):
+            self.metrics.queue_depth = self._in_flight
+            body = self.metrics.render().encode()
+            await send_answer(send, 200, body, "text/plain; version=0.0.4; charset=utf-8")
+        else:
+            await _plain(send, 404, f"no such path; traces go to POST {TRACES_PATH}\n")
+
+    async def _traces(self, scope: Scope, receive: Receive, send: Send) -> None:
+        headers = request_headers(scope)
+        encoding = CONTENT_TYPES.get(headers.get("content-type", "").split(";")[0].strip().lower())
+        try:
+            # The refused header is not repeated: a header holds whatever a client put there.
+            if encoding is None:
+                given = "is missing" if "content-type" not in headers else "is not supported"
+                raise Refusal(
+                    415,
+                    "unsupported_media_type",
+                    f"the Content-Type {given}: send application/x-protobuf or application/json",
+                )
+            coding = headers.get("content-encoding", "identity").strip().lower() or "identity"
+            if coding not in CODINGS:
+                raise Refusal(
+                    415,
+                    "unsupported_media_type",
+                    "the Content-Encoding is not supported (use gzip, deflate or identity)",
+                )
+            if self._in_flight >= self.settings.queue_size:
+                raise Refusal(
+                    503,
+                    "queue_full",
+                    f"the proxy already holds {self.settings.queue_size} requests; retry later",
+                    retry_after=max(1.0, self._hold_left()),
+                )
+            self._in_flight += 1
+            try:
+                status, body = await self._export(receive, headers, encoding, coding)
+            finally:
+                self._in_flight -= 1
+        except Refusal as refusal:
+            self.metrics.add("tracecheck_proxy_requests_total", outcome=refusal.outcome)
+            extra = []
+            if refusal.retry_after is not None:
+                extra.append(("retry-after", str(max(1, math.ceil(refusal.retry_after)))))
+            payload, media = status_body(encoding, refusal.status, refusal.message)
+            await send_answer(send, refusal.status, payload, media, extra)
+            return
+        except ClientGone:
+            return
+        await send_answer(send, status, body, MEDIA_TYPES[encoding])
+
+    async def _export(
+        self, receive: Receive, headers: Mapping[str, str], encoding: Encoding, coding: str
+    ) -> tuple[int, bytes]:
+        settings = self.settings
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + settings.upstream_timeout
+        wbits = CODINGS[coding]
+        try:
+            declared = content_length(headers)
+        except ValueError as exc:
+            raise Refusal(400, "bad_request", str(exc)) from None
+        body = await read_body(
+            receive, settings.max_body_bytes, wbits, declared, self.metrics, settings.body_timeout
+        )
+        assert self._executor is not None, "the proxy was not started (lifespan)"
+        try:
+            batch = await loop.run_in_executor(self._executor, self._scrub, body, encoding, wbits)
+        except TraceReadError as exc:
+            raise Refusal(400, "bad_request", str(exc)) from None
+        except Exception as exc:
+            # Fail closed: nothing of a batch that could not be scrubbed leaves. The message
+            # names the error's type only; its text could quote span content.
+            error = exc.error if isinstance(exc, _ScrubFailed) else type(exc).__name__
+            log.error("a batch could not be scrubbed (%s); nothing was forwarded", error)
+            raise Refusal(
+                500,
+                "scrub_failed",
+                f"the proxy could not scrub the batch ({error}); nothing was forwarded",
+            ) from None
+        del body
+        self.metrics.add("tracecheck_proxy_spans_received_total", batch.received)
+        message = ""
+        if batch.dropped:
+            self._note_drops(batch.dropped)
+            message = held_back_message(batch.dropped)
+        rejected = len(batch.dropped)
+        if batch.payload is None:
+            self.metrics.add("tracecheck_proxy_requests_total", outcome="nothing_to_forward")
+            return 200, export_response(encoding, rejected, message)
+        try:
+            if loop.time() >= deadline:
+                raise Refusal(
+                    503,
+                    "upstream_unavailable",
+                    f"the proxy is busy: scrubbing the batch took past the "
+                    f"{settings.upstream_timeout:g} s budget, so it was not sent; retry later",
+                    retry_after=1.0,
+                )
+            delivered = await self._upstream_of().deliver(batch.payload, encoding, coding, deadline)
+        except Refusal as refusal:
+            self.metrics.add(
+                "tracecheck_proxy_spans_failed_total", batch.kept, reason=refusal.outcome
+            )
+            if message:
+                refusal.message += f" ({message})"
+            raise
+        self.metrics.add("tracecheck_proxy_requests_total", outcome="forwarded")
+        self.metrics.add("tracecheck_proxy_spans_forwarded_total", batch.kept)
+        self.metrics.add("tracecheck_proxy_bytes_forwarded_total", len(batch.payload))
+        upstream_rejected, upstream_message = upstream_partial(encoding, delivered)
+        if upstream_rejected or upstream_message:
+            rejected += upstream_rejected
+            note = f"the upstream rejected {upstream_rejected}: {upstream_message}".rstrip(": ")
+            message = f"{message}; {note}" if message else note
+        return 200, export_response(encoding, rejected, message)
+
+    def _scrub(self, body: bytes, encoding: Encoding, wbits: int | None) -> _Batch:
+        spans, skipped = parse_spans(body, encoding)
+        # A span that cannot be read, redacted or encoded is dropped alone, never its batch.
+        isolated = scrub_batch(
+            spans,
+            profile=self._profile,
+            known_secrets=self._known,
+            pseudonym_key=self._key,
+            scrub=self._scrub_spans,
+        )
+        if isolated.failed and len(isolated.failed) == len(spans):
+            raise _ScrubFailed(isolated.failed[0].error)  # nothing could be scrubbed: a 500
+        scrubbed = isolated.scrubbed
+        dropped = [skipped_span(item, self._profile) for item in skipped]
+        dropped += isolated.dropped()
+        payload = None
+        kept: list[Span] = []
+        if scrubbed.kept:
+            data, kept, refused = encodable(scrubbed.kept, ENCODERS[encoding], self._profile)
+            dropped += refused
+            payload = compressed(data, wbits) if kept else None
+        return _Batch(len(spans) + len(skipped), len(kept), tuple(dropped), payload)
+
+    def _note_drops(self, dropped: Sequence[DroppedSpan]) -> None:
+        self.metrics.add("tracecheck_proxy_spans_dropped_unsafe_total", len(dropped))
+        for span in dropped:
+            kind = held_back_kind(span)
+            if kind in self._logged_kinds or len(self._logged_kinds) >= _MAX_LOGGED_KINDS:
+                continue
+            self._logged_kinds.add(kind)
+            log.warning(
+                "span %s dropped: %s after redaction; further drops of this kind are counted "
+                "in tracecheck_proxy_spans_dropped_unsafe_total, not logged",
+                span.span_id or "(no id)",
+                kind,
+            )
+
+
+def create_app(settings: ProxySettings, **kwargs: Any) -> ProxyApp:
+    """The proxy's ASGI application for `settings`."""
+    return ProxyApp(settings, **kwargs)
+
+
+async def _plain(
+    send: Send, status: int, text: str, headers: Iterable[tuple[str, str]] = ()
+) -> None:
+    await send_answer(send, status, text.encode(), "text/plain; charset=utf-8", headers)
