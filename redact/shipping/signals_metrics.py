@@ -1,0 +1,137 @@
+"""Scrubbing an OTLP metrics export request: the numbers pass through, the attributes do not.
+
+A metric's value is not content, but its attributes may be (a user id, a prompt fragment, a
+token an instrumentation put in a label). The attributes of every data point (gauge, sum,
+histogram, exponential histogram, summary), the filtered attributes of its exemplars, the
+metric's metadata, and the resource (attributes, entity references, schema URL) and scope
+(name, version, attributes, schema URL) are redacted; a value that stays unsafe once redacted,
+or nests deeper than `MAX_VALUE_DEPTH`, is replaced by a marker, so a data point is not lost
+for its attributes. Metric names, descriptions and units, values, times, ids and flags are
+left as they are.
+
+Only what no marker can fix holds data points back, each counted with its reason: a key that
+stays unsafe, a part whose redaction raises, a metric that cannot be read or written.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from redact.core import KnownSecretsArg
+from redact.model import share_allowed
+from redact.profiles import Profile
+from redact.shipping.signals_core import ScrubbedSignal, Scrubber, reason_of, write_attributes
+from redact.shipping.signals_wire import METRICS, SignalEncoding, data_points, decode, encode
+from tracecheck.readers.proto_attributes import proto_attributes
+
+__all__ = ["scrub_metrics"]
+
+
+def scrub_metrics(
+    body: bytes,
+    encoding: SignalEncoding,
+    *,
+    profile: str | Profile = "share",
+    known_secrets: KnownSecretsArg = (),
+    pseudonym_key: bytes | str | None = None,
+    max_string_bytes: float | None = None,
+) -> ScrubbedSignal:
+    """Redact the attributes of every data point of an `ExportMetricsServiceRequest`
+    (`encoding` "proto" or "json"); units are data points, `redacted` counts those whose
+    attributes changed. Raises `TraceReadError` for a body that is not such a request."""
+    decoded = decode(body, encoding, METRICS)
+    request: Any = decoded.request
+    scrubber = Scrubber(profile, known_secrets, pseudonym_key, max_string_bytes)
+    scrubber.prescan(_values_of(request))
+    reasons = list(decoded.left_out)
+    received, redacted = len(reasons), 0
+    for i, resource_metrics in enumerate(request.resource_metrics):
+        resource = scrubber.container(resource_metrics, "resource", f"resource:{i}", force=True)
+        for j, scope_metrics in enumerate(resource_metrics.scope_metrics):
+            path = f"resource:{i}/{j}"
+            scope = scrubber.container(scope_metrics, "scope", path, force=True)
+            metrics = scope_metrics.metrics
+            emptied: list[int] = []
+            for k, metric in enumerate(metrics):
+                root = f"metric:{i}/{j}/{k}"
+                points = data_points(metric)
+                if points is None:
+                    continue
+                received += len(points)
+                reason = resource or scope or _metadata(scrubber, metric, root)
+                held: list[int] = []
+                for p, point in enumerate(points):
+                    before = scrubber.changes()
+                    point_reason = reason or _point(scrubber, point, f"{root}/{p}")
+                    if point_reason is not None:
+                        held.append(p)
+                        reasons.append(point_reason)
+                    elif scrubber.changes() > before:
+                        redacted += 1
+                for p in reversed(held):
+                    del points[p]
+                if held and not len(points):
+                    emptied.append(k)
+            for k in reversed(emptied):
+                del metrics[k]
+    payload, unwritten = encode(request, encoding, METRICS)
+    reasons += unwritten
+    kept = received - len(reasons)
+    # Data points of a metric the encoder refused are no longer among the kept.
+    redacted = min(redacted, kept)
+    report = scrubber.report()
+    return ScrubbedSignal(received, kept, len(reasons), tuple(reasons), redacted, payload, report)
+
+
+def _metadata(scrubber: Scrubber, metric: Any, root: str) -> str | None:
+    try:
+        values, verdict = scrubber.forced(metric.metadata, f"{root}/metadata")
+        if not share_allowed(verdict):
+            return reason_of(verdict)
+        write_attributes(metric.metadata, values)
+    except Exception as exc:
+        return scrubber.unreadable(exc)
+    return None
+
+
+def _point(scrubber: Scrubber, point: Any, root: str) -> str | None:
+    """Redact one data point's attributes and its exemplars' in place; the reason it is held
+    back, or None."""
+    try:
+        attributes, verdict = scrubber.forced(point.attributes, f"{root}/attributes")
+        if not share_allowed(verdict):
+            return reason_of(verdict)
+        exemplars = []
+        for e, exemplar in enumerate(_exemplars(point)):
+            place = f"{root}/exemplars/{e}/filtered_attributes"
+            values, verdict = scrubber.forced(exemplar.filtered_attributes, place)
+            if not share_allowed(verdict):
+                return reason_of(verdict)
+            exemplars.append(values)
+        write_attributes(point.attributes, attributes)
+        for exemplar, values in zip(_exemplars(point), exemplars, strict=True):
+            write_attributes(exemplar.filtered_attributes, values)
+    except Exception as exc:
+        return scrubber.unreadable(exc)
+    return None
+
+
+def _exemplars(point: Any) -> Any:
+    # Summary data points have none.
+    return point.exemplars if "exemplars" in point.DESCRIPTOR.fields_by_name else ()
+
+
+def _values_of(request: Any) -> Iterator[Any]:
+    """Every value of the request redaction looks at, for the one-pass prescan."""
+    for resource_metrics in request.resource_metrics:
+        yield proto_attributes(resource_metrics.resource.attributes)
+        for scope_metrics in resource_metrics.scope_metrics:
+            yield scope_metrics.scope.name
+            yield proto_attributes(scope_metrics.scope.attributes)
+            for metric in scope_metrics.metrics:
+                yield proto_attributes(metric.metadata)
+                for point in data_points(metric) or ():
+                    yield proto_attributes(point.attributes)
+                    for exemplar in _exemplars(point):
+                        yield proto_attributes(exemplar.filtered_attributes)
