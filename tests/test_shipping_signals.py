@@ -607,6 +607,41 @@ def any_value(value: Any) -> Any:
     return out
 
 
+@pytest.mark.parametrize(
+    ("failing_at", "kept", "gone"),
+    [
+        ("resource:0/resource/", 0, None),
+        ("metric:0/0/0/metadata", 4, "queue.depth"),
+        ("metric:0/0/5/metadata", 5, "dataless"),
+    ],
+)
+def test_a_metric_part_that_cannot_be_scrubbed_is_held_back_whole(
+    monkeypatch: pytest.MonkeyPatch, failing_at: str, kept: int, gone: str | None
+) -> None:
+    mapping = redact.walk.Redactor.mapping
+
+    def failing(self: Any, value: Any, path: str, depth: int) -> Any:
+        if path.startswith(failing_at):
+            raise RuntimeError(TOKEN)
+        return mapping(self, value, path, depth)
+
+    monkeypatch.setattr(redact.walk.Redactor, "mapping", failing)
+    request = metric_request()
+    # A metric with no data points still carries metadata: it goes with its part.
+    dataless = request.resource_metrics[0].scope_metrics[0].metrics.add(name="dataless")
+    dataless.metadata.add(key="owner").value.string_value = EMAIL
+    out = scrub_metrics(request.SerializeToString(), "proto")
+    assert (out.received, out.kept) == (5, kept)
+    assert out.reasons == ("UNKNOWN (could not be redacted: RuntimeError)",) * (5 - kept)
+    if gone is None:
+        assert out.payload is None
+        return
+    assert out.payload is not None and EMAIL.encode() not in out.payload
+    got = ExportMetricsServiceRequest.FromString(out.payload)
+    names = [m.name for m in got.resource_metrics[0].scope_metrics[0].metrics]
+    assert len(names) == 5 and gone not in names
+
+
 def test_metrics_from_the_sdk_pipeline() -> None:
     from opentelemetry.exporter.otlp.proto.common._internal.metrics_encoder import encode_metrics
     from opentelemetry.sdk.metrics import MeterProvider

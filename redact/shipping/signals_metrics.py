@@ -56,14 +56,18 @@ def scrub_metrics(
             for k, metric in enumerate(metrics):
                 root = f"metric:{i}/{j}/{k}"
                 points = data_points(metric)
-                if points is None:
-                    continue
-                received += len(points)
+                count = len(points) if points is not None else 0
+                received += count
+                # A metric under a part held back goes whole, with or without data points.
                 reason = resource or scope or _metadata(scrubber, metric, root)
+                if reason is not None:
+                    reasons += [reason] * count
+                    emptied.append(k)
+                    continue
                 held: list[int] = []
-                for p, point in enumerate(points):
+                for p, point in enumerate(points if points is not None else ()):
                     before = scrubber.changes()
-                    point_reason = reason or _point(scrubber, point, f"{root}/{p}")
+                    point_reason = _point(scrubber, point, f"{root}/{p}")
                     if point_reason is not None:
                         held.append(p)
                         reasons.append(point_reason)
