@@ -297,6 +297,20 @@ def test_resource_and_scope_strings_are_redacted() -> None:
     assert out.redacted == 0  # the record itself held nothing
 
 
+def test_an_absent_resource_or_scope_stays_absent() -> None:
+    request = ExportLogsServiceRequest()
+    request.resource_logs.add().scope_logs.add().log_records.add(event_name="bare")
+    for encoding, body in (
+        ("proto", request.SerializeToString()),
+        ("json", b'{"resourceLogs":[{"scopeLogs":[{"logRecords":[{"eventName":"bare"}]}]}]}'),
+    ):
+        out = scrub_logs(body, encoding)  # type: ignore[arg-type]
+        if encoding == "proto":
+            assert out.payload == request.SerializeToString()
+        else:
+            assert json.loads(out.payload or b"") == json.loads(body)
+
+
 def test_a_record_nested_too_deep_is_dropped_alone() -> None:
     fine = log_record("ok", event="fine")
     # protobuf refuses the whole request (past 100 nested messages): it is read record by

@@ -164,7 +164,8 @@ class Scrubber:
             verdict = self.verdict()
             if not share_allowed(verdict):
                 return reason_of(verdict)
-            write_attributes(message.attributes, attributes)
+            if holder.HasField(part):  # an absent resource or scope stays absent
+                write_attributes(message.attributes, attributes)
             holder.schema_url = schema_url
         except Exception as exc:
             return self.unreadable(exc)
