@@ -297,6 +297,35 @@ def test_resource_and_scope_strings_are_redacted() -> None:
     assert out.redacted == 0  # the record itself held nothing
 
 
+def test_pseudonyms_agree_across_records_and_signals_with_one_key() -> None:
+    logs = log_request(log_record(event="a", **{"user.id": "u-1042"}), log_record(event="b"))
+    request = ExportMetricsServiceRequest()
+    metric = request.resource_metrics.add().scope_metrics.add().metrics.add(name="m")
+    metric.gauge.data_points.add(as_int=1).attributes.add(
+        key="user.id"
+    ).value.string_value = "u-1042"
+    key = b"k" * 32
+    first = records_of(scrub_logs(logs, "proto", pseudonym_key=key).payload)[0]
+    again = records_of(scrub_logs(logs, "proto", pseudonym_key=key).payload)[0]
+    out = scrub_metrics(request.SerializeToString(), "proto", pseudonym_key=key)
+    point = ExportMetricsServiceRequest.FromString(out.payload or b"").resource_metrics[0]
+    label = point.scope_metrics[0].metrics[0].gauge.data_points[0].attributes[0]
+    pseudonym = first.attributes[0].value.string_value
+    assert pseudonym.startswith("[ID:") and "u-1042" not in pseudonym
+    assert again.attributes[0].value.string_value == label.value.string_value == pseudonym
+
+
+def test_reasons_are_counted_by_kind() -> None:
+    held = [log_record({"content": "hi"}, event=str(n)) for n in range(3)]
+    body = log_request(*held, log_record(nested(33)), log_record(event="kept"))
+    out = scrub_logs(body, "proto", profile=RAW_UNSAFE)
+    assert out.reason_counts() == {
+        "UNSAFE (raw-content/raw-content-key)": 3,
+        "UNKNOWN (nested too deep)": 1,
+    }
+    assert (out.received, out.kept, out.dropped) == (5, 1, 4)
+
+
 def test_an_absent_resource_or_scope_stays_absent() -> None:
     request = ExportLogsServiceRequest()
     request.resource_logs.add().scope_logs.add().log_records.add(event_name="bare")
