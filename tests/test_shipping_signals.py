@@ -642,6 +642,18 @@ def test_metric_attributes_that_stay_unsafe_become_markers() -> None:
     assert {f.detector for f in out.report.findings} == {"raw-content-key", "depth-limit"}
 
 
+@pytest.mark.parametrize("field", ["name", "description", "unit"])
+def test_a_metric_described_with_a_credential_is_held_back_whole(field: str) -> None:
+    request = metric_request()
+    metric = request.resource_metrics[0].scope_metrics[0].metrics[1]
+    setattr(metric, field, f"calls with {TOKEN}")
+    held = len(points_of(metric))
+    out = scrub_metrics(request.SerializeToString(), "proto")
+    assert (out.received, out.kept, out.dropped) == (5, 5 - held, held)
+    assert out.reasons == ("UNSAFE (credential/github-token)",) * held
+    assert out.payload is not None and TOKEN.encode() not in out.payload
+
+
 def any_value(value: Any) -> Any:
     from opentelemetry.proto.common.v1.common_pb2 import AnyValue
 

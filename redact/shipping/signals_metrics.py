@@ -6,8 +6,10 @@ histogram, exponential histogram, summary), the filtered attributes of its exemp
 metric's metadata, and the resource (attributes, entity references, schema URL) and scope
 (name, version, attributes, schema URL) are redacted; a value that stays unsafe once redacted,
 or nests deeper than `MAX_VALUE_DEPTH`, is replaced by a marker, so a data point is not lost
-for its attributes. Metric names, descriptions and units, values, times, ids and flags are
-left as they are.
+for its attributes. Values, times, ids and flags are left as they are. A metric's name,
+description and unit are judged but never rewritten (a renamed metric would be another metric):
+one that is not share-safe (a credential or an address written into it) holds the metric back
+whole.
 
 Only what no marker can fix holds data points back, each counted with its reason: a key that
 stays unsafe, a part whose redaction raises, a metric that cannot be read or written.
@@ -90,6 +92,11 @@ def scrub_metrics(
 
 def _metadata(scrubber: Scrubber, metric: Any, root: str) -> str | None:
     try:
+        for field in _DESCRIBED:
+            scrubber.assessor.value(getattr(metric, field), f"{root}/{field}", 0)
+        verdict = scrubber.verdict()
+        if not share_allowed(verdict):
+            return reason_of(verdict)
         values, verdict = scrubber.forced(metric.metadata, f"{root}/metadata")
         if not share_allowed(verdict):
             return reason_of(verdict)
@@ -97,6 +104,9 @@ def _metadata(scrubber: Scrubber, metric: Any, root: str) -> str | None:
     except Exception as exc:
         return scrubber.unreadable(exc)
     return None
+
+
+_DESCRIBED = ("name", "description", "unit")
 
 
 def _point(scrubber: Scrubber, point: Any, root: str) -> str | None:
@@ -134,6 +144,7 @@ def _values_of(request: Any) -> Iterator[Any]:
             yield scope_metrics.scope.name
             yield proto_attributes(scope_metrics.scope.attributes)
             for metric in scope_metrics.metrics:
+                yield [getattr(metric, field) for field in _DESCRIBED]
                 yield proto_attributes(metric.metadata)
                 for point in data_points(metric) or ():
                     yield proto_attributes(point.attributes)
