@@ -41,18 +41,16 @@ import logging
 import math
 import secrets
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from concurrent.futures import Executor, ThreadPoolExecutor
+from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import Any, Final
 
 import httpx
 
-from redact.held_back import held_back_kind, held_back_message
 from redact.inspector import known_secrets_of
-from redact.isolated import scrub_batch
 from redact.known import KnownSecrets
 from redact.profiles import Profile, resolve_profile
-from redact.shipping.bodies import CODINGS, compressed, read_body
+from redact.shipping.bodies import CODINGS, read_body
 from redact.shipping.http import (
     ClientGone,
     Receive,
@@ -66,21 +64,18 @@ from redact.shipping.http import (
 from redact.shipping.metrics import ProxyMetrics
 from redact.shipping.otlp import (
     CONTENT_TYPES,
-    ENCODERS,
     MEDIA_TYPES,
     Encoding,
-    encodable,
     export_response,
-    parse_spans,
-    skipped_span,
     status_body,
     upstream_partial,
 )
+from redact.shipping.pool import scrubbing_for
 from redact.shipping.refusal import Refusal
+from redact.shipping.scrubbing import ScrubFailed
 from redact.shipping.upstream import Upstream
-from redact.spans import DroppedSpan, ScrubbedSpans, scrub_spans
+from redact.spans import ScrubbedSpans, scrub_spans
 from tracecheck.errors import TraceReadError
-from tracecheck.spans import Span
 
 __all__ = [
     "DEFAULT_BODY_TIMEOUT",
@@ -115,8 +110,13 @@ class ProxySettings:
 
     `upstream` is the base URL (`http://collector:4318`); batches go to `upstream + /v1/traces`.
     Without a `pseudonym_key` the proxy draws one when it starts, so pseudonyms agree across the
-    batches of one process. `upstream_timeout` bounds a request's stay, from its arrival to
-    its answer: scrubbing, every upstream attempt and the waits between them."""
+    batches of one process (and across its `scrub_processes`). `upstream_timeout` bounds a
+    request's stay, from its arrival to its answer: scrubbing, every upstream attempt and the
+    waits between them.
+
+    `scrub_processes` 1 scrubs on `scrub_workers` threads of the proxy's process (one core, the
+    GIL); N above 1 scrubs in a pool of N worker processes, one batch each at a time
+    (`redact.shipping.pool`)."""
 
     upstream: str
     profile: str | Profile = "share"
@@ -128,6 +128,7 @@ class ProxySettings:
     first_backoff: float = 0.1
     max_backoff: float = 2.0
     scrub_workers: int = 1
+    scrub_processes: int = 1
     body_timeout: float = DEFAULT_BODY_TIMEOUT
     max_retry_after: float = DEFAULT_MAX_RETRY_AFTER
 
@@ -136,6 +137,8 @@ class ProxySettings:
             raise ValueError("max_body_bytes must be at least 1")
         if self.queue_size < 1:
             raise ValueError("queue_size must be at least 1")
+        if self.scrub_processes < 1:
+            raise ValueError("scrub_processes must be at least 1")
         if not self.upstream_timeout > 0:
             raise ValueError("upstream_timeout must be positive")
         if not self.body_timeout > 0:
@@ -148,29 +151,14 @@ class ProxySettings:
         return self.upstream.rstrip("/") + TRACES_PATH
 
 
-@dataclass(frozen=True, slots=True)
-class _Batch:
-    received: int
-    kept: int
-    dropped: tuple[DroppedSpan, ...]
-    payload: bytes | None  # None when nothing is left to forward
-
-
-class _ScrubFailed(Exception):
-    """Redaction raised for every span of a batch; `error` names the type it raised."""
-
-    def __init__(self, error: str) -> None:
-        super().__init__(error)
-        self.error = error
-
-
 class ProxyApp:
     """The ASGI application. Use it under uvicorn with `lifespan="on"` (the upstream client and
     the scrubbing thread are made at startup and closed at shutdown).
 
     Collaborators, for tests and deployments that need others: `transport` carries the upstream
-    requests (httpx's), `scrub` redacts and gates a batch (`scrub_spans`' signature), `executor`
-    runs scrubbing off the event loop (a thread by default)."""
+    requests (httpx's), `scrub` redacts and gates a batch (`scrub_spans`' signature; a
+    module-level function when `scrub_processes` is above 1), `executor` runs scrubbing off the
+    event loop (a thread by default; only with `scrub_processes` 1)."""
 
     def __init__(
         self,
@@ -184,12 +172,19 @@ class ProxyApp:
         self.metrics = ProxyMetrics(queue_capacity=settings.queue_size)
         self._profile = resolve_profile(settings.profile)
         self._known = known_secrets_of(settings.known_secrets)
+        # One key for every scrubbing process, so that one id gets one pseudonym in all.
         self._key = settings.pseudonym_key or secrets.token_bytes(32)
         self._transport = transport
-        self._scrub_spans = scrub
         self._upstream: Upstream | None = None
-        self._executor = executor
-        self._own_executor = executor is None
+        self._scrubbing = scrubbing_for(
+            settings.scrub_processes,
+            self._profile,
+            self._known,
+            self._key,
+            scrub=scrub,
+            threads=settings.scrub_workers,
+            executor=executor,
+        )
         self._in_flight = 0
         self._logged_kinds: set[str] = set()
 
@@ -215,18 +210,13 @@ class ProxyApp:
                 max_backoff=settings.max_backoff,
                 max_retry_after=settings.max_retry_after,
             )
-        if self._executor is None:
-            self._executor = ThreadPoolExecutor(
-                max_workers=self.settings.scrub_workers, thread_name_prefix="tracecheck-proxy"
-            )
+        await self._scrubbing.start()
 
     async def shutdown(self) -> None:
         if self._upstream is not None:
             await self._upstream.client.aclose()
             self._upstream = None
-        if self._executor is not None and self._own_executor:
-            self._executor.shutdown(wait=True)
-            self._executor = None
+        self._scrubbing.close()
 
     def _upstream_of(self) -> Upstream:
         assert self._upstream is not None, "the proxy was not started (lifespan)"
@@ -316,15 +306,16 @@ class ProxyApp:
         body = await read_body(
             receive, settings.max_body_bytes, wbits, declared, self.metrics, settings.body_timeout
         )
-        assert self._executor is not None, "the proxy was not started (lifespan)"
         try:
-            batch = await loop.run_in_executor(self._executor, self._scrub, body, encoding, wbits)
+            batch = await self._scrubbing.scrub(body, encoding, wbits)
         except TraceReadError as exc:
             raise Refusal(400, "bad_request", str(exc)) from None
+        except Refusal:
+            raise
         except Exception as exc:
             # Fail closed: nothing of a batch that could not be scrubbed leaves. The message
             # names the error's type only; its text could quote span content.
-            error = exc.error if isinstance(exc, _ScrubFailed) else type(exc).__name__
+            error = exc.error if isinstance(exc, ScrubFailed) else type(exc).__name__
             log.error("a batch could not be scrubbed (%s); nothing was forwarded", error)
             raise Refusal(
                 500,
@@ -333,11 +324,10 @@ class ProxyApp:
             ) from None
         del body
         self.metrics.add("tracecheck_proxy_spans_received_total", batch.received)
-        message = ""
+        message = batch.message
         if batch.dropped:
-            self._note_drops(batch.dropped)
-            message = held_back_message(batch.dropped)
-        rejected = len(batch.dropped)
+            self._note_drops(batch.dropped, batch.kinds)
+        rejected = batch.dropped
         if batch.payload is None:
             self.metrics.add("tracecheck_proxy_requests_total", outcome="nothing_to_forward")
             return 200, export_response(encoding, rejected, message)
@@ -368,40 +358,16 @@ class ProxyApp:
             message = f"{message}; {note}" if message else note
         return 200, export_response(encoding, rejected, message)
 
-    def _scrub(self, body: bytes, encoding: Encoding, wbits: int | None) -> _Batch:
-        spans, skipped = parse_spans(body, encoding)
-        # A span that cannot be read, redacted or encoded is dropped alone, never its batch.
-        isolated = scrub_batch(
-            spans,
-            profile=self._profile,
-            known_secrets=self._known,
-            pseudonym_key=self._key,
-            scrub=self._scrub_spans,
-        )
-        if isolated.failed and len(isolated.failed) == len(spans):
-            raise _ScrubFailed(isolated.failed[0].error)  # nothing could be scrubbed: a 500
-        scrubbed = isolated.scrubbed
-        dropped = [skipped_span(item, self._profile) for item in skipped]
-        dropped += isolated.dropped()
-        payload = None
-        kept: list[Span] = []
-        if scrubbed.kept:
-            data, kept, refused = encodable(scrubbed.kept, ENCODERS[encoding], self._profile)
-            dropped += refused
-            payload = compressed(data, wbits) if kept else None
-        return _Batch(len(spans) + len(skipped), len(kept), tuple(dropped), payload)
-
-    def _note_drops(self, dropped: Sequence[DroppedSpan]) -> None:
-        self.metrics.add("tracecheck_proxy_spans_dropped_unsafe_total", len(dropped))
-        for span in dropped:
-            kind = held_back_kind(span)
+    def _note_drops(self, dropped: int, kinds: Sequence[tuple[str, str | None]]) -> None:
+        self.metrics.add("tracecheck_proxy_spans_dropped_unsafe_total", dropped)
+        for kind, span_id in kinds:
             if kind in self._logged_kinds or len(self._logged_kinds) >= _MAX_LOGGED_KINDS:
                 continue
             self._logged_kinds.add(kind)
             log.warning(
                 "span %s dropped: %s after redaction; further drops of this kind are counted "
                 "in tracecheck_proxy_spans_dropped_unsafe_total, not logged",
-                span.span_id or "(no id)",
+                span_id or "(no id)",
                 kind,
             )
 

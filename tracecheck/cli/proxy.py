@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 from typing import Final
 from urllib.parse import urlsplit
 
@@ -81,6 +82,14 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
         "retry included); keep it below the exporters' "
         f"own timeout (default {DEFAULT_UPSTREAM_TIMEOUT:g})",
     )
+    parser.add_argument(
+        "--scrub-processes",
+        type=scrub_processes,
+        default=1,
+        metavar="N",
+        help="worker processes that scrub batches, one batch each at a time; 'auto' is one per "
+        "core (default 1: a thread of the proxy's own process)",
+    )
 
 
 def run(args: argparse.Namespace, env: Environment) -> ExitCode:
@@ -108,6 +117,7 @@ def run(args: argparse.Namespace, env: Environment) -> ExitCode:
         max_body_bytes=args.max_body_bytes,
         queue_size=args.queue_size,
         upstream_timeout=args.upstream_timeout,
+        scrub_processes=args.scrub_processes,
     )
     try:
         sock = bind(host, port)
@@ -138,6 +148,16 @@ def run(args: argparse.Namespace, env: Environment) -> ExitCode:
 
 class _OptionError(ValueError):
     pass
+
+
+def scrub_processes(text: str) -> int:
+    """`--scrub-processes`: a whole number from 1, or `auto` (the number of cores)."""
+    if text.strip().lower() == "auto":
+        return os.cpu_count() or 1
+    try:
+        return positive_int(text)
+    except argparse.ArgumentTypeError as exc:
+        raise argparse.ArgumentTypeError(f"{exc}, or auto") from None
 
 
 def _without_userinfo(url: str) -> str:

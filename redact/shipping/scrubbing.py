@@ -1,0 +1,105 @@
+"""One request body scrubbed, whole: parsed, redacted, gated, encoded and compressed again.
+
+`Scrubber` is that step with what it needs (profile, known secrets, pseudonym key). Its answer,
+`Scrubbed`, holds no span: counts, what the proxy says and logs about the spans it held back
+(their verdicts' kinds and one span id per kind, never content), and the bytes to forward. So
+the step can run in another process and only bytes cross (`redact.shipping.pool`).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from redact.held_back import held_back_kind, held_back_message
+from redact.isolated import Scrub, scrub_batch
+from redact.known import KnownSecrets
+from redact.profiles import Profile
+from redact.shipping.bodies import compressed
+from redact.shipping.otlp import ENCODERS, Encoding, encodable, parse_spans, skipped_span
+from redact.spans import DroppedSpan, scrub_spans
+from tracecheck.spans import Span
+
+__all__ = ["Coding", "ScrubFailed", "Scrubbed", "Scrubber"]
+
+# What `bodies.CODINGS` maps a Content-Encoding to, handed back to `bodies.compressed`.
+Coding = str | int | None
+
+
+@dataclass(frozen=True, slots=True)
+class Scrubbed:
+    """A batch scrubbed. `dropped` spans were held back; `message` says how many and why (empty
+    when none were); `kinds` names each kind of drop once, with the id of its first span;
+    `payload` is the batch to forward, in the request's encoding and coding (None when nothing
+    is left to forward); `process` is the id of the process that scrubbed it."""
+
+    received: int
+    kept: int
+    dropped: int
+    message: str
+    kinds: tuple[tuple[str, str | None], ...]
+    payload: bytes | None
+    process: int
+
+
+class ScrubFailed(Exception):
+    """Redaction raised for every span of a batch; `error` names the type it raised."""
+
+    def __init__(self, error: str) -> None:
+        super().__init__(error)
+        self.error = error
+
+
+@dataclass(frozen=True, slots=True)
+class Scrubber:
+    """Scrubs request bodies with one profile, one set of known secrets and one pseudonym key.
+    `scrub` redacts and gates a batch (`scrub_spans`' signature).
+
+    Calling it raises `TraceReadError` for a body that cannot be read and `ScrubFailed` when no
+    span of the batch could be redacted; a span that cannot be read, redacted or encoded is
+    dropped alone (UNKNOWN), never its batch."""
+
+    profile: Profile
+    known_secrets: KnownSecrets
+    pseudonym_key: bytes
+    scrub: Scrub = scrub_spans
+
+    def __call__(self, body: bytes, encoding: Encoding, coding: Coding) -> Scrubbed:
+        profile = self.profile
+        spans, skipped = parse_spans(body, encoding)
+        isolated = scrub_batch(
+            spans,
+            profile=profile,
+            known_secrets=self.known_secrets,
+            pseudonym_key=self.pseudonym_key,
+            scrub=self.scrub,
+        )
+        if isolated.failed and len(isolated.failed) == len(spans):
+            raise ScrubFailed(isolated.failed[0].error)  # nothing could be scrubbed: a 500
+        scrubbed = isolated.scrubbed
+        dropped = [skipped_span(item, profile) for item in skipped]
+        dropped += isolated.dropped()
+        payload = None
+        kept: list[Span] = []
+        if scrubbed.kept:
+            data, kept, refused = encodable(scrubbed.kept, ENCODERS[encoding], profile)
+            dropped += refused
+            payload = compressed(data, coding) if kept else None  # type: ignore[arg-type]
+        message = held_back_message(dropped) if dropped else ""
+        return Scrubbed(
+            len(spans) + len(skipped),
+            len(kept),
+            len(dropped),
+            message,
+            _first_of_each_kind(dropped),
+            payload,
+            os.getpid(),
+        )
+
+
+def _first_of_each_kind(dropped: Sequence[DroppedSpan]) -> tuple[tuple[str, str | None], ...]:
+    kinds: dict[str, str | None] = {}
+    for span in dropped:
+        kinds.setdefault(held_back_kind(span), span.span_id)
+    return tuple(kinds.items())
