@@ -21,6 +21,8 @@ import pytest
         "tracecheck.testing",
         "tracecheck.pytest_plugin",
         "tracecheck.show",
+        "redact.shipping",
+        "redact.shipping.signals",
     ],
 )
 def test_all_names_exist(module: str) -> None:
@@ -80,3 +82,16 @@ def test_exit_codes_are_stable() -> None:
         ("UNREADABLE", 3),
         ("AMBIGUOUS", 4),
     ]
+
+
+def test_importing_the_shipping_wing_loads_no_server() -> None:
+    """`redact.shipping`'s names load on first use: importing it costs no HTTP client or server."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, redact.shipping; "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('httpx', 'uvicorn')))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
