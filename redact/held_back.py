@@ -8,12 +8,19 @@ read.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from redact.model import ShareVerdict
 from redact.spans import DroppedSpan
 
-__all__ = ["held_back_kind", "held_back_message", "reason_places", "reasons", "status_counts"]
+__all__ = [
+    "held_back_kind",
+    "held_back_message",
+    "held_back_summary",
+    "reason_places",
+    "reasons",
+    "status_counts",
+]
 
 
 def _failing(verdict: ShareVerdict) -> set[str]:
@@ -51,9 +58,16 @@ def held_back_message(dropped: Sequence[DroppedSpan]) -> str:
     for span in dropped:
         kind = held_back_kind(span)
         kinds[kind] = kinds.get(kind, 0) + 1
+    return held_back_summary(kinds, ("span", "spans"))
+
+
+def held_back_summary(kinds: Mapping[str, int], nouns: tuple[str, str]) -> str:
+    """`3 spans are still not share-safe …: UNSAFE (…) ×2; UNKNOWN (…) ×1` from the count of
+    each kind; `nouns` names one and many of what was held back (log records, data points)."""
+    total = sum(kinds.values())
     detail = "; ".join(f"{kind} ×{count}" for kind, count in kinds.items())
-    noun = "span is" if len(dropped) == 1 else "spans are"
-    return f"{len(dropped)} {noun} still not share-safe after redaction and not forwarded: {detail}"
+    noun = f"{nouns[0]} is" if total == 1 else f"{nouns[1]} are"
+    return f"{total} {noun} still not share-safe after redaction and not forwarded: {detail}"
 
 
 def reason_places(verdict: ShareVerdict) -> list[str]:

@@ -9,6 +9,10 @@ from typing import Any, Final, Literal
 
 import orjson
 from google.protobuf.message import DecodeError
+from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceResponse
+from opentelemetry.proto.collector.metrics.v1.metrics_service_pb2 import (
+    ExportMetricsServiceResponse,
+)
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceResponse
 
 from redact.isolated import unreadable_span
@@ -126,32 +130,46 @@ def _varint(value: int) -> bytes:
             return bytes(out)
 
 
-def export_response(encoding: Encoding, rejected: int, message: str) -> bytes:
+# Per signal: its export response type and the name of its partial success's count.
+_RESPONSES: Final[dict[str, tuple[Any, str, str]]] = {
+    "traces": (ExportTraceServiceResponse, "rejected_spans", "rejectedSpans"),
+    "logs": (ExportLogsServiceResponse, "rejected_log_records", "rejectedLogRecords"),
+    "metrics": (ExportMetricsServiceResponse, "rejected_data_points", "rejectedDataPoints"),
+}
+
+
+def export_response(
+    encoding: Encoding, rejected: int, message: str, signal: str = "traces"
+) -> bytes:
+    """The signal's export response: empty, or a partial success counting what was rejected."""
+    kind, field, json_field = _RESPONSES[signal]
     if encoding == "json":
         if not rejected and not message:
             return b"{}"
-        partial: dict[str, Any] = {"rejectedSpans": str(rejected)}
+        partial: dict[str, Any] = {json_field: str(rejected)}
         if message:
             partial["errorMessage"] = message
         return orjson.dumps({"partialSuccess": partial})
-    response = ExportTraceServiceResponse()
+    response = kind()
     if rejected or message:
-        response.partial_success.rejected_spans = rejected
+        setattr(response.partial_success, field, rejected)
         response.partial_success.error_message = message
     return bytes(response.SerializeToString())
 
 
-def upstream_partial(encoding: Encoding, body: bytes) -> tuple[int, str]:
+def upstream_partial(encoding: Encoding, body: bytes, signal: str = "traces") -> tuple[int, str]:
     """The upstream's own `partial_success`, when its answer says one; (0, "") otherwise."""
     if not body:
         return 0, ""
+    kind, field, json_field = _RESPONSES[signal]
     try:
         if encoding == "json":
             partial = orjson.loads(body).get("partialSuccess") or {}
-            return int(partial.get("rejectedSpans", 0)), str(partial.get("errorMessage", ""))
-        response = ExportTraceServiceResponse()
+            return int(partial.get(json_field, 0)), str(partial.get("errorMessage", ""))
+        response = kind()
         response.ParseFromString(body)
-        return response.partial_success.rejected_spans, response.partial_success.error_message
+        success = response.partial_success
+        return int(getattr(success, field)), success.error_message
     except (DecodeError, orjson.JSONDecodeError, AttributeError, TypeError, ValueError):
         return 0, ""
 

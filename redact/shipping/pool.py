@@ -41,7 +41,7 @@ from redact.known import KnownSecrets
 from redact.profiles import Profile
 from redact.shipping.otlp import Encoding
 from redact.shipping.refusal import Refusal
-from redact.shipping.scrubbing import Coding, Scrubbed, Scrubber, ScrubFailed
+from redact.shipping.scrubbing import Coding, Scrubbed, Scrubber, ScrubFailed, Signal
 from tracecheck.errors import TraceReadError
 
 __all__ = [
@@ -64,7 +64,9 @@ class Scrubbing(Protocol):
 
     async def start(self) -> None: ...
 
-    async def scrub(self, body: bytes, encoding: Encoding, coding: Coding) -> Scrubbed: ...
+    async def scrub(
+        self, body: bytes, encoding: Encoding, coding: Coding, signal: Signal = "traces"
+    ) -> Scrubbed: ...
 
     def close(self) -> None: ...
 
@@ -87,10 +89,13 @@ class ThreadScrubbing:
                 max_workers=self._threads, thread_name_prefix="tracecheck-proxy"
             )
 
-    async def scrub(self, body: bytes, encoding: Encoding, coding: Coding) -> Scrubbed:
+    async def scrub(
+        self, body: bytes, encoding: Encoding, coding: Coding, signal: Signal = "traces"
+    ) -> Scrubbed:
         assert self._executor is not None, "scrubbing was not started"
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor, self._scrubber, body, encoding, coding)
+        scrubber = self._scrubber
+        return await loop.run_in_executor(self._executor, scrubber, body, encoding, coding, signal)
 
     def close(self) -> None:
         if self._executor is not None and self._own:
@@ -129,15 +134,17 @@ class ProcessScrubbing:
         ready = [asyncio.wrap_future(pool.submit(_ready)) for _ in range(self._processes)]
         await asyncio.gather(*ready)
 
-    async def scrub(self, body: bytes, encoding: Encoding, coding: Coding) -> Scrubbed:
+    async def scrub(
+        self, body: bytes, encoding: Encoding, coding: Coding, signal: Signal = "traces"
+    ) -> Scrubbed:
         pool = self._pool
         assert pool is not None, "scrubbing was not started"
         try:
-            future = pool.submit(scrub_in_worker, body, encoding, coding)
+            future = pool.submit(scrub_in_worker, body, encoding, coding, signal)
         except BrokenProcessPool:
             # The batch never reached a worker: the new pool scrubs it.
             pool = self._replace(pool)
-            future = pool.submit(scrub_in_worker, body, encoding, coding)
+            future = pool.submit(scrub_in_worker, body, encoding, coding, signal)
         self._tasks += 1
         if self._tasks >= self._tasks_per_pool:
             self._retire(pool)
@@ -256,14 +263,14 @@ def _ready() -> None:
 
 
 def scrub_in_worker(
-    body: bytes, encoding: Encoding, coding: Coding
+    body: bytes, encoding: Encoding, coding: Coding, signal: Signal = "traces"
 ) -> Scrubbed | _Unreadable | str:
     """The whole scrubbing step in a worker: `Scrubbed`, the parts of the `TraceReadError` of a
     body that cannot be read, or the type name of the error that made every span fail (only
     picklable values cross back; an error's text, which may quote a span, never does)."""
     assert _worker is not None, "the worker was not started"
     try:
-        return _worker(body, encoding, coding)
+        return _worker(body, encoding, coding, signal)
     except TraceReadError as exc:
         return _Unreadable(exc.source, exc.reason, exc.where)
     except ScrubFailed as exc:

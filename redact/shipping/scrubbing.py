@@ -11,20 +11,29 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Final, Literal
 
-from redact.held_back import held_back_kind, held_back_message
+from redact.held_back import held_back_kind, held_back_message, held_back_summary
 from redact.isolated import Scrub, scrub_batch
 from redact.known import KnownSecrets
 from redact.profiles import Profile
 from redact.shipping.bodies import compressed
 from redact.shipping.otlp import ENCODERS, Encoding, encodable, parse_spans, skipped_span
+from redact.shipping.signals import scrub_logs, scrub_metrics
 from redact.spans import DroppedSpan, scrub_spans
 from tracecheck.spans import Span
 
-__all__ = ["Coding", "ScrubFailed", "Scrubbed", "Scrubber"]
+__all__ = ["UNITS", "Coding", "ScrubFailed", "Scrubbed", "Scrubber", "Signal"]
 
 # What `bodies.CODINGS` maps a Content-Encoding to, handed back to `bodies.compressed`.
 Coding = str | int | None
+# The OTLP signal of a request, and what one and many of its units are called.
+Signal = Literal["traces", "logs", "metrics"]
+UNITS: Final[dict[Signal, tuple[str, str]]] = {
+    "traces": ("span", "spans"),
+    "logs": ("log record", "log records"),
+    "metrics": ("data point", "data points"),
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,7 +74,11 @@ class Scrubber:
     pseudonym_key: bytes
     scrub: Scrub = scrub_spans
 
-    def __call__(self, body: bytes, encoding: Encoding, coding: Coding) -> Scrubbed:
+    def __call__(
+        self, body: bytes, encoding: Encoding, coding: Coding, signal: Signal = "traces"
+    ) -> Scrubbed:
+        if signal != "traces":
+            return self._records(body, encoding, coding, signal)
         profile = self.profile
         spans, skipped = parse_spans(body, encoding)
         isolated = scrub_batch(
@@ -93,6 +106,29 @@ class Scrubber:
             len(dropped),
             message,
             _first_of_each_kind(dropped),
+            payload,
+            os.getpid(),
+        )
+
+    def _records(self, body: bytes, encoding: Encoding, coding: Coding, signal: Signal) -> Scrubbed:
+        """A logs or metrics request: log records or data points held back one by one."""
+        scrub = scrub_logs if signal == "logs" else scrub_metrics
+        out = scrub(
+            body,
+            encoding,
+            profile=self.profile,
+            known_secrets=self.known_secrets,
+            pseudonym_key=self.pseudonym_key,
+        )
+        kinds = out.reason_counts()
+        message = held_back_summary(kinds, UNITS[signal]) if out.dropped else ""
+        payload = compressed(out.payload, coding) if out.payload is not None else None  # type: ignore[arg-type]
+        return Scrubbed(
+            out.received,
+            out.kept,
+            out.dropped,
+            message,
+            tuple((kind, None) for kind in kinds),
             payload,
             os.getpid(),
         )
