@@ -25,7 +25,7 @@ import tracemalloc
 import zlib
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote
@@ -34,6 +34,7 @@ import httpx
 import orjson
 import pytest
 import uvicorn
+import zstandard
 from google.rpc import status_pb2  # type: ignore[import-untyped]  # the OTLP exporters' dependency
 from opentelemetry.exporter.otlp.common.http import Compression as JsonCompression
 from opentelemetry.exporter.otlp.json.http.trace_exporter import (
@@ -112,14 +113,20 @@ SECRETS = _secrets()
 
 
 @contextmanager
-def serve(app: Any) -> Iterator[str]:
-    """Run an ASGI app under uvicorn on 127.0.0.1 (a free port) in a thread; yield its URL."""
+def serve(app: Any, **tls: Any) -> Iterator[str]:
+    """Run an ASGI app under uvicorn on 127.0.0.1 (a free port) in a thread; yield its URL.
+    `tls`: uvicorn's ssl_* options, for an https:// server."""
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     sock.listen(128)
     port = sock.getsockname()[1]
     config = uvicorn.Config(
-        app, lifespan="on", log_level="warning", access_log=False, timeout_graceful_shutdown=5
+        app,
+        lifespan="on",
+        log_level="warning",
+        access_log=False,
+        timeout_graceful_shutdown=5,
+        **tls,
     )
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
@@ -129,7 +136,7 @@ def serve(app: Any) -> Iterator[str]:
         assert thread.is_alive() and time.monotonic() < deadline, "server did not start"
         time.sleep(0.01)
     try:
-        yield f"http://127.0.0.1:{port}"
+        yield f"{'https' if tls else 'http'}://127.0.0.1:{port}"
     finally:
         server.should_exit = True
         thread.join(10)
@@ -153,6 +160,7 @@ class Arrival:
     body: bytes  # inflated
     span_ids: tuple[str, ...]
     status: int = 0
+    headers: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -184,8 +192,10 @@ class Upstream:
         elif coding == "deflate":
             body = zlib.decompress(body)
         content_type = headers.get("content-type", "")
+        if coding == "zstd":
+            body = zstandard.ZstdDecompressor().decompressobj().decompress(body)
         arrival = Arrival(
-            time.monotonic(), content_type, coding, body, _span_ids(content_type, body)
+            time.monotonic(), content_type, coding, body, _span_ids(content_type, body), 0, headers
         )
         with self.lock:
             reply = self.script.pop(0) if self.script else self.default
@@ -782,7 +792,7 @@ def test_gzip_bomb_is_413_without_inflating_in_memory() -> None:
         ({}, "the Content-Type is missing: send application/x-protobuf or application/json"),
         (
             {"content-type": "application/x-protobuf", "content-encoding": "br"},
-            "the Content-Encoding is not supported (use gzip, deflate or identity)",
+            "the Content-Encoding is not supported (use gzip, deflate, zstd or identity)",
         ),
     ],
 )
@@ -949,3 +959,544 @@ def test_command_serves_then_stops_cleanly(sig: signal.Signals) -> None:
             if process.poll() is None:
                 process.kill()
                 process.wait()
+
+
+# ---------------------------------------------------------------------------------------------
+# Headers to the upstream
+
+TOKEN = "tc" + "-fake-bearer-" + "".join(random.Random(401).choices(string.ascii_letters, k=24))
+
+
+@dataclass
+class Authenticating:
+    """An upstream that answers 401 unless `authorization: Bearer <token>`, then captures."""
+
+    token: str = TOKEN
+    inner: Upstream = field(default_factory=Upstream)
+    refused: int = 0
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            headers = {k.decode().lower(): v.decode() for k, v in scope["headers"]}
+            if headers.get("authorization") != f"Bearer {self.token}":
+                self.refused += 1
+                while (await receive()).get("more_body"):
+                    pass
+                await send({"type": "http.response.start", "status": 401, "headers": []})
+                await send({"type": "http.response.body", "body": b""})
+                return
+        await self.inner(scope, receive, send)
+
+
+def test_exporter_headers_reach_an_authenticating_upstream(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.DEBUG, logger="redact.proxy")
+    auth = Authenticating()
+    with serve(auth) as upstream_url, proxy_to(upstream_url) as (url, _app):
+        endpoint = f"{url}/v1/traces"
+        with_token = Recording(
+            ProtoSpanExporter(endpoint=endpoint, headers={"authorization": f"Bearer {TOKEN}"})
+        )
+        ids = run_agent(with_token, turns=1)
+        without = Recording(ProtoSpanExporter(endpoint=endpoint, timeout=5))
+        run_agent(without, turns=1)
+        # Hop-by-hop headers, and those the Connection header names, stay with the proxy.
+        raw = _post(
+            url,
+            _batch(2)[0],
+            authorization=f"Bearer {TOKEN}",
+            connection="keep-alive, x-hop",
+            x_hop="1",
+            x_tenant="acme",
+            proxy_authorization="Basic x",
+            te="trailers",
+        )
+    assert set(with_token.results) == {SpanExportResult.SUCCESS}
+    assert set(without.results) == {SpanExportResult.FAILURE}  # the 401 passed on, not retried
+    assert auth.refused == 1
+    assert raw.status_code == 200
+    arrivals = auth.inner.arrivals
+    assert set(ids) <= set(auth.inner.accepted())
+    sent = arrivals[-1].headers
+    assert sent["x-tenant"] == "acme"
+    assert "user-agent" in arrivals[0].headers  # the exporter's own, forwarded
+    assert not {"x-hop", "proxy-authorization", "te"} & set(sent)
+    assert sent["host"] == upstream_url.removeprefix("http://")
+    assert int(sent["content-length"]) == len(arrivals[-1].body)  # the proxy's, not the client's
+    assert TOKEN not in caplog.text
+
+
+def test_configured_upstream_headers_override_the_exporters() -> None:
+    auth = Authenticating()
+    headers = (("Authorization", f"Bearer {TOKEN}"), ("x-scope", "proxy"))
+    with serve(auth) as upstream_url, proxy_to(upstream_url, upstream_headers=headers) as (url, _):
+        plain = Recording(exporter_for("json", url))
+        ids = run_agent(plain, turns=1)
+        wrong = _post(url, _batch(2)[0], authorization="Bearer wrong", x_scope="client")
+    assert set(plain.results) == {SpanExportResult.SUCCESS}
+    assert wrong.status_code == 200
+    assert auth.refused == 0
+    assert set(ids) <= set(auth.inner.accepted())
+    assert {a.headers["x-scope"] for a in auth.inner.arrivals} == {"proxy"}
+
+
+def test_upstream_headers_from_the_command_and_the_environment() -> None:
+    auth = Authenticating()
+    env = {
+        **os.environ,
+        # OTEL_EXPORTER_OTLP_HEADERS' format: percent-encoded values ("%20" is a space).
+        "TRACECHECK_PROXY_UPSTREAM_HEADERS": "authorization=Bearer%20wrong,x-team=agents%2Cops",
+    }
+    with serve(auth) as upstream_url:
+        process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "tracecheck",
+                "proxy",
+                "--listen",
+                "127.0.0.1:0",
+                "--upstream",
+                upstream_url,
+                "--upstream-header",
+                f"Authorization=Bearer {TOKEN}",
+            ],
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+        try:
+            assert process.stderr is not None
+            line = process.stderr.readline()
+            match = re.search(r"listening on (http://127\.0\.0\.1:\d+)", line)
+            assert match, line
+            response = _post(match.group(1), _batch(2)[0])
+            process.send_signal(signal.SIGTERM)
+            assert process.wait(15) == 0
+            assert TOKEN not in process.stderr.read()
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+    assert response.status_code == 200
+    assert auth.refused == 0
+    assert auth.inner.arrivals[0].headers["x-team"] == "agents,ops"
+
+
+@pytest.mark.parametrize(
+    ("argv", "environ", "message"),
+    [
+        (["--upstream-header", "no-equals"], {}, "--upstream-header (number 1): give a header"),
+        (["--upstream-header", "bad name=x"], {}, "'bad name' is not a header name"),
+        (["--upstream-header", "host=x"], {}, "host is set by the proxy itself"),
+        (
+            [],
+            {"TRACECHECK_PROXY_UPSTREAM_HEADERS": "a=1,, b"},
+            "$TRACECHECK_PROXY_UPSTREAM_HEADERS: entry 3 is not name=value",
+        ),
+        (
+            [],
+            {"TRACECHECK_PROXY_UPSTREAM_HEADERS": "a=line%0Abreak-" + TOKEN},
+            "entry 1: the value of a holds a character a header cannot carry",
+        ),
+        (["--upstream-ca", "/nonexistent/ca.pem"], {}, "applies to an https:// upstream only"),
+    ],
+)
+def test_bad_upstream_headers_exit_2_without_their_values(
+    argv: list[str],
+    environ: dict[str, str],
+    message: str,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    for name, value in environ.items():
+        monkeypatch.setenv(name, value)
+    assert main(["proxy", "--upstream", "http://c", *argv]) == 2
+    err = capsys.readouterr().err
+    assert message in err
+    assert TOKEN not in err
+
+
+# ---------------------------------------------------------------------------------------------
+# TLS to the upstream
+
+
+@dataclass(frozen=True)
+class Pki:
+    ca: str
+    server_cert: str
+    server_key: str
+    client_cert: str
+    client_key: str
+
+
+def _pki(directory: Any) -> Pki:
+    """A CA made now, a server certificate for 127.0.0.1 and a client certificate it signs."""
+    import datetime
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+
+    now = datetime.datetime.now(datetime.UTC)
+
+    def name(text: str) -> x509.Name:
+        return x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, text)])
+
+    def write(stem: str, cert: x509.Certificate, key: ec.EllipticCurvePrivateKey) -> None:
+        (directory / f"{stem}.pem").write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+        (directory / f"{stem}.key").write_bytes(
+            key.private_bytes(
+                serialization.Encoding.PEM,
+                serialization.PrivateFormat.PKCS8,
+                serialization.NoEncryption(),
+            )
+        )
+
+    ca_key = ec.generate_private_key(ec.SECP256R1())
+    ca = (
+        x509.CertificateBuilder()
+        .subject_name(name("tracecheck test CA"))
+        .issuer_name(name("tracecheck test CA"))
+        .public_key(ca_key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(minutes=5))
+        .not_valid_after(now + datetime.timedelta(hours=1))
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .add_extension(
+            x509.KeyUsage(False, False, False, False, False, True, True, False, False),
+            critical=True,
+        )
+        .add_extension(
+            x509.SubjectKeyIdentifier.from_public_key(ca_key.public_key()), critical=False
+        )
+        .sign(ca_key, hashes.SHA256())
+    )
+    write("ca", ca, ca_key)
+
+    def leaf(stem: str, usage: x509.ObjectIdentifier) -> None:
+        key = ec.generate_private_key(ec.SECP256R1())
+        builder = (
+            x509.CertificateBuilder()
+            .subject_name(name(stem))
+            .issuer_name(ca.subject)
+            .public_key(key.public_key())
+            .serial_number(x509.random_serial_number())
+            .not_valid_before(now - datetime.timedelta(minutes=5))
+            .not_valid_after(now + datetime.timedelta(hours=1))
+            .add_extension(x509.ExtendedKeyUsage([usage]), critical=False)
+            .add_extension(
+                x509.AuthorityKeyIdentifier.from_issuer_public_key(ca_key.public_key()),
+                critical=False,
+            )
+        )
+        if stem == "server":
+            import ipaddress
+
+            builder = builder.add_extension(
+                x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
+                critical=False,
+            )
+        write(stem, builder.sign(ca_key, hashes.SHA256()), key)
+
+    leaf("server", ExtendedKeyUsageOID.SERVER_AUTH)
+    leaf("client", ExtendedKeyUsageOID.CLIENT_AUTH)
+    d = str(directory)
+    return Pki(
+        f"{d}/ca.pem", f"{d}/server.pem", f"{d}/server.key", f"{d}/client.pem", f"{d}/client.key"
+    )
+
+
+def test_tls_upstream_with_a_private_ca_and_a_client_certificate(
+    tmp_path: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    import ssl
+
+    from redact.shipping.tls import UpstreamTLS
+
+    pki = _pki(tmp_path)
+    tls_server = {
+        "ssl_certfile": pki.server_cert,
+        "ssl_keyfile": pki.server_key,
+        "ssl_ca_certs": pki.ca,
+        "ssl_cert_reqs": ssl.CERT_REQUIRED,  # mutual TLS: the proxy must present its own
+    }
+    body, ids = _batch(3)
+    upstream = Upstream()
+    with serve(upstream, **tls_server) as upstream_url:
+        assert upstream_url.startswith("https://")
+        mutual = UpstreamTLS(ca=pki.ca, client_cert=pki.client_cert, client_key=pki.client_key)
+        with proxy_to(upstream_url, upstream_tls=mutual) as (url, _app):
+            trusted = _post(url, body)
+        # The system's CAs do not know this one: no connection, 503 once the budget is spent.
+        with proxy_to(upstream_url, upstream_timeout=0.5) as (url, _app):
+            unknown_ca = _post(url, body)
+        no_client_cert = UpstreamTLS(ca=pki.ca)
+        with proxy_to(upstream_url, upstream_tls=no_client_cert, upstream_timeout=0.5) as (url, _):
+            refused = _post(url, body)
+        caplog.set_level(logging.WARNING, logger="redact.proxy")
+        insecure = UpstreamTLS(
+            client_cert=pki.client_cert, client_key=pki.client_key, insecure=True
+        )
+        with proxy_to(upstream_url, upstream_tls=insecure) as (url, _app):
+            unverified = _post(url, body)
+    assert trusted.status_code == 200
+    assert unknown_ca.status_code == 503
+    assert "CERTIFICATE_VERIFY_FAILED" in _status_message(unknown_ca)
+    assert refused.status_code in (500, 503)  # the handshake fails on the server's side
+    assert unverified.status_code == 200
+    assert "TLS certificate is not verified" in caplog.text
+    assert Counter(upstream.accepted()) == Counter({i: 2 for i in ids})
+
+
+def test_tls_options_are_checked_before_listening(
+    tmp_path: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pki = _pki(tmp_path)
+    (tmp_path / "junk.pem").write_text("not a certificate\n")
+    cases = [
+        (["--upstream-ca", str(tmp_path / "missing.pem")], "missing.pem: No such file"),
+        (["--upstream-ca", str(tmp_path / "junk.pem")], "junk.pem: not a usable PEM"),
+        (["--upstream-client-key", pki.client_key], "a client key needs its client certificate"),
+        (["--upstream-ca", pki.ca, "--upstream-insecure"], "exclude each other"),
+        (["--upstream-client-cert", pki.client_cert], "client.pem: not a usable PEM"),  # no key
+    ]
+    for argv, message in cases:
+        assert main(["proxy", "--upstream", "https://c", *argv]) == 2, argv
+        assert message in capsys.readouterr().err, argv
+
+
+# ---------------------------------------------------------------------------------------------
+# zstd
+
+
+def test_zstd_bodies_are_scrubbed_and_forwarded_as_zstd() -> None:
+    secret_body, ids = _request_with_secrets()
+    # Two frames one after the other are one body, as two gzip members are (and two protobuf
+    # requests one after the other are one request).
+    (first, first_ids), (second, second_ids) = _batch(2), _batch(3)
+    compressor = zstandard.ZstdCompressor()
+    with stack() as (url, app, upstream):
+        response = _post(url, compressor.compress(secret_body), content_encoding="zstd")
+        framed = _post(
+            url,
+            compressor.compress(first) + compressor.compress(second),
+            content_encoding="zstd",
+        )
+    assert response.status_code == 200
+    assert framed.status_code == 200
+    assert [a.content_encoding for a in upstream.arrivals] == ["zstd", "zstd"]
+    assert set(upstream.arrivals[0].span_ids) == ids
+    assert_no_secret(upstream.arrivals[:1])
+    assert b"REDACTED" in upstream.arrivals[0].body
+    assert set(upstream.arrivals[1].span_ids) == first_ids | second_ids
+    assert app.metrics.value("tracecheck_proxy_requests_total", outcome="forwarded") == 2
+
+
+def _request_with_secrets() -> tuple[bytes, set[str]]:
+    request = ExportTraceServiceRequest()
+    spans = request.resource_spans.add().scope_spans.add().spans
+    ids = set()
+    for n, secret in enumerate(SECRETS.every_form()):
+        span = spans.add()
+        span.trace_id = os.urandom(16)
+        span.span_id = os.urandom(8)
+        span.name = f"tool {n}"
+        span.start_time_unix_nano = 1_700_000_000_000_000_000 + n
+        span.end_time_unix_nano = span.start_time_unix_nano + 1000
+        attribute = span.attributes.add()
+        attribute.key = "gen_ai.tool.call.result"
+        attribute.value.string_value = f"the result holds {secret} somewhere"
+        ids.add(span.span_id.hex())
+    return request.SerializeToString(), ids
+
+
+def test_zstd_bomb_is_413_without_inflating_in_memory() -> None:
+    limit = 2 << 20
+    compressor = zstandard.ZstdCompressor(level=19)
+    bomb = compressor.compress(bytes(256 << 20))  # 256 MiB of zeros in about 8 KB
+    assert len(bomb) < 64 * 1024
+    with stack(max_body_bytes=limit) as (url, app, upstream):
+        tracemalloc.start()
+        try:
+            response = _post(url, bomb, content_encoding="zstd", timeout=30)
+            _, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+        cut = _post(
+            url, zstandard.ZstdCompressor().compress(_batch()[0])[:-4], content_encoding="zstd"
+        )
+        junk = _post(url, b"not zstd at all", content_encoding="zstd")
+    assert response.status_code == 413
+    assert _status_message(response) == f"the body inflates past the limit of {limit} bytes"
+    assert peak < 6 * limit
+    assert cut.status_code == 400
+    assert _status_message(cut) == "the zstd body ends early"
+    assert junk.status_code == 400
+    assert _status_message(junk).startswith("the body is not valid zstd")
+    assert upstream.arrivals == []
+    assert app.metrics.value("tracecheck_proxy_requests_total", outcome="too_large") == 1
+
+
+# ---------------------------------------------------------------------------------------------
+# A long Retry-After, the probe that ends it, and readiness
+
+
+def test_retry_after_a_day_is_capped_and_a_probe_ends_the_pause(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.WARNING, logger="redact.proxy")
+    upstream = Upstream(script=[Reply(503, (("retry-after", "86400"),))])
+    body, _ = _batch(2)
+    with stack(upstream, upstream_timeout=3.0) as (url, _app, upstream):
+        started = time.monotonic()
+        first = _post(url, body)
+        paused = httpx.get(f"{url}/readyz")
+        answers: list[int] = []
+        while time.monotonic() - started < 12:
+            answers.append(_post(url, body).status_code)
+            if answers[-1] == 200:
+                break
+            time.sleep(0.25)
+        recovered = time.monotonic() - started
+        exporter = Recording(exporter_for("proto", url))
+        ids = run_agent(exporter, turns=1)
+        ready = httpx.get(f"{url}/readyz")
+    assert first.status_code == 503
+    assert first.headers["retry-after"] == "30"  # the cap, not a day
+    assert (paused.status_code, paused.text) == (
+        503,
+        "the upstream asked to pause for 30 s more (Retry-After)\n",
+    )
+    assert answers[-1] == 200 and set(answers[:-1]) <= {503}
+    assert 4.5 <= recovered < 8  # the probe went after 5 s, not 30 s, and not 86400 s
+    assert set(exporter.results) == {SpanExportResult.SUCCESS}
+    assert set(ids) <= set(upstream.accepted())
+    assert (ready.status_code, ready.text) == (200, "ready\n")
+    assert "waiting the 30 s cap instead" in caplog.text
+    assert "its pause ends early" in caplog.text
+    # One probe at a time: nothing reached the upstream between the 503 and the probe.
+    statuses = [a.status for a in upstream.arrivals]
+    assert statuses[:2] == [503, 200]
+
+
+def test_readyz_follows_the_upstream_and_healthz_stays_liveness() -> None:
+    body, _ = _batch(2)
+    with proxy_to(f"http://127.0.0.1:{_free_port()}", upstream_timeout=0.5) as (url, _app):
+        down = httpx.get(f"{url}/readyz")
+        alive = httpx.get(f"{url}/healthz")
+    failing = Upstream(default=Reply(502))
+    with stack(failing, upstream_timeout=0.5) as (url, _app, failing):
+        _post(url, body)
+        refusing = httpx.get(f"{url}/readyz")
+    with stack() as (url, _app, upstream):
+        fresh = httpx.get(f"{url}/readyz")  # nothing delivered yet: a cheap check
+        checks = len(upstream.arrivals)
+        _post(url, body)
+        after = httpx.get(f"{url}/readyz")
+        head = httpx.head(f"{url}/readyz")
+    assert (down.status_code, down.text) == (503, "the upstream is unavailable (ConnectError)\n")
+    assert (alive.status_code, alive.text) == (200, "ok\n")
+    assert (refusing.status_code, refusing.text) == (
+        503,
+        "the upstream is unavailable (502 Bad Gateway)\n",
+    )
+    assert (fresh.status_code, fresh.text) == (200, "ready\n")
+    assert checks == 1 and upstream.arrivals[0].span_ids == ()
+    assert (after.status_code, after.text) == (200, "ready\n")
+    assert len(upstream.arrivals) == 2  # the delivery, no second check
+    assert head.status_code == 200
+
+
+# ---------------------------------------------------------------------------------------------
+# Clients that trickle their bodies
+
+
+def test_trickling_clients_get_408_and_free_their_slots_for_a_real_exporter() -> None:
+    count = 16
+    with stack(queue_size=count, body_timeout=0.5, upstream_timeout=3.0) as (url, app, upstream):
+        port = int(url.rsplit(":", 1)[1])
+        head = (
+            b"POST /v1/traces HTTP/1.1\r\nHost: proxy\r\n"
+            b"Content-Type: application/x-protobuf\r\nContent-Length: 1000\r\n\r\n"
+        )
+        socks = [socket.create_connection(("127.0.0.1", port), timeout=5) for _ in range(count)]
+        stop = threading.Event()
+
+        def trickle() -> None:
+            for sock in socks:
+                sock.sendall(head)
+            while not stop.wait(0.1):
+                for sock in socks:
+                    with suppress(OSError):
+                        sock.send(b"\x0a")
+
+        trickler = threading.Thread(target=trickle, daemon=True)
+        trickler.start()
+        try:
+            deadline = time.monotonic() + 5
+            while app._in_flight < count:  # every slot is held by a trickler
+                assert time.monotonic() < deadline, "the tricklers did not fill the queue"
+                time.sleep(0.01)
+            started = time.monotonic()
+            exporter = Recording(exporter_for("proto", url))
+            ids = run_agent(exporter, turns=1)
+            served_after = time.monotonic() - started
+            answers = []
+            for sock in socks:
+                answers.append(sock.recv(64).split(b"\r\n", 1)[0])
+        finally:
+            stop.set()
+            trickler.join(5)
+            for sock in socks:
+                sock.close()
+        refused_full = app.metrics.value("tracecheck_proxy_requests_total", outcome="queue_full")
+        timed_out = app.metrics.value("tracecheck_proxy_requests_total", outcome="body_timeout")
+    assert answers == [b"HTTP/1.1 408 Request Timeout"] * count
+    assert timed_out == count
+    assert refused_full >= 1  # the exporter found the queue full, then was served
+    assert set(exporter.results) == {SpanExportResult.SUCCESS}
+    assert sorted(upstream.accepted()) == sorted(ids)
+    assert served_after < 8
+
+
+# ---------------------------------------------------------------------------------------------
+# A span nested too deep in a batch, over loopback
+
+
+@pytest.mark.parametrize("encoding", ["proto", "json"])
+def test_a_span_nested_too_deep_is_dropped_and_counted_and_the_rest_forwarded(
+    encoding: str,
+) -> None:
+    from surfaces import TRACE, kvlist, otlp_document, otlp_span
+
+    from tracecheck.spans import Span
+    from tracecheck.writers import to_otlp_proto
+
+    if encoding == "json":
+        body = otlp_document(
+            otlp_span("1" * 16, "before"),
+            otlp_span("2" * 16, "deep", payload=kvlist(2000)),
+            otlp_span("3" * 16, "after"),
+        )
+        media = "application/json"
+    else:
+        deep: Any = "leaf"
+        for _ in range(40):  # past protobuf's 100 nested messages
+            deep = {"k": deep}
+        body = to_otlp_proto(
+            [
+                Span(TRACE, "1" * 16, name="before"),
+                Span(TRACE, "2" * 16, name="deep", attributes={"payload": deep}),
+                Span(TRACE, "3" * 16, name="after"),
+            ]
+        )
+        media = "application/x-protobuf"
+    with stack() as (url, app, upstream):
+        response = _post(url, body, content_type=media)
+    assert response.status_code == 200
+    assert [a.span_ids for a in upstream.arrivals] == [("1" * 16, "3" * 16)]
+    assert app.metrics.value("tracecheck_proxy_spans_dropped_unsafe_total") == 1
+    assert app.metrics.value("tracecheck_proxy_spans_forwarded_total") == 2

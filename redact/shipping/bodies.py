@@ -1,47 +1,83 @@
 """OTLP/HTTP request bodies: read within a size limit and a time limit, inflated chunk by chunk
 (never past the limit, so a compression bomb never grows in memory), and compressed again for
-the upstream in the coding they came in."""
+the upstream in the coding they came in: gzip, deflate (zlib), and zstd when the `zstandard`
+library is installed (the `serve` extra installs it)."""
 
 from __future__ import annotations
 
 import asyncio
 import gzip
 import zlib
-from typing import Final
+from typing import Any, Final
 
 from redact.shipping.http import BodyTimeout, Receive, next_chunk
 from redact.shipping.metrics import ProxyMetrics
 from redact.shipping.refusal import Refusal
 
-__all__ = ["CODINGS", "compressed", "read_body"]
+try:
+    import zstandard
+except ImportError:  # pragma: no cover - the serve extra installs it
+    zstandard = None  # type: ignore[assignment]
 
-# Content-Encoding → zlib window bits (31: gzip wrapper; 15: zlib wrapper, HTTP's "deflate").
-CODINGS: Final[dict[str, int | None]] = {
+__all__ = ["CODINGS", "ZSTD_MAX_WINDOW", "compressed", "read_body"]
+
+# Content-Encoding → the coding the body is inflated from and compressed again in (None: as it
+# came). HTTP's "deflate" is the zlib format (RFC 9110 §8.4.1.2).
+CODINGS: Final[dict[str, str | None]] = {
     "identity": None,
-    "gzip": 31,
-    "x-gzip": 31,
-    "deflate": 15,
+    "gzip": "gzip",
+    "x-gzip": "gzip",
+    "deflate": "deflate",
 }
+if zstandard is not None:
+    CODINGS["zstd"] = "zstd"
+
+# The largest zstd window a body may ask for: the decoder allocates the window before any
+# output, so a frame declaring gigabytes would allocate them. 8 MiB is what zstd's levels up
+# to 19 use (the OpenTelemetry Collector's encoder stays below it).
+ZSTD_MAX_WINDOW: Final = 8 << 20
+# zstd's worst case, out per byte in: an RLE block of 4 bytes makes 128 KiB.
+_ZSTD_MAX_RATIO: Final = 32 * 1024
+_NAMES: Final = {"gzip": "gzip", "deflate": "deflate (zlib)", "zstd": "zstd"}
+_ERRORS: Final[tuple[type[Exception], ...]] = (zlib.error,) + (
+    () if zstandard is None else (zstandard.ZstdError,)
+)
 
 
 class _Inflater:
-    """Inflates a gzip or zlib body chunk by chunk, never past `limit` bytes of output."""
+    """Inflates a gzip, zlib or zstd body chunk by chunk, never past `limit` bytes of output.
 
-    def __init__(self, wbits: int, limit: int) -> None:
-        self._wbits = wbits
+    zlib's decoder takes a bound on its output; zstd's does not, so a zstd body is fed in
+    slices small enough that even zstd's worst ratio stays near the bytes still allowed."""
+
+    def __init__(self, coding: str, limit: int) -> None:
+        self._coding = coding
         self._limit = limit
-        self._inflater = zlib.decompressobj(wbits)
+        self._decoder = self._new()
         self._parts: list[bytes] = []
         self.size = 0
 
+    def _new(self) -> Any:
+        if self._coding == "zstd":
+            assert zstandard is not None
+            return zstandard.ZstdDecompressor(max_window_size=ZSTD_MAX_WINDOW).decompressobj()
+        return zlib.decompressobj(31 if self._coding == "gzip" else 15)
+
     def feed(self, data: bytes) -> None:
         while data:
-            if self._inflater.eof:
-                # A gzip body may hold several members one after the other.
-                self._inflater = zlib.decompressobj(self._wbits)
+            if self._decoder.eof:
+                # A body may hold several gzip members or zstd frames one after the other.
+                self._decoder = self._new()
             try:
-                out = self._inflater.decompress(data, self._limit - self.size + 1)
-            except zlib.error as exc:
+                if self._coding == "zstd":
+                    room = self._limit - self.size + 1
+                    step = max(16, room // _ZSTD_MAX_RATIO)
+                    out = self._decoder.decompress(data[:step])
+                    rest = data[step:]
+                else:
+                    out = self._decoder.decompress(data, self._limit - self.size + 1)
+                    rest = b""
+            except _ERRORS as exc:
                 raise Refusal(
                     400, "bad_request", f"the body is not valid {self._name}: {exc}"
                 ) from None
@@ -54,24 +90,27 @@ class _Inflater:
                 )
             if out:
                 self._parts.append(out)
-            data = self._inflater.unconsumed_tail or (
-                self._inflater.unused_data if self._inflater.eof else b""
-            )
+            if self._coding == "zstd":
+                data = (self._decoder.unused_data if self._decoder.eof else b"") + rest
+            else:
+                data = self._decoder.unconsumed_tail or (
+                    self._decoder.unused_data if self._decoder.eof else b""
+                )
 
     def finish(self) -> bytes:
-        if not self._inflater.eof:
+        if not self._decoder.eof:
             raise Refusal(400, "bad_request", f"the {self._name} body ends early")
         return b"".join(self._parts)
 
     @property
     def _name(self) -> str:
-        return "gzip" if self._wbits == 31 else "deflate (zlib)"
+        return _NAMES[self._coding]
 
 
 async def read_body(
     receive: Receive,
     limit: int,
-    wbits: int | None,
+    coding: str | None,
     declared: int | None,
     metrics: ProxyMetrics,
     timeout: float,
@@ -85,7 +124,7 @@ async def read_body(
         raise Refusal(
             413, "too_large", f"the body is {declared} bytes, over the limit of {limit} bytes"
         )
-    inflater = _Inflater(wbits, limit) if wbits is not None else None
+    inflater = _Inflater(coding, limit) if coding is not None else None
     parts: list[bytes] = []
     wire = 0
     refusal: Refusal | None = None
@@ -116,9 +155,13 @@ async def read_body(
     return inflater.finish() if inflater is not None else b"".join(parts)
 
 
-def compressed(data: bytes, wbits: int | None) -> bytes:
-    if wbits == 31:
+def compressed(data: bytes, coding: str | None) -> bytes:
+    """`data` in `coding` (a value of CODINGS), for the upstream."""
+    if coding == "gzip":
         return gzip.compress(data, compresslevel=6, mtime=0)
-    if wbits == 15:
+    if coding == "deflate":
         return zlib.compress(data, 6)
+    if coding == "zstd":
+        assert zstandard is not None
+        return bytes(zstandard.ZstdCompressor(level=3).compress(data))
     return data

@@ -40,6 +40,7 @@ import asyncio
 import logging
 import math
 import secrets
+import ssl
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass
@@ -51,6 +52,7 @@ from redact.inspector import known_secrets_of
 from redact.known import KnownSecrets
 from redact.profiles import Profile, resolve_profile
 from redact.shipping.bodies import CODINGS, read_body
+from redact.shipping.headers import check_header, forwarded_headers
 from redact.shipping.http import (
     ClientGone,
     Receive,
@@ -73,6 +75,7 @@ from redact.shipping.otlp import (
 from redact.shipping.pool import scrubbing_for
 from redact.shipping.refusal import Refusal
 from redact.shipping.scrubbing import ScrubFailed
+from redact.shipping.tls import UpstreamTLS
 from redact.shipping.upstream import Upstream
 from redact.spans import ScrubbedSpans, scrub_spans
 from tracecheck.errors import TraceReadError
@@ -96,6 +99,12 @@ DEFAULT_BODY_TIMEOUT: Final = 5.0
 DEFAULT_MAX_RETRY_AFTER: Final = 30.0
 TRACES_PATH: Final = "/v1/traces"
 _MAX_LOGGED_KINDS: Final = 1024
+_CODING_NAMES: Final = ", ".join(c for c in CODINGS if c not in ("x-gzip", "identity")) + (
+    " or identity"
+)
+# /readyz answers from the last upstream attempt while it is this recent, else checks first.
+READY_FRESH: Final = 30.0
+_READY_CHECK_TIMEOUT: Final = 2.0
 
 # The logger's name predates the shipping package; operators' logging configuration names it.
 log = logging.getLogger("redact.proxy")
@@ -131,8 +140,13 @@ class ProxySettings:
     scrub_processes: int = 1
     body_timeout: float = DEFAULT_BODY_TIMEOUT
     max_retry_after: float = DEFAULT_MAX_RETRY_AFTER
+    # Sent upstream with every batch, over the exporter's headers of the same name.
+    upstream_headers: tuple[tuple[str, str], ...] = ()
+    upstream_tls: UpstreamTLS | None = None  # None: the system's CAs, no client certificate
 
     def __post_init__(self) -> None:
+        for name, value in self.upstream_headers:
+            check_header(name, value)  # HeaderError (a ValueError) names the header only
         if self.max_body_bytes < 1:
             raise ValueError("max_body_bytes must be at least 1")
         if self.queue_size < 1:
@@ -201,6 +215,7 @@ class ProxyApp:
                 ),
                 timeout=httpx.Timeout(settings.upstream_timeout),
                 follow_redirects=False,
+                verify=_verify(settings.upstream_tls),
             )
             self._upstream = Upstream(
                 client,
@@ -209,6 +224,7 @@ class ProxyApp:
                 first_backoff=settings.first_backoff,
                 max_backoff=settings.max_backoff,
                 max_retry_after=settings.max_retry_after,
+                headers=dict(settings.upstream_headers),
             )
         await self._scrubbing.start()
 
@@ -224,6 +240,17 @@ class ProxyApp:
 
     def _hold_left(self) -> float:
         return self._upstream.hold_left() if self._upstream is not None else 0.0
+
+    async def _readiness(self) -> tuple[bool, str]:
+        """Ready when the upstream took a batch or answered a check within `READY_FRESH`
+        seconds and asks for no pause; checked now (an empty export request) when that is
+        older."""
+        upstream = self._upstream_of()
+        seen = upstream.last_seen
+        now = asyncio.get_running_loop().time()
+        if upstream.hold_left() <= 0 and (seen is None or now - seen > READY_FRESH):
+            await upstream.check(min(_READY_CHECK_TIMEOUT, self.settings.upstream_timeout))
+        return upstream.readiness()
 
     # -- ASGI ------------------------------------------------------------------------------------
 
@@ -242,6 +269,9 @@ class ProxyApp:
             await self._traces(scope, receive, send)
         elif path == "/healthz" and method in ("GET", "HEAD"):
             await _plain(send, 200, "ok\n")
+        elif path == "/readyz" and method in ("GET", "HEAD"):
+            ready, why = await self._readiness()
+            await _plain(send, 200 if ready else 503, f"{why}\n")
         elif path == "/metrics" and method in ("GET", "HEAD"):
             self.metrics.queue_depth = self._in_flight
             body = self.metrics.render().encode()
@@ -266,7 +296,7 @@ class ProxyApp:
                 raise Refusal(
                     415,
                     "unsupported_media_type",
-                    "the Content-Encoding is not supported (use gzip, deflate or identity)",
+                    f"the Content-Encoding is not supported (use {_CODING_NAMES})",
                 )
             if self._in_flight >= self.settings.queue_size:
                 raise Refusal(
@@ -340,7 +370,10 @@ class ProxyApp:
                     f"{settings.upstream_timeout:g} s budget, so it was not sent; retry later",
                     retry_after=1.0,
                 )
-            delivered = await self._upstream_of().deliver(batch.payload, encoding, coding, deadline)
+            forwarded = forwarded_headers(headers, settings.upstream_headers)
+            delivered = await self._upstream_of().deliver(
+                batch.payload, encoding, coding, deadline, forwarded
+            )
         except Refusal as refusal:
             self.metrics.add(
                 "tracecheck_proxy_spans_failed_total", batch.kept, reason=refusal.outcome
@@ -375,6 +408,11 @@ class ProxyApp:
 def create_app(settings: ProxySettings, **kwargs: Any) -> ProxyApp:
     """The proxy's ASGI application for `settings`."""
     return ProxyApp(settings, **kwargs)
+
+
+def _verify(tls: UpstreamTLS | None) -> ssl.SSLContext | bool:
+    """httpx's `verify=`: the configured context, else its default (the system's CAs)."""
+    return tls.context() if tls is not None and tls.configured else True
 
 
 async def _plain(

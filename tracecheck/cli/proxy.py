@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import math
 import os
-from typing import Final
+from typing import Any, Final
 from urllib.parse import urlsplit
 
 from tracecheck.cli.arguments import positive_int, positive_seconds
@@ -35,6 +35,7 @@ DESCRIPTION = (
     "Runs until SIGINT or SIGTERM, then exits 0; exits 2 on a bad option or an address it\n"
     "cannot listen on."
 )
+UPSTREAM_HEADERS_ENV: Final = "TRACECHECK_PROXY_UPSTREAM_HEADERS"
 
 _DEFAULT_LISTEN = "127.0.0.1:4318"
 # redact.shipping.proxy's defaults, stated here so that `--help` needs no proxy (a test keeps them equal).
@@ -58,6 +59,7 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
         help="base URL of the OTLP/HTTP endpoint to forward to (e.g. http://collector:4318); "
         "batches go to URL/v1/traces",
     )
+    _add_upstream_arguments(parser)
     add_redaction_arguments(parser, pseudonyms=True)
     parser.add_argument(
         "--max-body-bytes",
@@ -99,6 +101,7 @@ def run(args: argparse.Namespace, env: Environment) -> ExitCode:
 
     try:
         upstream = _upstream(args.upstream)
+        upstream_headers, upstream_tls = _upstream_options(args, env, upstream)
         options = RedactionOptions.from_args(args)
     except (_OptionError, RedactionOptionsError) as exc:
         env.error(str(exc))
@@ -114,6 +117,8 @@ def run(args: argparse.Namespace, env: Environment) -> ExitCode:
         profile=profile,
         known_secrets=options.known_secrets,
         pseudonym_key=options.pseudonym_key,
+        upstream_headers=upstream_headers,
+        upstream_tls=upstream_tls,
         max_body_bytes=args.max_body_bytes,
         queue_size=args.queue_size,
         upstream_timeout=args.upstream_timeout,
@@ -181,3 +186,80 @@ def _upstream(url: str) -> str:
             f"--upstream {shown!r}: give the base URL; the proxy adds /v1/traces itself"
         )
     return url.rstrip("/")
+
+
+def _add_upstream_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--upstream-header",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a header sent upstream with every batch, over the exporter's header of the same "
+        f"name (repeatable; also ${UPSTREAM_HEADERS_ENV}, comma-separated name=value pairs "
+        "with percent-encoded values, as OTEL_EXPORTER_OTLP_HEADERS); the exporters' own "
+        "headers are forwarded but for the hop-by-hop ones",
+    )
+    parser.add_argument(
+        "--upstream-ca",
+        metavar="FILE",
+        help="PEM file of the certificate authorities to trust for an https:// upstream, "
+        "instead of the system's",
+    )
+    parser.add_argument(
+        "--upstream-client-cert",
+        metavar="FILE",
+        help="PEM client certificate to present to the upstream (mutual TLS); with its key "
+        "unless --upstream-client-key is given",
+    )
+    parser.add_argument(
+        "--upstream-client-key", metavar="FILE", help="PEM key of --upstream-client-cert"
+    )
+    parser.add_argument(
+        "--upstream-insecure",
+        action="store_true",
+        help="do not verify the upstream's TLS certificate (test benches only; logs a warning)",
+    )
+
+
+def _upstream_options(
+    args: argparse.Namespace, env: Environment, upstream: str
+) -> tuple[tuple[tuple[str, str], ...], Any]:
+    """The configured upstream headers (the environment's, then the options' over them) and
+    the TLS settings, checked. Messages name a header, never its value."""
+    from redact.shipping.headers import HeaderError, parse_header_list, parse_header_option
+    from redact.shipping.tls import UpstreamTLS, UpstreamTLSError
+
+    headers: dict[str, str] = {}
+    try:
+        headers.update(parse_header_list(env.environ.get(UPSTREAM_HEADERS_ENV, "")))
+    except HeaderError as exc:
+        raise _OptionError(f"${UPSTREAM_HEADERS_ENV}: {exc}") from None
+    for number, text in enumerate(args.upstream_header, 1):
+        try:
+            name, value = parse_header_option(text)
+        except HeaderError as exc:
+            raise _OptionError(f"--upstream-header (number {number}): {exc}") from None
+        headers[name] = value
+    files = {
+        "--upstream-ca": args.upstream_ca,
+        "--upstream-client-cert": args.upstream_client_cert,
+        "--upstream-client-key": args.upstream_client_key,
+    }
+    given = [option for option, value in files.items() if value is not None]
+    if args.upstream_insecure:
+        given.append("--upstream-insecure")
+    if not given:
+        return tuple(headers.items()), None
+    if urlsplit(upstream).scheme != "https":
+        raise _OptionError(f"{given[0]} applies to an https:// upstream only")
+    try:
+        tls = UpstreamTLS(
+            args.upstream_ca,
+            args.upstream_client_cert,
+            args.upstream_client_key,
+            args.upstream_insecure,
+        )
+        tls.context(warn=False)  # a file that cannot be used stops the command here
+    except UpstreamTLSError as exc:
+        raise _OptionError(f"upstream TLS: {exc}") from None
+    return tuple(headers.items()), tls
