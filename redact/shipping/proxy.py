@@ -24,7 +24,12 @@ with `503` and `Retry-After` before its body is read. Memory is bounded by
 `queue_size × max_body_bytes` (and what the parsed spans take). The body limit holds for the
 bytes on the wire and for the inflated bytes of a gzip or deflate body: inflation stops as soon
 as it passes the limit, so a compression bomb never grows in memory (the rest of such a body,
-bounded by the wire limit, is read and thrown away so that the client reads the `413`).
+bounded by the wire limit, is read and thrown away so that the client reads the `413`). zstd
+bodies are inflated under the same limit (`redact.shipping.bodies`).
+
+The exporter's request headers go upstream but for the hop-by-hop ones, under the configured
+`upstream_headers` (`redact.shipping.headers`); `GET /readyz` says whether the upstream can take
+batches now (`redact.shipping.upstream`), `GET /healthz` only that the proxy runs.
 
 Nothing a span holds is ever logged or put in an answer: dropped spans are counted in the
 metrics and logged once per kind (verdict and detectors), by the `redact.proxy` logger. A `400`

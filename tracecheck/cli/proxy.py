@@ -31,7 +31,9 @@ DESCRIPTION = (
     "share-safe to an upstream OTLP endpoint. Each request waits for the upstream's answer:\n"
     "200 means the upstream accepted the batch (partial_success counts the spans held back as\n"
     "unsafe); 503 or 429 with Retry-After when the upstream is failing or the proxy is full;\n"
-    "400, 413 and 415 for bodies it cannot take. GET /healthz; GET /metrics (Prometheus).\n"
+    "400, 408, 413 and 415 for bodies it cannot take. The exporter's headers go upstream, but\n"
+    "for the hop-by-hop ones. GET /healthz (liveness); GET /readyz (503 while the upstream\n"
+    "is unreachable or asks to wait); GET /metrics (Prometheus).\n"
     "Runs until SIGINT or SIGTERM, then exits 0; exits 2 on a bad option or an address it\n"
     "cannot listen on."
 )
