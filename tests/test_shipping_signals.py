@@ -28,8 +28,8 @@ import redact.walk
 from redact.profiles import PROFILES
 from redact.shipping import signals
 from redact.shipping.signals import ScrubbedSignal, scrub_logs, scrub_metrics
-from redact.shipping.signals_core import write_value
 from tracecheck.errors import TraceReadError
+from tracecheck.writers import write_proto_value
 
 TOKEN = "ghp_" + "A1b2C3d4E5" * 3 + "f6G7h8"  # a fake GitHub token, 36 characters after ghp_
 EMAIL = "ada.lovelace" + "@" + "example.org"
@@ -108,7 +108,7 @@ def log_request(*records: LogRecord, resource: dict[str, Any] | None = None) -> 
     for key, value in (resource or {"service.name": "agent"}).items():
         added = resource_logs.resource.attributes.add()
         added.key = key
-        write_value(added.value, value)
+        write_proto_value(added.value, value)
     scope = InstrumentationScope(name="agent.events").SerializeToString()
     scope_logs = field(1, scope) + b"".join(field(2, r.SerializeToString()) for r in records)
     return field(1, resource_logs.SerializeToString() + field(2, scope_logs))
@@ -132,11 +132,11 @@ def log_record(body: Any = None, *, event: str = "", **attributes: Any) -> LogRe
     record.trace_id = bytes.fromhex("5b8efff798038103d269b633813fc60c")
     record.span_id = bytes.fromhex("eee19b7ec3c1b174")
     if body is not None:
-        write_value(record.body, body)
+        write_proto_value(record.body, body)
     for key, value in attributes.items():
         added = record.attributes.add()
         added.key = key
-        write_value(added.value, value)
+        write_proto_value(added.value, value)
     return record
 
 
@@ -658,7 +658,7 @@ def any_value(value: Any) -> Any:
     from opentelemetry.proto.common.v1.common_pb2 import AnyValue
 
     out = AnyValue()
-    write_value(out, value)
+    write_proto_value(out, value)
     return out
 
 

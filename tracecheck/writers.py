@@ -25,6 +25,8 @@ __all__ = [
     "to_otlp_proto",
     "to_otlp_request",
     "to_trace_span_events",
+    "write_proto_attributes",
+    "write_proto_value",
 ]
 
 _STATUS_CODES = {None: 0, "ok": 1, "error": 2}
@@ -109,13 +111,13 @@ def to_otlp_proto(spans: Iterable[Span]) -> bytes:
     request = ExportTraceServiceRequest()
     for resource, scopes in _grouped(spans):
         resource_spans = request.resource_spans.add()
-        _proto_attributes(resource_spans.resource.attributes, resource)
+        write_proto_attributes(resource_spans.resource.attributes, resource)
         for scope, members in scopes:
             scope_spans = resource_spans.scope_spans.add()
             if scope is not None:
                 scope_spans.scope.name = scope.name
                 scope_spans.scope.version = scope.version
-                _proto_attributes(scope_spans.scope.attributes, scope.attributes)
+                write_proto_attributes(scope_spans.scope.attributes, scope.attributes)
             inherited = {**resource, **(scope.attributes if scope else {})}
             for span in members:
                 _proto_span(scope_spans.spans.add(), span, inherited)
@@ -131,7 +133,7 @@ def _proto_span(target: Any, span: Span, inherited: Mapping[str, Any]) -> None:
     target.kind = span.otlp_kind
     target.start_time_unix_nano = span.start_ns or 0
     target.end_time_unix_nano = span.end_ns or 0
-    _proto_attributes(target.attributes, _own(span, inherited))
+    write_proto_attributes(target.attributes, _own(span, inherited))
     target.status.code = _STATUS_CODES[span.status]
     if span.status_message:
         target.status.message = span.status_message
@@ -139,22 +141,24 @@ def _proto_span(target: Any, span: Span, inherited: Mapping[str, Any]) -> None:
         added = target.events.add()
         added.name = event.name
         added.time_unix_nano = event.time_ns or 0
-        _proto_attributes(added.attributes, event.attributes)
+        write_proto_attributes(added.attributes, event.attributes)
     for link in span.links:
         added = target.links.add()
         added.trace_id = bytes.fromhex(link.trace_id or "")
         added.span_id = bytes.fromhex(link.span_id or "")
-        _proto_attributes(added.attributes, link.attributes)
+        write_proto_attributes(added.attributes, link.attributes)
 
 
-def _proto_attributes(target: Any, attributes: Mapping[str, Any]) -> None:
+def write_proto_attributes(target: Any, attributes: Mapping[str, Any]) -> None:
+    """Append `attributes` to a repeated `KeyValue` field."""
     for key, value in attributes.items():
         added = target.add()
         added.key = key
-        _proto_value(added.value, value)
+        write_proto_value(added.value, value)
 
 
-def _proto_value(target: Any, value: Any) -> None:
+def write_proto_value(target: Any, value: Any) -> None:
+    """Set an `AnyValue` message from a Python value (a value of another type as its text)."""
     kind = value.__class__
     if kind is str:
         target.string_value = value
@@ -170,11 +174,11 @@ def _proto_value(target: Any, value: Any) -> None:
         target.bytes_value = bytes(value)
     elif isinstance(value, Mapping):
         target.kvlist_value.SetInParent()
-        _proto_attributes(target.kvlist_value.values, value)
+        write_proto_attributes(target.kvlist_value.values, value)
     elif isinstance(value, list | tuple):
         target.array_value.SetInParent()
         for item in value:
-            _proto_value(target.array_value.values.add(), item)
+            write_proto_value(target.array_value.values.add(), item)
     else:
         target.string_value = str(value)
 

@@ -30,6 +30,7 @@ from redact.shipping.signals_wire import DEEP
 from redact.walk import Assessor
 from tracecheck.readers.common import too_deep
 from tracecheck.readers.proto_attributes import proto_attributes
+from tracecheck.writers import write_proto_attributes
 
 __all__ = [
     "ScrubbedSignal",
@@ -37,7 +38,6 @@ __all__ = [
     "reason_of",
     "too_deep_in",
     "write_attributes",
-    "write_value",
 ]
 
 _NESTED: Final = (Mapping, list, tuple)
@@ -236,33 +236,4 @@ def _first_error(verdict: ShareVerdict) -> tuple[Category, str]:
 def write_attributes(target: Any, values: Mapping[str, Any]) -> None:
     """Replace a repeated `KeyValue` field's content with `values`."""
     del target[:]
-    for key, value in values.items():
-        added = target.add()
-        added.key = key
-        write_value(added.value, value)
-
-
-def write_value(target: Any, value: Any) -> None:
-    """Set an `AnyValue` message from a Python value (what redaction returns)."""
-    kind = value.__class__
-    if kind is str:
-        target.string_value = value
-    elif kind is bool:
-        target.bool_value = value
-    elif kind is int:
-        target.int_value = value
-    elif kind is float:
-        target.double_value = value
-    elif value is None:
-        return
-    elif isinstance(value, bytes | bytearray):
-        target.bytes_value = bytes(value)
-    elif isinstance(value, Mapping):
-        target.kvlist_value.SetInParent()
-        write_attributes(target.kvlist_value.values, value)
-    elif isinstance(value, list | tuple):
-        target.array_value.SetInParent()
-        for item in value:
-            write_value(target.array_value.values.add(), item)
-    else:
-        raise TypeError(f"an AnyValue cannot hold a {type(value).__name__}")
+    write_proto_attributes(target, values)

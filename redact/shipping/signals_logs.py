@@ -27,10 +27,10 @@ from redact.shipping.signals_core import (
     reason_of,
     too_deep_in,
     write_attributes,
-    write_value,
 )
 from redact.shipping.signals_wire import DEEP, LOGS, SignalEncoding, decode, encode
 from tracecheck.readers.proto_attributes import proto_attributes, proto_value
+from tracecheck.writers import write_proto_value
 
 __all__ = ["scrub_logs"]
 
@@ -108,7 +108,7 @@ def _record(scrubber: Scrubber, record: Any, root: str) -> str | None:
         if body is not _ABSENT:
             record.ClearField("body")
             record.body.SetInParent()
-            write_value(record.body, body)
+            write_proto_value(record.body, body)
         record.event_name = event_name
     except Exception as exc:
         return scrubber.unreadable(exc)
