@@ -26,7 +26,7 @@ from redact.model import (
     share_allowed,
 )
 from redact.profiles import Profile, resolve_profile
-from redact.shipping.signals_wire import DEEP
+from redact.shipping.signals_wire import DEEP, Signal, SignalEncoding, encode
 from redact.walk import Assessor
 from tracecheck.readers.common import too_deep
 from tracecheck.readers.proto_attributes import proto_attributes
@@ -120,6 +120,24 @@ class Scrubber:
             elif isinstance(item, list | tuple):
                 stack.extend(item)
         self.redactor.inspector.prescan(strings, scalars)
+
+    def finish(
+        self,
+        request: Message,
+        encoding: SignalEncoding,
+        signal: Signal,
+        received: int,
+        reasons: list[str],
+        redacted: int,
+    ) -> ScrubbedSignal:
+        """The request written back in `encoding`, with its counts: a unit the encoder refuses
+        is held back too, and no longer counts among those redaction changed."""
+        payload, unwritten = encode(request, encoding, signal)
+        held = (*reasons, *unwritten)
+        kept = received - len(held)
+        return ScrubbedSignal(
+            received, kept, len(held), held, min(redacted, kept), payload, self.report()
+        )
 
     def changes(self) -> int:
         """How many changes so far: a unit changed when this grows while it is scrubbed."""

@@ -28,7 +28,7 @@ from redact.shipping.signals_core import (
     too_deep_in,
     write_attributes,
 )
-from redact.shipping.signals_wire import DEEP, LOGS, SignalEncoding, decode, encode
+from redact.shipping.signals_wire import DEEP, LOGS, SignalEncoding, decode
 from tracecheck.readers.proto_attributes import proto_attributes, proto_value
 from tracecheck.writers import write_proto_value
 
@@ -73,13 +73,7 @@ def scrub_logs(
             number += len(records)
             for k in reversed(held):
                 del records[k]
-    payload, unwritten = encode(request, encoding, LOGS)
-    reasons += unwritten
-    kept = received - len(reasons)
-    # A record the encoder refused after redaction changed it is no longer among the kept.
-    redacted = min(redacted, kept)
-    report = scrubber.report()
-    return ScrubbedSignal(received, kept, len(reasons), tuple(reasons), redacted, payload, report)
+    return scrubber.finish(request, encoding, LOGS, received, reasons, redacted)
 
 
 def _record(scrubber: Scrubber, record: Any, root: str) -> str | None:

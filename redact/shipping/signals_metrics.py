@@ -24,7 +24,7 @@ from redact.core import KnownSecretsArg
 from redact.model import share_allowed
 from redact.profiles import Profile
 from redact.shipping.signals_core import ScrubbedSignal, Scrubber, reason_of, write_attributes
-from redact.shipping.signals_wire import METRICS, SignalEncoding, data_points, decode, encode
+from redact.shipping.signals_wire import METRICS, SignalEncoding, data_points, decode
 from tracecheck.readers.proto_attributes import proto_attributes
 
 __all__ = ["scrub_metrics"]
@@ -81,13 +81,7 @@ def scrub_metrics(
                     emptied.append(k)
             for k in reversed(emptied):
                 del metrics[k]
-    payload, unwritten = encode(request, encoding, METRICS)
-    reasons += unwritten
-    kept = received - len(reasons)
-    # Data points of a metric the encoder refused are no longer among the kept.
-    redacted = min(redacted, kept)
-    report = scrubber.report()
-    return ScrubbedSignal(received, kept, len(reasons), tuple(reasons), redacted, payload, report)
+    return scrubber.finish(request, encoding, METRICS, received, reasons, redacted)
 
 
 def _metadata(scrubber: Scrubber, metric: Any, root: str) -> str | None:
