@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import random
 from collections.abc import Mapping
 from typing import Final
@@ -98,7 +99,7 @@ class Upstream:
         """Whether batches can go upstream now, and if not why (no header values, no URL)."""
         hold = self.hold_left()
         if hold > 0:
-            return False, f"the upstream asked to pause for {hold:.0f} s more (Retry-After)"
+            return False, f"the upstream asked to pause for {math.ceil(hold)} s more (Retry-After)"
         if self.last_failure:
             return False, f"the upstream is unavailable ({self.last_failure})"
         if self.last_seen is None:
