@@ -29,6 +29,7 @@ A batch that could not even be handed to the broken pool is scrubbed by the new 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import multiprocessing
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
@@ -251,11 +252,23 @@ class _Unreadable:
     where: str | None
 
 
+# One span scrubbed by a new worker before its first batch, so that the batch does not also pay
+# for what redaction builds on first use (about 0.1 s).
+_WARM_UP: Final = (
+    b'{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"0af7651916cd43dd8448eb211c80319c",'
+    b'"spanId":"b7ad6b7169203331","name":"warm-up","attributes":[{"key":"user.id","value":'
+    b'{"stringValue":"warm-up"}},{"key":"note","value":{"stringValue":"token=warm-up-0"}}]}]}]}]}'
+)
+
+
 def _start_worker(
     profile: Profile, known_secrets: KnownSecrets, pseudonym_key: bytes, scrub: Scrub
 ) -> None:
     global _worker
     _worker = Scrubber(profile, known_secrets, pseudonym_key, scrub)
+    # With the real redactor, whatever `scrub` is (a test's may count its batches).
+    with contextlib.suppress(Exception):
+        Scrubber(profile, known_secrets, pseudonym_key)(_WARM_UP, "json", None)
 
 
 def _ready() -> None:

@@ -26,7 +26,7 @@ from tracecheck.spans import Span
 __all__ = ["UNITS", "Coding", "ScrubFailed", "Scrubbed", "Scrubber", "Signal"]
 
 # What `bodies.CODINGS` maps a Content-Encoding to, handed back to `bodies.compressed`.
-Coding = str | int | None
+Coding = str | None
 # The OTLP signal of a request, and what one and many of its units are called.
 Signal = Literal["traces", "logs", "metrics"]
 UNITS: Final[dict[Signal, tuple[str, str]]] = {
@@ -98,7 +98,7 @@ class Scrubber:
         if scrubbed.kept:
             data, kept, refused = encodable(scrubbed.kept, ENCODERS[encoding], profile)
             dropped += refused
-            payload = compressed(data, coding) if kept else None  # type: ignore[arg-type]
+            payload = compressed(data, coding) if kept else None
         message = held_back_message(dropped) if dropped else ""
         return Scrubbed(
             len(spans) + len(skipped),
@@ -122,7 +122,7 @@ class Scrubber:
         )
         kinds = out.reason_counts()
         message = held_back_summary(kinds, UNITS[signal]) if out.dropped else ""
-        payload = compressed(out.payload, coding) if out.payload is not None else None  # type: ignore[arg-type]
+        payload = compressed(out.payload, coding) if out.payload is not None else None
         return Scrubbed(
             out.received,
             out.kept,
