@@ -4,6 +4,7 @@
     python bench/proxy_load.py --batch-sizes 512 --clients 4 --rounds 2 --gzip
     python bench/proxy_load.py --proxy-args='--queue-size 32' --json /tmp/proxy-load.json
     python bench/proxy_load.py --tracecheck-path /tmp/rev   # the proxy of another revision
+    python bench/proxy_load.py --compare-args='--scrub-processes 2'   # two settings, one run
 
 Three processes on 127.0.0.1: a null OTLP/HTTP upstream (this file with `--null-upstream`:
 uvicorn with h11; it drains the body and answers 200 with an empty `ExportTraceServiceResponse`
@@ -45,6 +46,11 @@ round is not started when, at the previous round's pace, it would end after `--t
 seconds, so the run stays bounded (90 s by default on two cores with the proxy of 2026-12-03;
 the output says how many rounds ran).
 `--json PATH` writes every figure as JSON as well.
+
+`--compare-args ARGS` starts a second proxy ("compare": the same command with ARGS after
+`--proxy-args`) and measures it in the same rounds, so that two settings see the same machine
+state: each round runs every cell against the three servers in turn, the first server of a round
+rotating. The report adds the second proxy's table and, per cell, its spans/s over the first's.
 """
 
 from __future__ import annotations
@@ -443,6 +449,12 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
         "(write --proxy-args='--opt value')",
     )
     parser.add_argument(
+        "--compare-args",
+        metavar="ARGS",
+        help="also measure a second proxy, run with these options after --proxy-args, in the "
+        "same rounds (write --compare-args='--opt value')",
+    )
+    parser.add_argument(
         "--tracecheck-path",
         type=Path,
         metavar="DIR",
@@ -485,15 +497,24 @@ def main(argv: list[str] | None = None) -> int:
     source = args.tracecheck_path
     began = time.perf_counter()
     load_before = os.getloadavg()[0]
+    compare_argv = None
+    if args.compare_args is not None:
+        compare_argv = [*proxy_argv, *shlex.split(args.compare_args)]
     with (
         _process([python, __file__, "--null-upstream"], "stdout") as (upstream_process, upstream),
         _process([*proxy_argv, "--upstream", upstream], "stderr", source) as (proxy_process, proxy),
         ExitStack() as stack,
     ):
-        servers = (
+        servers = [
             Server("direct", upstream, upstream_process.pid),
             Server("proxy", proxy, proxy_process.pid),
-        )
+        ]
+        if compare_argv is not None:
+            process, url = stack.enter_context(
+                _process([*compare_argv, "--upstream", upstream], "stderr", source)
+            )
+            servers.append(Server("compare", url, process.pid))
+        proxies = [s for s in servers if s.name != "direct"]
         trips = {s.name: _round_trips(s.url, headers) for s in servers}
         pools = {
             (s.name, n): [stack.enter_context(_client()) for _ in range(n)]
@@ -506,13 +527,20 @@ def main(argv: list[str] | None = None) -> int:
                 _load(
                     server, pools[server.name, min(args.clients)], bodies[size][:2], size, headers
                 )
-        idle = _memory(proxy_process.pid)["VmRSS"]
+        idle = {s.name: _memory(s.pid)["VmRSS"] for s in proxies}
         phases, rounds = _rounds(args, servers, pools, bodies, headers, began)
-        metrics = httpx.get(f"{proxy}/metrics").text
-        memory = _memory(proxy_process.pid)
+        metrics = {s.name: httpx.get(f"{s.url}/metrics").text for s in proxies}
+        memory = {s.name: _memory(s.pid) for s in proxies}
     load_after = os.getloadavg()[0]
-    cells = {key: _cell(phases[key]) for key in phases}
-    summary = _summary(args, proxy_argv, trips, cells, rounds, idle, memory, metrics)
+    names = [s.name for s in proxies]
+    cells = {key: _cell(phases[key], names) for key in phases}
+    summary = _summary(
+        args, proxy_argv, trips, cells, rounds, idle["proxy"], memory["proxy"], metrics["proxy"]
+    )
+    if compare_argv is not None:
+        summary["settings"]["compare_command"] = _shown_command(compare_argv)
+        summary["compare_memory_bytes"] = _memory_figures(idle["compare"], memory["compare"])
+        summary["compare_counters"] = _counters(metrics["compare"])
     summary["seconds"] = round(time.perf_counter() - began, 1)
     summary["load_average"] = [load_before, load_after]
     _report(summary)
@@ -524,7 +552,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _rounds(
     args: argparse.Namespace,
-    servers: Sequence[Server],
+    servers: list[Server],
     pools: dict[tuple[str, int], list[httpx.Client]],
     bodies: dict[int, list[bytes]],
     headers: dict[str, str],
@@ -543,16 +571,14 @@ def _rounds(
                 f"--time-limit {args.time_limit:g} s: round {number} not started", file=sys.stderr
             )
             return phases, number - 1
-        order = servers if number % 2 else tuple(reversed(servers))
+        first = (number - 1) % len(servers)  # who goes first rotates
+        order = [*servers[first:], *servers[:first]]
         for (size, n), runs in phases.items():
             for server in order:
                 runs.append(_load(server, pools[server.name, n], bodies[size], size, headers))
-            direct, proxy = sorted(runs[-2:], key=lambda p: p.server)
-            print(
-                f"round {number}, {size} spans × {n} clients: direct "
-                f"{direct.spans_per_s:,.0f} spans/s, proxy {proxy.spans_per_s:,.0f} spans/s",
-                file=sys.stderr,
-            )
+            done = {p.server: p for p in runs[-len(servers) :]}
+            rates = ", ".join(f"{s.name} {done[s.name].spans_per_s:,.0f}" for s in servers)
+            print(f"round {number}, {size} spans × {n} clients: spans/s {rates}", file=sys.stderr)
         last = time.perf_counter() - started
     return phases, args.rounds
 
@@ -561,11 +587,13 @@ def _rounds(
 # Report
 
 
-def _cell(runs: Sequence[Phase]) -> dict[str, Any]:
-    direct = _merge([p for p in runs if p.server == "direct"])
-    proxy = _merge([p for p in runs if p.server == "proxy"])
+def _cell(runs: Sequence[Phase], proxies: Sequence[str] = ("proxy",)) -> dict[str, Any]:
+    """A cell's figures: per server (`direct` and each of `proxies`), each proxy's ratios to
+    `direct` (the first proxy's also at the top level), and `compare` over `proxy`."""
+    merged = [_merge([p for p in runs if p.server == name]) for name in ("direct", *proxies)]
+    direct = merged[0]
     out: dict[str, Any] = {"batch": direct.batch, "clients": direct.clients}
-    for phase in (direct, proxy):
+    for phase in merged:
         each = [_number(p.spans_per_s, 1) for p in runs if p.server == phase.server]
         out[phase.server] = {
             "spans_per_s_by_round": each,
@@ -579,12 +607,19 @@ def _cell(runs: Sequence[Phase]) -> dict[str, Any]:
             "server_cpu_s": _number(phase.cpu, 2),
             "spans_per_server_cpu_s": _number(_ratio(phase.spans, phase.cpu), 1),
         }
-    d, p = out["direct"], out["proxy"]
-    out["throughput_ratio"] = _number(_ratio(p["spans_per_s"], d["spans_per_s"]), 4)
-    for q in ("p50", "p99"):
-        both = (p[f"{q}_ms"], d[f"{q}_ms"])
-        out[f"{q}_added_ms"] = None if None in both else _number(both[0] - both[1], 2)
-        out[f"{q}_ratio"] = _number(_ratio(*both), 2)
+    d = out["direct"]
+    for name in proxies:
+        p = out[name]
+        p["throughput_ratio"] = _number(_ratio(p["spans_per_s"], d["spans_per_s"]), 4)
+        for q in ("p50", "p99"):
+            both = (p[f"{q}_ms"], d[f"{q}_ms"])
+            p[f"{q}_added_ms"] = None if None in both else _number(both[0] - both[1], 2)
+            p[f"{q}_ratio"] = _number(_ratio(*both), 2)
+    for key in ("throughput_ratio", "p50_added_ms", "p50_ratio", "p99_added_ms", "p99_ratio"):
+        out[key] = out["proxy"][key]
+    if "compare" in out:
+        ratio = _ratio(out["compare"]["spans_per_s"], out["proxy"]["spans_per_s"])
+        out["compare_over_proxy"] = _number(ratio, 4)
     return out
 
 
@@ -628,18 +663,30 @@ def _summary(
             "rounds": rounds,
             "rounds_asked": args.rounds,
             "gzip": args.gzip,
-            "proxy_command": " ".join(["python", *proxy_argv[1:], "--upstream", "URL"]),
+            "proxy_command": _shown_command(proxy_argv),
         },
         "empty_request_ms": {
             name: {kind: round(s * 1000, 2) for kind, s in trip.items()}
             for name, trip in trips.items()
         },
         "cells": list(cells.values()),
-        "proxy_memory_bytes": {"idle_rss": idle, "end_rss": memory["VmRSS"], **memory},
-        "proxy_counters": {
-            name: _number(_metric(metrics, f"tracecheck_proxy_{name}_total"), 0)
-            for name in ("spans_forwarded", "spans_dropped_unsafe")
-        },
+        "proxy_memory_bytes": _memory_figures(idle, memory),
+        "proxy_counters": _counters(metrics),
+    }
+
+
+def _shown_command(argv: Sequence[str]) -> str:
+    return " ".join(["python", *argv[1:], "--upstream", "URL"])
+
+
+def _memory_figures(idle: int, memory: dict[str, int]) -> dict[str, int]:
+    return {"idle_rss": idle, "end_rss": memory["VmRSS"], **memory}
+
+
+def _counters(metrics: str) -> dict[str, float | None]:
+    return {
+        name: _number(_metric(metrics, f"tracecheck_proxy_{name}_total"), 0)
+        for name in ("spans_forwarded", "spans_dropped_unsafe")
     }
 
 
@@ -690,47 +737,71 @@ def _report(summary: dict[str, Any]) -> None:
     )
     if trips["direct"]["reused"] > _STALL * 1000:
         print("- WARNING: reused connections to the null upstream stall: the baseline is wrong")
+    compared = "compare" in summary["cells"][0]
+    names = ("proxy", "compare") if compared else ("proxy",)
+    for name in names:
+        print()
+        if compared:
+            print(f"{name}: `{settings[name + '_command']}`\n")
+        _table(summary["cells"], name)
+    if compared:
+        print()
+        print("| spans/request | clients | proxy spans/s | compare spans/s | compare ÷ proxy |")
+        print("|---:|---:|---:|---:|---:|")
+        for cell in summary["cells"]:
+            row = [
+                cell["batch"],
+                cell["clients"],
+                _shown(cell["proxy"]["spans_per_s"], ",.0f"),
+                _shown(cell["compare"]["spans_per_s"], ",.0f"),
+                _shown(cell["compare_over_proxy"], ".2f", "×"),
+            ]
+            print("| " + " | ".join(map(str, row)) + " |")
     print()
-    print(
-        "| spans/request | clients | direct spans/s | proxy spans/s | ratio | "
-        "p50 direct | p50 proxy | p50 added | p99 direct | p99 proxy | p99 added | "
-        "proxy spans/CPU-s | requests | failed |"
-    )
-    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-    for cell in summary["cells"]:
-        d, p = cell["direct"], cell["proxy"]
-        row = [
-            cell["batch"],
-            cell["clients"],
-            _shown(d["spans_per_s"], ",.0f"),
-            _shown(p["spans_per_s"], ",.0f"),
-            _shown(cell["throughput_ratio"], ".3f", "×"),
-            _shown(d["p50_ms"], ".1f"),
-            _shown(p["p50_ms"], ".1f"),
-            f"{_shown(cell['p50_added_ms'], '+.1f')} ({_shown(cell['p50_ratio'], '.1f', '×')})",
-            _shown(d["p99_ms"], ".1f"),
-            _shown(p["p99_ms"], ".1f"),
-            f"{_shown(cell['p99_added_ms'], '+.1f')} ({_shown(cell['p99_ratio'], '.1f', '×')})",
-            _shown(p["spans_per_server_cpu_s"], ",.0f"),
-            f"{d['requests']} + {p['requests']}",
-            d["failed"] + p["failed"],
-        ]
-        print("| " + " | ".join(map(str, row)) + " |")
-    print()
-    memory, counters = summary["proxy_memory_bytes"], summary["proxy_counters"]
-    print(
-        f"- proxy RSS: {memory['idle_rss'] / 1e6:.1f} MB idle after warm-up, "
-        f"{memory['end_rss'] / 1e6:.1f} MB at the end, peak (VmHWM) {memory['VmHWM'] / 1e6:.1f} MB"
-    )
-    print(
-        f"- proxy counters: {_shown(counters['spans_forwarded'], ',.0f')} spans forwarded, "
-        f"{_shown(counters['spans_dropped_unsafe'], ',.0f')} dropped as unsafe"
-    )
+    for name in names:
+        memory, counters = summary[f"{name}_memory_bytes"], summary[f"{name}_counters"]
+        print(
+            f"- {name} RSS (process tree): {memory['idle_rss'] / 1e6:.1f} MB idle after "
+            f"warm-up, {memory['end_rss'] / 1e6:.1f} MB at the end, peak (VmHWM, summed) "
+            f"{memory['VmHWM'] / 1e6:.1f} MB"
+        )
+        print(
+            f"- {name} counters: {_shown(counters['spans_forwarded'], ',.0f')} spans forwarded, "
+            f"{_shown(counters['spans_dropped_unsafe'], ',.0f')} dropped as unsafe"
+        )
     load = summary["load_average"]
     print(
         f"\n_{summary['seconds']:.0f} s in all; 1-minute load average "
         f"{load[0]:.2f} at the start, {load[1]:.2f} at the end._"
     )
+
+
+def _table(cells: Sequence[dict[str, Any]], name: str) -> None:
+    print(
+        f"| spans/request | clients | direct spans/s | {name} spans/s | ratio | "
+        f"p50 direct | p50 {name} | p50 added | p99 direct | p99 {name} | p99 added | "
+        f"{name} spans/CPU-s | requests | failed |"
+    )
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for cell in cells:
+        d, p = cell["direct"], cell[name]
+        row = [
+            cell["batch"],
+            cell["clients"],
+            _shown(d["spans_per_s"], ",.0f"),
+            _shown(p["spans_per_s"], ",.0f"),
+            _shown(p["throughput_ratio"], ".3f", "×"),
+            _shown(d["p50_ms"], ".1f"),
+            _shown(p["p50_ms"], ".1f"),
+            f"{_shown(p['p50_added_ms'], '+.1f')} ({_shown(p['p50_ratio'], '.1f', '×')})",
+            _shown(d["p99_ms"], ".1f"),
+            _shown(p["p99_ms"], ".1f"),
+            f"{_shown(p['p99_added_ms'], '+.1f')} ({_shown(p['p99_ratio'], '.1f', '×')})",
+            _shown(p["spans_per_server_cpu_s"], ",.0f"),
+            f"{d['requests']} + {p['requests']}",
+            d["failed"] + p["failed"],
+        ]
+        print("| " + " | ".join(map(str, row)) + " |")
 
 
 def _shown(value: float | None, spec: str, unit: str = "") -> str:
