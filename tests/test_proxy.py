@@ -161,6 +161,7 @@ class Arrival:
     span_ids: tuple[str, ...]
     status: int = 0
     headers: dict[str, str] = field(default_factory=dict)
+    path: str = "/v1/traces"
 
 
 @dataclass
@@ -194,9 +195,9 @@ class Upstream:
         content_type = headers.get("content-type", "")
         if coding == "zstd":
             body = zstandard.ZstdDecompressor().decompressobj().decompress(body)
-        arrival = Arrival(
-            time.monotonic(), content_type, coding, body, _span_ids(content_type, body), 0, headers
-        )
+        path = scope["path"]
+        ids = _span_ids(content_type, body) if path == "/v1/traces" else ()
+        arrival = Arrival(time.monotonic(), content_type, coding, body, ids, 0, headers, path)
         with self.lock:
             reply = self.script.pop(0) if self.script else self.default
             self.arrivals.append(arrival)
@@ -827,7 +828,7 @@ def test_healthz_metrics_and_other_paths() -> None:
         _post(url, b"", content_type="text/plain")
         metrics = httpx.get(f"{url}/metrics")
         wrong_method = httpx.get(f"{url}/v1/traces")
-        unknown = httpx.post(f"{url}/v1/metrics", content=b"")
+        unknown = httpx.post(f"{url}/v1/profiles", content=b"")
     assert (health.status_code, health.text) == (200, "ok\n")
     assert metrics.headers["content-type"] == "text/plain; version=0.0.4; charset=utf-8"
     families: dict[str, str] = {}
@@ -866,6 +867,9 @@ def test_healthz_metrics_and_other_paths() -> None:
     assert values["tracecheck_proxy_queue_depth"] == 0
     assert (wrong_method.status_code, wrong_method.headers["allow"]) == (405, "POST")
     assert unknown.status_code == 404
+    assert unknown.text == (
+        "no such path; traces, logs and metrics go to POST /v1/traces, /v1/logs, /v1/metrics\n"
+    )
 
 
 # ---------------------------------------------------------------------------------------------

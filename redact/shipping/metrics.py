@@ -25,13 +25,19 @@ _FAILED_REASONS: Final = ("upstream_unavailable", "upstream_rejected", "upstream
 _SERIES: Final[dict[str, tuple[tuple[tuple[str, str], ...], ...]]] = {
     "tracecheck_proxy_requests_total": tuple((("outcome", o),) for o in _OUTCOMES),
     "tracecheck_proxy_spans_failed_total": tuple((("reason", r),) for r in _FAILED_REASONS),
+    **{
+        f"tracecheck_proxy_records_{fate}_total": tuple(
+            (("signal", s),) for s in ("logs", "metrics")
+        )
+        for fate in ("received", "forwarded", "dropped_unsafe")
+    },
     "tracecheck_proxy_upstream_failures_total": tuple(
         (("reason", r),)
         for r in ("network", "unconfirmed", "http_429", "http_502", "http_503", "http_504")
     ),
 }
 _HELP: Final = {
-    "tracecheck_proxy_requests_total": "Requests to POST /v1/traces, by outcome.",
+    "tracecheck_proxy_requests_total": "Export requests (traces, logs, metrics), by outcome.",
     "tracecheck_proxy_spans_received_total": "Spans received in parsed requests.",
     "tracecheck_proxy_spans_forwarded_total": "Spans the upstream accepted.",
     "tracecheck_proxy_spans_dropped_unsafe_total": (
@@ -44,6 +50,15 @@ _HELP: Final = {
     "tracecheck_proxy_upstream_failures_total": "Failed upstream attempts, by reason.",
     "tracecheck_proxy_bytes_received_total": "Request body bytes read, as sent on the wire.",
     "tracecheck_proxy_bytes_forwarded_total": "Body bytes the upstream accepted, on the wire.",
+    "tracecheck_proxy_records_received_total": (
+        "Log records and metric data points received in parsed requests, by signal."
+    ),
+    "tracecheck_proxy_records_forwarded_total": (
+        "Log records and metric data points the upstream accepted, by signal."
+    ),
+    "tracecheck_proxy_records_dropped_unsafe_total": (
+        "Log records and metric data points held back as not share-safe after redaction."
+    ),
 }
 
 

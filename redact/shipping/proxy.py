@@ -79,7 +79,7 @@ from redact.shipping.otlp import (
 )
 from redact.shipping.pool import scrubbing_for
 from redact.shipping.refusal import Refusal
-from redact.shipping.scrubbing import ScrubFailed
+from redact.shipping.scrubbing import UNITS, ScrubFailed, Signal
 from redact.shipping.tls import UpstreamTLS
 from redact.shipping.upstream import Upstream
 from redact.spans import ScrubbedSpans, scrub_spans
@@ -103,6 +103,12 @@ DEFAULT_UPSTREAM_TIMEOUT: Final = 8.0
 DEFAULT_BODY_TIMEOUT: Final = 5.0
 DEFAULT_MAX_RETRY_AFTER: Final = 30.0
 TRACES_PATH: Final = "/v1/traces"
+# OTLP/HTTP's paths, one per signal: an app that sets OTEL_EXPORTER_OTLP_ENDPOINT sends all three.
+SIGNAL_PATHS: Final[dict[str, Signal]] = {
+    TRACES_PATH: "traces",
+    "/v1/logs": "logs",
+    "/v1/metrics": "metrics",
+}
 _MAX_LOGGED_KINDS: Final = 1024
 _CODING_NAMES: Final = ", ".join(c for c in CODINGS if c not in ("x-gzip", "identity")) + (
     " or identity"
@@ -167,7 +173,12 @@ class ProxySettings:
 
     @property
     def upstream_url(self) -> str:
-        return self.upstream.rstrip("/") + TRACES_PATH
+        return self.upstream_url_for("traces")
+
+    def upstream_url_for(self, signal: Signal) -> str:
+        """Where the upstream takes a signal: its OTLP/HTTP path under the base URL."""
+        path = next(path for path, named in SIGNAL_PATHS.items() if named == signal)
+        return self.upstream.rstrip("/") + path
 
 
 class ProxyApp:
@@ -205,7 +216,7 @@ class ProxyApp:
             executor=executor,
         )
         self._in_flight = 0
-        self._logged_kinds: set[str] = set()
+        self._logged_kinds: set[tuple[Signal, str]] = set()
 
     # -- lifecycle -----------------------------------------------------------------------------
 
@@ -267,11 +278,12 @@ class ProxyApp:
             return
         path = scope["path"]
         method = scope["method"]
-        if path == TRACES_PATH:
+        signal = SIGNAL_PATHS.get(path)
+        if signal is not None:
             if method != "POST":
                 await _plain(send, 405, "use POST\n", (("allow", "POST"),))
                 return
-            await self._traces(scope, receive, send)
+            await self._receive(scope, receive, send, signal)
         elif path == "/healthz" and method in ("GET", "HEAD"):
             await _plain(send, 200, "ok\n")
         elif path == "/readyz" and method in ("GET", "HEAD"):
@@ -282,9 +294,10 @@ class ProxyApp:
             body = self.metrics.render().encode()
             await send_answer(send, 200, body, "text/plain; version=0.0.4; charset=utf-8")
         else:
-            await _plain(send, 404, f"no such path; traces go to POST {TRACES_PATH}\n")
+            paths = ", ".join(SIGNAL_PATHS)
+            await _plain(send, 404, f"no such path; traces, logs and metrics go to POST {paths}\n")
 
-    async def _traces(self, scope: Scope, receive: Receive, send: Send) -> None:
+    async def _receive(self, scope: Scope, receive: Receive, send: Send, signal: Signal) -> None:
         headers = request_headers(scope)
         encoding = CONTENT_TYPES.get(headers.get("content-type", "").split(";")[0].strip().lower())
         try:
@@ -312,7 +325,7 @@ class ProxyApp:
                 )
             self._in_flight += 1
             try:
-                status, body = await self._export(receive, headers, encoding, coding)
+                status, body = await self._export(receive, headers, encoding, coding, signal)
             finally:
                 self._in_flight -= 1
         except Refusal as refusal:
@@ -328,7 +341,12 @@ class ProxyApp:
         await send_answer(send, status, body, MEDIA_TYPES[encoding])
 
     async def _export(
-        self, receive: Receive, headers: Mapping[str, str], encoding: Encoding, coding: str
+        self,
+        receive: Receive,
+        headers: Mapping[str, str],
+        encoding: Encoding,
+        coding: str,
+        signal: Signal,
     ) -> tuple[int, bytes]:
         settings = self.settings
         loop = asyncio.get_running_loop()
@@ -342,7 +360,7 @@ class ProxyApp:
             receive, settings.max_body_bytes, wbits, declared, self.metrics, settings.body_timeout
         )
         try:
-            batch = await self._scrubbing.scrub(body, encoding, wbits)
+            batch = await self._scrubbing.scrub(body, encoding, wbits, signal)
         except TraceReadError as exc:
             raise Refusal(400, "bad_request", str(exc)) from None
         except Refusal:
@@ -358,14 +376,14 @@ class ProxyApp:
                 f"the proxy could not scrub the batch ({error}); nothing was forwarded",
             ) from None
         del body
-        self.metrics.add("tracecheck_proxy_spans_received_total", batch.received)
+        self._count(signal, "received", batch.received)
         message = batch.message
         if batch.dropped:
-            self._note_drops(batch.dropped, batch.kinds)
+            self._note_drops(batch.dropped, batch.kinds, signal)
         rejected = batch.dropped
         if batch.payload is None:
             self.metrics.add("tracecheck_proxy_requests_total", outcome="nothing_to_forward")
-            return 200, export_response(encoding, rejected, message)
+            return 200, export_response(encoding, rejected, message, signal)
         try:
             if loop.time() >= deadline:
                 raise Refusal(
@@ -377,37 +395,62 @@ class ProxyApp:
                 )
             forwarded = forwarded_headers(headers, settings.upstream_headers)
             delivered = await self._upstream_of().deliver(
-                batch.payload, encoding, coding, deadline, forwarded
+                batch.payload,
+                encoding,
+                coding,
+                deadline,
+                forwarded,
+                url=settings.upstream_url_for(signal),
             )
         except Refusal as refusal:
-            self.metrics.add(
-                "tracecheck_proxy_spans_failed_total", batch.kept, reason=refusal.outcome
-            )
+            if signal == "traces":
+                self.metrics.add(
+                    "tracecheck_proxy_spans_failed_total", batch.kept, reason=refusal.outcome
+                )
             if message:
                 refusal.message += f" ({message})"
             raise
         self.metrics.add("tracecheck_proxy_requests_total", outcome="forwarded")
-        self.metrics.add("tracecheck_proxy_spans_forwarded_total", batch.kept)
+        self._count(signal, "forwarded", batch.kept)
         self.metrics.add("tracecheck_proxy_bytes_forwarded_total", len(batch.payload))
-        upstream_rejected, upstream_message = upstream_partial(encoding, delivered)
+        upstream_rejected, upstream_message = upstream_partial(encoding, delivered, signal)
         if upstream_rejected or upstream_message:
             rejected += upstream_rejected
             note = f"the upstream rejected {upstream_rejected}: {upstream_message}".rstrip(": ")
             message = f"{message}; {note}" if message else note
-        return 200, export_response(encoding, rejected, message)
+        return 200, export_response(encoding, rejected, message, signal)
 
-    def _note_drops(self, dropped: int, kinds: Sequence[tuple[str, str | None]]) -> None:
-        self.metrics.add("tracecheck_proxy_spans_dropped_unsafe_total", dropped)
+    def _count(self, signal: Signal, fate: str, amount: int) -> None:
+        """Spans in the span counters; log records and data points in the records' ones."""
+        if signal == "traces":
+            self.metrics.add(f"tracecheck_proxy_spans_{fate}_total", amount)
+        else:
+            self.metrics.add(f"tracecheck_proxy_records_{fate}_total", amount, signal=signal)
+
+    def _note_drops(
+        self, dropped: int, kinds: Sequence[tuple[str, str | None]], signal: Signal
+    ) -> None:
+        self._count(signal, "dropped_unsafe", dropped)
         for kind, span_id in kinds:
-            if kind in self._logged_kinds or len(self._logged_kinds) >= _MAX_LOGGED_KINDS:
+            logged = (signal, kind)
+            if logged in self._logged_kinds or len(self._logged_kinds) >= _MAX_LOGGED_KINDS:
                 continue
-            self._logged_kinds.add(kind)
-            log.warning(
-                "span %s dropped: %s after redaction; further drops of this kind are counted "
-                "in tracecheck_proxy_spans_dropped_unsafe_total, not logged",
-                span_id or "(no id)",
-                kind,
-            )
+            self._logged_kinds.add(logged)
+            if signal == "traces":
+                log.warning(
+                    "span %s dropped: %s after redaction; further drops of this kind are "
+                    "counted in tracecheck_proxy_spans_dropped_unsafe_total, not logged",
+                    span_id or "(no id)",
+                    kind,
+                )
+            else:
+                log.warning(
+                    "a %s dropped: %s after redaction; further drops of this kind are counted "
+                    'in tracecheck_proxy_records_dropped_unsafe_total{signal="%s"}, not logged',
+                    UNITS[signal][0],
+                    kind,
+                    signal,
+                )
 
 
 def create_app(settings: ProxySettings, **kwargs: Any) -> ProxyApp:

@@ -146,10 +146,11 @@ class Upstream:
         coding: str,
         deadline: float,
         headers: Mapping[str, str] | None = None,
+        url: str | None = None,
     ) -> bytes:
-        """POST the batch upstream with `headers` (the exporter's, already filtered, and the
-        configured ones; the configured ones alone when None), retrying while the upstream
-        certainly did not take it."""
+        """POST the batch to `url` (the traces URL by default) with `headers` (the exporter's,
+        already filtered, and the configured ones; the configured ones alone when None),
+        retrying while the upstream certainly did not take it."""
         sent = {**(self.headers if headers is None else headers)}
         sent["content-type"] = MEDIA_TYPES[encoding]
         name = CODINGS.get(coding)
@@ -191,7 +192,7 @@ class Upstream:
                 if attempt:
                     self.metrics.add("tracecheck_proxy_upstream_retries_total")
                 attempt += 1
-                result = await self._attempt(payload, sent, deadline, probing)
+                result = await self._attempt(url or self.url, payload, sent, deadline, probing)
                 if isinstance(result, bytes):
                     return result
                 last, last_status = result
@@ -207,14 +208,14 @@ class Upstream:
                 self._probing = False
 
     async def _attempt(
-        self, payload: bytes, headers: Mapping[str, str], deadline: float, probing: bool
+        self, url: str, payload: bytes, headers: Mapping[str, str], deadline: float, probing: bool
     ) -> bytes | tuple[str, int]:
         """One POST: the upstream's answer body when it took the batch; `(why, status)` when it
         certainly did not (status 0 for a network error); Refusal otherwise."""
         remaining = max(deadline - asyncio.get_running_loop().time(), 0.001)
         try:
             response = await self.client.post(
-                self.url,
+                url,
                 content=payload,
                 headers=headers,
                 timeout=httpx.Timeout(remaining),
