@@ -115,14 +115,18 @@ def test_the_edge_collector_exports_to_the_proxy() -> None:
     assert "TRACECHECK_PSEUDONYM_KEY" in proxy["environment"]
 
     edge = load("collector-edge.yaml")
-    (pipeline,) = edge["service"]["pipelines"].values()
-    exporters = [name for name in pipeline["exporters"] if name.split("/")[0] == "otlphttp"]
-    assert exporters and exporters == pipeline["exporters"]  # nothing bypasses the proxy
-    for name in exporters:
-        endpoint = urlsplit(edge["exporters"][name]["endpoint"])
-        assert endpoint.hostname == "tracecheck-proxy" and endpoint.port == listen_port
-        assert endpoint.path in ("", "/")  # otlphttp appends /v1/traces, which the proxy serves
-    assert set(pipeline["receivers"]) <= set(edge["receivers"])
+    pipelines = edge["service"]["pipelines"]
+    # Every signal goes through the proxy: logs carry GenAI events' prompts and completions.
+    assert {name.split("/")[0] for name in pipelines} == {"traces", "logs", "metrics"}
+    for pipeline in pipelines.values():
+        exporters = [name for name in pipeline["exporters"] if name.split("/")[0] == "otlphttp"]
+        assert exporters and exporters == pipeline["exporters"]  # nothing bypasses the proxy
+        for name in exporters:
+            endpoint = urlsplit(edge["exporters"][name]["endpoint"])
+            assert endpoint.hostname == "tracecheck-proxy" and endpoint.port == listen_port
+            # otlphttp appends /v1/traces, /v1/logs or /v1/metrics, which the proxy serves
+            assert endpoint.path in ("", "/")
+        assert set(pipeline["receivers"]) <= set(edge["receivers"])
     mounted = services["collector-edge"]["volumes"][0].split(":")[0]
     assert (DEPLOY / mounted).resolve() == DEPLOY / "collector-edge.yaml"
 
@@ -146,7 +150,7 @@ def test_the_proxy_forwards_to_the_collector_behind_it() -> None:
 def test_the_collector_pipelines_name_defined_components(name: str) -> None:
     config = load(name)
     for pipeline_name, pipeline in config["service"]["pipelines"].items():
-        assert pipeline_name.split("/")[0] == "traces"
+        assert pipeline_name.split("/")[0] in ("traces", "logs", "metrics")
         for kind in ("receivers", "processors", "exporters"):
             for component in pipeline.get(kind, []):
                 assert component in config[kind], (name, kind, component)
