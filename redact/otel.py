@@ -52,7 +52,7 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
 from redact.core import assess
 from redact.held_back import reasons
 from redact.inspector import known_secrets_of
-from redact.isolated import scrub_batch
+from redact.isolated import Scrub, scrub_batch
 from redact.known import KnownSecrets
 from redact.model import ShareStatus, ShareVerdict
 from redact.profiles import Profile, resolve_profile
@@ -98,7 +98,9 @@ class RedactingSpanExporter(SpanExporter):
         known_secrets: Iterable[str] | KnownSecrets = (),
         pseudonym_key: bytes | str | None = None,
         max_string_bytes: float | None = None,
+        scrub: Scrub = scrub_spans,
     ) -> None:
+        """`scrub` redacts and gates a batch (`scrub_spans`' signature); tests give their own."""
         if isinstance(known_secrets, str | bytes):
             raise TypeError(
                 "known_secrets takes an iterable of strings or a KnownSecrets, "
@@ -109,6 +111,7 @@ class RedactingSpanExporter(SpanExporter):
         self._known = known_secrets_of(known_secrets)
         self._pseudonym_key = _pseudonym_key(pseudonym_key)
         self._max_string_bytes = max_string_bytes
+        self._scrub_spans = scrub
         self._lock = threading.Lock()
         self._counts = dict.fromkeys(_COUNTERS, 0)
         self._logged: set[str] = set()
@@ -210,7 +213,7 @@ class RedactingSpanExporter(SpanExporter):
             known_secrets=self._known,
             pseudonym_key=self._pseudonym_key,
             max_string_bytes=self._max_string_bytes,
-            scrub=scrub_spans,
+            scrub=self._scrub_spans,
         )
         if isolated.failed:
             failed = isolated.failed

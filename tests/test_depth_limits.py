@@ -25,7 +25,6 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from opentelemetry.trace import SpanContext, TraceFlags
 from surfaces import TRACE, kvlist, otlp_document, otlp_span, proxy_post
 
-import redact.otel
 from redact.otel import RedactingSpanExporter
 from redact.profiles import resolve_profile
 from redact.shipping import ShipRefused, prepare_shipment
@@ -278,16 +277,15 @@ def test_the_exporter_hook_drops_and_counts_a_span_too_deep(
 
 
 def test_the_exporter_hook_drops_only_the_span_whose_redaction_fails(
-    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     def fragile(spans: Any, **options: Any) -> Any:
         if any(span.name == "fragile" for span in spans):
             raise RuntimeError("the redactor broke")
         return scrub_spans(spans, **options)
 
-    monkeypatch.setattr(redact.otel, "scrub_spans", fragile)
     inner = InMemorySpanExporter()
-    exporter = RedactingSpanExporter(inner)
+    exporter = RedactingSpanExporter(inner, scrub=fragile)
     batch = [sdk_span(1, "before"), sdk_span(2, "fragile"), sdk_span(3, "after")]
     with caplog.at_level(logging.WARNING, logger="redact.otel"):
         assert exporter.export(batch) is SpanExportResult.SUCCESS

@@ -390,11 +390,11 @@ def _gate(status: ShareStatus, detector: str) -> Any:
 
 
 def test_unsafe_spans_are_dropped_counted_and_logged_once(
-    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
-    monkeypatch.setattr(redact.otel, "scrub_spans", _gate(ShareStatus.UNSAFE, "known-secret"))
     inner = InMemorySpanExporter()
-    exporter = RedactingSpanExporter(inner, known_secrets=[KNOWN])
+    gate = _gate(ShareStatus.UNSAFE, "known-secret")
+    exporter = RedactingSpanExporter(inner, known_secrets=[KNOWN], scrub=gate)
     with caplog.at_level(logging.WARNING, logger="redact.otel"):
         run(exporter)
         run(exporter)
@@ -409,13 +409,14 @@ def test_unsafe_spans_are_dropped_counted_and_logged_once(
     assert caplog.records[0].levelno == logging.WARNING
 
 
-def test_each_kind_of_drop_is_logged_once(
-    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
-) -> None:
-    exporter = RedactingSpanExporter(InMemorySpanExporter())
+def test_each_kind_of_drop_is_logged_once(caplog: pytest.LogCaptureFixture) -> None:
+    gates = [_gate(ShareStatus.UNSAFE, "jwt")]
+    exporter = RedactingSpanExporter(
+        InMemorySpanExporter(), scrub=lambda spans, **options: gates[-1](spans, **options)
+    )
     with caplog.at_level(logging.WARNING, logger="redact.otel"):
         for status, detector in ((ShareStatus.UNSAFE, "jwt"), (ShareStatus.UNKNOWN, "timeout")):
-            monkeypatch.setattr(redact.otel, "scrub_spans", _gate(status, detector))
+            gates.append(_gate(status, detector))
             run(exporter)
             run(exporter)
     messages = [r.getMessage() for r in caplog.records if r.name == "redact.otel"]
@@ -426,7 +427,7 @@ def test_each_kind_of_drop_is_logged_once(
     assert exporter.dropped_unsafe == 4
 
 
-def test_every_span_dropped_is_success_with_nothing_sent(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_every_span_dropped_is_success_with_nothing_sent() -> None:
     real = scrub_spans
 
     def scrub_all(spans: Any, **options: Any) -> ScrubbedSpans:
@@ -435,26 +436,22 @@ def test_every_span_dropped_is_success_with_nothing_sent(monkeypatch: pytest.Mon
         dropped = tuple(DroppedSpan(s.trace_id, s.span_id, verdict) for s in out.kept)
         return ScrubbedSpans((), dropped, out.report)
 
-    monkeypatch.setattr(redact.otel, "scrub_spans", scrub_all)
     inner = Recording()
-    exporter = RedactingSpanExporter(inner)
+    exporter = RedactingSpanExporter(inner, scrub=scrub_all)
     raw = run(RedactingSpanExporter(InMemorySpanExporter()))
     assert exporter.export(raw) is SpanExportResult.SUCCESS
     assert inner.batches == []
     assert (exporter.exported, exporter.dropped_unsafe) == (0, 3)
 
 
-def test_a_redaction_error_drops_the_batch(
-    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
-) -> None:
+def test_a_redaction_error_drops_the_batch(caplog: pytest.LogCaptureFixture) -> None:
     raw = run(RedactingSpanExporter(InMemorySpanExporter()))
 
     def broken(spans: Any, **options: Any) -> ScrubbedSpans:
         raise RuntimeError(f"could not redact {OPENAI}")
 
-    monkeypatch.setattr(redact.otel, "scrub_spans", broken)
     inner = Recording()
-    exporter = RedactingSpanExporter(inner)
+    exporter = RedactingSpanExporter(inner, scrub=broken)
     with caplog.at_level(logging.WARNING, logger="redact.otel"):
         assert exporter.export(raw) is SpanExportResult.FAILURE
         assert exporter.export(raw) is SpanExportResult.FAILURE
@@ -493,13 +490,11 @@ def test_an_inner_exporter_that_raises_never_reaches_the_application(
     ]
 
 
-def test_no_log_record_holds_a_secret(
-    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
-) -> None:
+def test_no_log_record_holds_a_secret(caplog: pytest.LogCaptureFixture) -> None:
+    gate = _gate(ShareStatus.UNSAFE, "jwt")
     with caplog.at_level(logging.DEBUG):
-        monkeypatch.setattr(redact.otel, "scrub_spans", _gate(ShareStatus.UNSAFE, "jwt"))
-        run(RedactingSpanExporter(InMemorySpanExporter()))
-        run(RedactingSpanExporter(Exploding()))
+        run(RedactingSpanExporter(InMemorySpanExporter(), scrub=gate))
+        run(RedactingSpanExporter(Exploding(), scrub=gate))
     assert caplog.records
     for record in caplog.records:
         text = record.getMessage() + repr(record.args) + str(record.exc_text or "")
