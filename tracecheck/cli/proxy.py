@@ -92,7 +92,7 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
         default=1,
         metavar="N",
         help="worker processes that scrub batches, one batch each at a time; 'auto' is one per "
-        "core (default 1: a thread of the proxy's own process)",
+        "core the proxy may run on (default 1: a thread of the proxy's own process)",
     )
 
 
@@ -158,13 +158,19 @@ class _OptionError(ValueError):
 
 
 def scrub_processes(text: str) -> int:
-    """`--scrub-processes`: a whole number from 1, or `auto` (the number of cores)."""
+    """`--scrub-processes`: a whole number from 1, or `auto`: the cores this process may run on
+    (its CPU affinity where the system has one; a container's CPU quota is not seen)."""
     if text.strip().lower() == "auto":
-        return os.cpu_count() or 1
+        return usable_cores()
     try:
         return positive_int(text)
     except argparse.ArgumentTypeError as exc:
         raise argparse.ArgumentTypeError(f"{exc}, or auto") from None
+
+
+def usable_cores() -> int:
+    affinity = getattr(os, "sched_getaffinity", None)
+    return len(affinity(0)) if affinity is not None else os.cpu_count() or 1
 
 
 def _without_userinfo(url: str) -> str:
