@@ -11,7 +11,10 @@ through its command line, environment, a file or a log.
 
 Workers are made by `forkserver` (`spawn` where there is none), never `fork`: the proxy's
 process runs an event loop and threads, which a forked child would inherit mid-flight. The
-forkserver imports the scrubbing modules once, so a new worker starts in milliseconds.
+forkserver imports the scrubbing modules once (about 0.5 s, when the first pool starts), so a
+pool made later starts its workers in about 0.1 s, most of it one warm-up scrub each. As with
+any `spawn` or `forkserver` child, a worker imports the program's main module: a script that
+embeds the proxy must start it under `if __name__ == "__main__":`.
 
 What bounds memory: the proxy holds at most `queue_size` requests in flight, so at most that
 many bodies wait for a worker (pickled one at a time into the pool's call queue, which holds
