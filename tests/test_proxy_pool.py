@@ -14,6 +14,7 @@ import signal
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any
 
 import orjson
@@ -358,6 +359,11 @@ def test_the_command_with_two_processes_serves_and_stops() -> None:
                 url, _json_batch("frank", SECRETS.known), content_type="application/json"
             )
             assert response.status_code == 200
+            tree = _process_tree(process.pid)
+            assert len(tree) >= 4  # the proxy, the forkserver, two workers
+            for pid in tree:  # the secret went through pipes, not command lines
+                cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+                assert SECRETS.known.encode() not in cmdline
             process.send_signal(signal.SIGTERM)
             assert process.wait(15) == 0
             err = process.stderr.read()
@@ -366,3 +372,20 @@ def test_the_command_with_two_processes_serves_and_stops() -> None:
             if process.poll() is None:
                 process.kill()
                 process.wait()
+
+
+def _process_tree(pid: int) -> list[int]:
+    """`pid` and every process descended from it (Linux /proc)."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            parent = int(stat.rpartition(")")[2].split()[1])
+            children.setdefault(parent, []).append(int(entry.name))
+    tree = [pid]
+    for member in tree:
+        tree.extend(children.get(member, []))
+    return tree
