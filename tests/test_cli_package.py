@@ -148,12 +148,12 @@ def _minimal(name: str) -> list[str]:
 
 def test_the_defaults_help_shows_are_the_servers_own() -> None:
     import redact.shipping.ingest
-    import redact.shipping.proxy
+    import redact.shipping.settings
     from tracecheck.cli import ingest, proxy
 
-    assert proxy.DEFAULT_MAX_BODY_BYTES == redact.shipping.proxy.DEFAULT_MAX_BODY_BYTES
-    assert proxy.DEFAULT_QUEUE_SIZE == redact.shipping.proxy.DEFAULT_QUEUE_SIZE
-    assert proxy.DEFAULT_UPSTREAM_TIMEOUT == redact.shipping.proxy.DEFAULT_UPSTREAM_TIMEOUT
+    assert proxy.DEFAULT_MAX_BODY_BYTES == redact.shipping.settings.DEFAULT_MAX_BODY_BYTES
+    assert proxy.DEFAULT_QUEUE_SIZE == redact.shipping.settings.DEFAULT_QUEUE_SIZE
+    assert proxy.DEFAULT_UPSTREAM_TIMEOUT == redact.shipping.settings.DEFAULT_UPSTREAM_TIMEOUT
     assert ingest.DEFAULT_MAX_BODY_BYTES == redact.shipping.ingest.DEFAULT_MAX_BODY_BYTES
 
 

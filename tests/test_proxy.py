@@ -57,7 +57,8 @@ from opentelemetry.sdk.trace.export import (
 )
 
 from redact import DroppedSpan, ScrubbedSpans, ShareStatus, ShareVerdict
-from redact.shipping.proxy import ProxyApp, ProxySettings, Scrub, create_app
+from redact.shipping.proxy import ProxyApp, Scrub, create_app
+from redact.shipping.settings import ProxySettings
 from redact.spans import scrub_spans
 from tracecheck.cli import main
 

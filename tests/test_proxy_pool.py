@@ -40,9 +40,10 @@ from test_proxy import (
 from redact.inspector import known_secrets_of
 from redact.profiles import resolve_profile
 from redact.shipping.pool import ProcessScrubbing, ThreadScrubbing
-from redact.shipping.proxy import ProxyApp, ProxySettings
+from redact.shipping.proxy import ProxyApp
 from redact.shipping.refusal import Refusal
 from redact.shipping.scrubbing import Scrubbed, Scrubber
+from redact.shipping.settings import ProxySettings
 from tracecheck.cli import main
 from tracecheck.cli.proxy import usable_cores
 from tracecheck.errors import TraceReadError

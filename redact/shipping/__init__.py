@@ -4,8 +4,10 @@
   once for the shipper and the receiver;
 - `http`: the HTTP plumbing both servers and the shipper share (ASGI request reading, header
   rules, Retry-After parsing and capping);
-- the OTLP/HTTP scrubbing proxy (`proxy`, with `otlp`, `bodies`, `signals`, `upstream`,
-  `metrics`, `pool`);
+- the OTLP/HTTP scrubbing proxy: `proxy` (the ASGI app) and `settings`; `otlp` and `bodies`
+  (the messages and bodies it reads and writes); `scrubbing` and `pool` (one request scrubbed,
+  on a thread or a pool of processes); `signals` (logs and metrics); `upstream`, `headers` and
+  `tls` (delivery); `metrics` and `refusal`;
 - the shipper client (`shipment`, `shipper`) and the reference receiver (`ingest`, `tenants`,
   `store`).
 
@@ -22,7 +24,9 @@ from tracecheck.lazy import lazy_names
 if TYPE_CHECKING:
     from redact.shipping.http import parse_retry_after
     from redact.shipping.ingest import IngestApp
-    from redact.shipping.proxy import ProxyApp, ProxyMetrics, ProxySettings
+    from redact.shipping.metrics import ProxyMetrics
+    from redact.shipping.proxy import ProxyApp
+    from redact.shipping.settings import ProxySettings
     from redact.shipping.shipment import (
         Batch,
         RejectedSpan,
@@ -54,7 +58,9 @@ if TYPE_CHECKING:
 _HOMES = {
     **dict.fromkeys(("parse_retry_after",), "redact.shipping.http"),
     **dict.fromkeys(("IngestApp",), "redact.shipping.ingest"),
-    **dict.fromkeys(("ProxyApp", "ProxyMetrics", "ProxySettings"), "redact.shipping.proxy"),
+    **dict.fromkeys(("ProxyMetrics",), "redact.shipping.metrics"),
+    **dict.fromkeys(("ProxyApp",), "redact.shipping.proxy"),
+    **dict.fromkeys(("ProxySettings",), "redact.shipping.settings"),
     **dict.fromkeys(
         (
             "Batch",

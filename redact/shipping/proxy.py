@@ -1,6 +1,8 @@
 """The OTLP/HTTP scrubbing proxy (shipping spec §2): an ASGI application that receives
-`POST /v1/traces`, redacts every span, and forwards what is share-safe to an upstream OTLP/HTTP
-endpoint (a Collector, a vendor).
+`POST /v1/traces`, `/v1/logs` and `/v1/metrics`, redacts every span and log record and every
+metric attribute, and forwards what is share-safe to the same path of an upstream OTLP/HTTP
+endpoint (a Collector, a vendor). Spans and log records that stay unsafe are held back one by
+one; metrics pass with their attributes scrubbed (`redact.shipping.signals`).
 
 Delivery is synchronous. The exporter's request waits while the proxy parses, scrubs and
 forwards; the proxy answers `200` only once the upstream has accepted the batch, so no span is
@@ -48,16 +50,14 @@ import secrets
 import ssl
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Executor
-from dataclasses import dataclass
 from typing import Any, Final
 
 import httpx
 
 from redact.inspector import known_secrets_of
-from redact.known import KnownSecrets
-from redact.profiles import Profile, resolve_profile
+from redact.profiles import resolve_profile
 from redact.shipping.bodies import CODINGS, read_body
-from redact.shipping.headers import check_header, forwarded_headers
+from redact.shipping.headers import forwarded_headers
 from redact.shipping.http import (
     ClientGone,
     Receive,
@@ -80,35 +80,14 @@ from redact.shipping.otlp import (
 from redact.shipping.pool import scrubbing_for
 from redact.shipping.refusal import Refusal
 from redact.shipping.scrubbing import UNITS, ScrubFailed, Signal
+from redact.shipping.settings import SIGNAL_PATHS, ProxySettings
 from redact.shipping.tls import UpstreamTLS
 from redact.shipping.upstream import Upstream
 from redact.spans import ScrubbedSpans, scrub_spans
 from tracecheck.errors import TraceReadError
 
-__all__ = [
-    "DEFAULT_BODY_TIMEOUT",
-    "DEFAULT_MAX_BODY_BYTES",
-    "DEFAULT_MAX_RETRY_AFTER",
-    "DEFAULT_QUEUE_SIZE",
-    "DEFAULT_UPSTREAM_TIMEOUT",
-    "ProxyApp",
-    "ProxyMetrics",
-    "ProxySettings",
-    "create_app",
-]
+__all__ = ["ProxyApp", "Scrub", "create_app"]
 
-DEFAULT_MAX_BODY_BYTES: Final = 4 * 1024 * 1024
-DEFAULT_QUEUE_SIZE: Final = 16
-DEFAULT_UPSTREAM_TIMEOUT: Final = 8.0
-DEFAULT_BODY_TIMEOUT: Final = 5.0
-DEFAULT_MAX_RETRY_AFTER: Final = 30.0
-TRACES_PATH: Final = "/v1/traces"
-# OTLP/HTTP's paths, one per signal: an app that sets OTEL_EXPORTER_OTLP_ENDPOINT sends all three.
-SIGNAL_PATHS: Final[dict[str, Signal]] = {
-    TRACES_PATH: "traces",
-    "/v1/logs": "logs",
-    "/v1/metrics": "metrics",
-}
 _MAX_LOGGED_KINDS: Final = 1024
 _CODING_NAMES: Final = ", ".join(c for c in CODINGS if c not in ("x-gzip", "identity")) + (
     " or identity"
@@ -122,63 +101,6 @@ log = logging.getLogger("redact.proxy")
 
 # `scrub_spans`' signature: the proxy takes another (a test's, a pool's) in its place.
 Scrub = Callable[..., ScrubbedSpans]
-
-
-@dataclass(frozen=True, slots=True)
-class ProxySettings:
-    """What the proxy needs: where to forward, how to redact, and its limits.
-
-    `upstream` is the base URL (`http://collector:4318`); batches go to `upstream + /v1/traces`.
-    Without a `pseudonym_key` the proxy draws one when it starts, so pseudonyms agree across the
-    batches of one process (and across its `scrub_processes`). `upstream_timeout` bounds a
-    request's stay, from its arrival to its answer: scrubbing, every upstream attempt and the
-    waits between them.
-
-    `scrub_processes` 1 scrubs on `scrub_workers` threads of the proxy's process (one core, the
-    GIL); N above 1 scrubs in a pool of N worker processes, one batch each at a time
-    (`redact.shipping.pool`)."""
-
-    upstream: str
-    profile: str | Profile = "share"
-    known_secrets: Iterable[str] | KnownSecrets = ()
-    pseudonym_key: bytes | None = None
-    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
-    queue_size: int = DEFAULT_QUEUE_SIZE
-    upstream_timeout: float = DEFAULT_UPSTREAM_TIMEOUT
-    first_backoff: float = 0.1
-    max_backoff: float = 2.0
-    scrub_workers: int = 1
-    scrub_processes: int = 1
-    body_timeout: float = DEFAULT_BODY_TIMEOUT
-    max_retry_after: float = DEFAULT_MAX_RETRY_AFTER
-    # Sent upstream with every batch, over the exporter's headers of the same name.
-    upstream_headers: tuple[tuple[str, str], ...] = ()
-    upstream_tls: UpstreamTLS | None = None  # None: the system's CAs, no client certificate
-
-    def __post_init__(self) -> None:
-        for name, value in self.upstream_headers:
-            check_header(name, value)  # HeaderError (a ValueError) names the header only
-        if self.max_body_bytes < 1:
-            raise ValueError("max_body_bytes must be at least 1")
-        if self.queue_size < 1:
-            raise ValueError("queue_size must be at least 1")
-        if self.scrub_processes < 1:
-            raise ValueError("scrub_processes must be at least 1")
-        if not self.upstream_timeout > 0:
-            raise ValueError("upstream_timeout must be positive")
-        if not self.body_timeout > 0:
-            raise ValueError("body_timeout must be positive")
-        if not self.max_retry_after >= 0:
-            raise ValueError("max_retry_after must be 0 or more")
-
-    @property
-    def upstream_url(self) -> str:
-        return self.upstream_url_for("traces")
-
-    def upstream_url_for(self, signal: Signal) -> str:
-        """Where the upstream takes a signal: its OTLP/HTTP path under the base URL."""
-        path = next(path for path, named in SIGNAL_PATHS.items() if named == signal)
-        return self.upstream.rstrip("/") + path
 
 
 class ProxyApp:

@@ -98,7 +98,8 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace, env: Environment) -> ExitCode:
     require_extra(env, "the proxy", "serve", SERVE)
-    from redact.shipping.proxy import ProxySettings, create_app
+    from redact.shipping.proxy import create_app
+    from redact.shipping.settings import ProxySettings
     from tracecheck.cli.serving import bind, log_to_stderr, parse_listen, serve, shown_host
 
     try:
