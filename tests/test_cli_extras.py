@@ -28,9 +28,9 @@ def test_the_base_install_holds_no_server_client_or_sdk() -> None:
     base = names(PROJECT["dependencies"])
     assert base.isdisjoint({"uvicorn", "httpx", "starlette", "opentelemetry-sdk"})
     extras = PROJECT["optional-dependencies"]
-    # zstandard is installed with the extra but not required: without it the proxy refuses
-    # zstd bodies with 415, as any other coding it does not know.
-    assert names(extras["serve"]) == {"uvicorn", "httpx", "zstandard"}
+    # zstandard and cramjam are installed with the extra but not required: without them the
+    # proxy refuses zstd and Snappy bodies with 415, as any other coding it does not know.
+    assert names(extras["serve"]) == {"uvicorn", "httpx", "zstandard", "cramjam"}
     assert set(SERVE) == {"uvicorn", "httpx"}
     assert names(extras["otel"]) == {"opentelemetry-sdk"}
 

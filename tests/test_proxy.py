@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote
 
+import cramjam
 import httpx
 import orjson
 import pytest
@@ -196,6 +197,10 @@ class Upstream:
         content_type = headers.get("content-type", "")
         if coding == "zstd":
             body = zstandard.ZstdDecompressor().decompressobj().decompress(body)
+        elif coding == "snappy":
+            body = bytes(cramjam.snappy.decompress_raw(body))
+        elif coding == "x-snappy-framed":
+            body = bytes(cramjam.snappy.decompress(body))
         path = scope["path"]
         ids = _span_ids(content_type, body) if path == "/v1/traces" else ()
         arrival = Arrival(time.monotonic(), content_type, coding, body, ids, 0, headers, path)
@@ -794,7 +799,8 @@ def test_gzip_bomb_is_413_without_inflating_in_memory() -> None:
         ({}, "the Content-Type is missing: send application/x-protobuf or application/json"),
         (
             {"content-type": "application/x-protobuf", "content-encoding": "br"},
-            "the Content-Encoding is not supported (use gzip, deflate, zstd or identity)",
+            "the Content-Encoding is not supported "
+            "(use gzip, deflate, zstd, snappy, x-snappy-framed or identity)",
         ),
     ],
 )
@@ -1377,6 +1383,52 @@ def test_zstd_bomb_is_413_without_inflating_in_memory() -> None:
     assert _status_message(junk).startswith("the body is not valid zstd")
     assert upstream.arrivals == []
     assert app.metrics.value("tracecheck_proxy_requests_total", outcome="too_large") == 1
+
+
+def test_snappy_bodies_are_scrubbed_and_forwarded_as_they_came() -> None:
+    secret_body, ids = _request_with_secrets()
+    block = bytes(cramjam.snappy.compress_raw(secret_body))
+    framed = bytes(cramjam.snappy.compress(secret_body))
+    with stack() as (url, _app, upstream):
+        answers = [
+            _post(url, block, content_encoding="snappy"),
+            _post(url, framed, content_encoding="x-snappy-framed"),
+            # A framed stream under "snappy", which the Collector's own receiver also reads.
+            _post(url, framed, content_encoding="snappy"),
+        ]
+    assert [a.status_code for a in answers] == [200, 200, 200]
+    codings = [a.content_encoding for a in upstream.arrivals]
+    assert codings == ["snappy", "x-snappy-framed", "snappy"]
+    for arrival in upstream.arrivals:
+        assert set(arrival.span_ids) == ids
+        assert b"REDACTED" in arrival.body
+    assert_no_secret(upstream.arrivals)
+
+
+def test_snappy_past_the_limit_is_413_and_broken_snappy_is_400() -> None:
+    limit = 2 << 20
+    zeros = bytes(3 << 20)  # a block that declares 3 MiB, frames that add up to 3 MiB
+    block = bytes(cramjam.snappy.compress_raw(zeros))
+    framed = bytes(cramjam.snappy.compress(zeros))
+    assert len(block) < limit and len(framed) < limit
+    with stack(max_body_bytes=limit) as (url, _app, upstream):
+        too_large = [
+            _post(url, block, content_encoding="snappy"),
+            _post(url, framed, content_encoding="x-snappy-framed"),
+        ]
+        junk = _post(url, b"\x05not snappy", content_encoding="snappy")
+        cut = _post(
+            url,
+            bytes(cramjam.snappy.compress(_batch()[0]))[:-3],
+            content_encoding="x-snappy-framed",
+        )
+    for response in too_large:
+        assert response.status_code == 413
+        assert _status_message(response) == f"the body inflates past the limit of {limit} bytes"
+    assert junk.status_code == cut.status_code == 400
+    assert _status_message(junk).startswith("the body is not valid Snappy")
+    assert _status_message(cut).startswith("the body is not valid framed Snappy")
+    assert upstream.arrivals == []
 
 
 # ---------------------------------------------------------------------------------------------

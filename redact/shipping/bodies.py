@@ -1,7 +1,12 @@
 """OTLP/HTTP request bodies: read within a size limit and a time limit, inflated chunk by chunk
 (never past the limit, so a compression bomb never grows in memory), and compressed again for
-the upstream in the coding they came in: gzip, deflate (zlib), and zstd when the `zstandard`
-library is installed (the `serve` extra installs it)."""
+the upstream in the coding they came in: gzip, deflate (zlib), zstd when the `zstandard`
+library is installed and Snappy when `cramjam` is (the `serve` extra installs both).
+
+Snappy comes as the Collector's `otlphttp` exporter sends it: `Content-Encoding: snappy` holds
+one Snappy block (or, as the Collector's own receiver also reads it, a framed stream), and
+`x-snappy-framed` a framed stream. A block declares its length first, and every frame holds at
+most 64 KiB, so neither is inflated past the limit."""
 
 from __future__ import annotations
 
@@ -18,6 +23,10 @@ try:
     import zstandard
 except ImportError:  # pragma: no cover - the serve extra installs it
     zstandard = None  # type: ignore[assignment]
+try:
+    import cramjam
+except ImportError:  # pragma: no cover - the serve extra installs it
+    cramjam = None  # type: ignore[assignment]
 
 __all__ = ["CODINGS", "ZSTD_MAX_WINDOW", "compressed", "read_body"]
 
@@ -31,6 +40,9 @@ CODINGS: Final[dict[str, str | None]] = {
 }
 if zstandard is not None:
     CODINGS["zstd"] = "zstd"
+if cramjam is not None:
+    CODINGS["snappy"] = "snappy"
+    CODINGS["x-snappy-framed"] = "x-snappy-framed"
 
 # The largest zstd window a body may ask for: the decoder allocates the window before any
 # output, so a frame declaring gigabytes would allocate them. 8 MiB is what zstd's levels up
@@ -38,10 +50,84 @@ if zstandard is not None:
 ZSTD_MAX_WINDOW: Final = 8 << 20
 # zstd's worst case, out per byte in: an RLE block of 4 bytes makes 128 KiB.
 _ZSTD_MAX_RATIO: Final = 32 * 1024
-_NAMES: Final = {"gzip": "gzip", "deflate": "deflate (zlib)", "zstd": "zstd"}
+_NAMES: Final = {
+    "gzip": "gzip",
+    "deflate": "deflate (zlib)",
+    "zstd": "zstd",
+    "snappy": "Snappy",
+    "x-snappy-framed": "framed Snappy",
+}
 _ERRORS: Final[tuple[type[Exception], ...]] = (zlib.error,) + (
     () if zstandard is None else (zstandard.ZstdError,)
 )
+_SNAPPY_STREAM: Final = b"\xff\x06\x00\x00sNaPpY"
+_SNAPPY_FRAME_MAX: Final = 65536  # uncompressed bytes in one frame (the framing format's cap)
+
+
+class _SnappyInflater:
+    """Snappy: the body is kept as it came (at most the limit on the wire), then inflated whole
+    once it has all come, after checking the length each block declares."""
+
+    def __init__(self, coding: str, limit: int) -> None:
+        self._limit = limit
+        self._name = _NAMES[coding]
+        self._parts: list[bytes] = []
+
+    def feed(self, data: bytes) -> None:
+        self._parts.append(data)
+
+    def finish(self) -> bytes:
+        body = b"".join(self._parts)
+        self._parts.clear()
+        try:
+            if body.startswith(_SNAPPY_STREAM):
+                return self._frames(memoryview(body))
+            return self._block(body, self._limit)
+        except (ValueError, cramjam.DecompressionError) as exc:
+            raise Refusal(
+                400, "bad_request", f"the body is not valid {self._name}: {exc}"
+            ) from None
+
+    def _block(self, block: bytes | memoryview, room: int) -> bytes:
+        length, shift, index = 0, 0, 0
+        while True:  # the block's uncompressed length, a little-endian base-128 varint
+            if index >= min(len(block), 5):
+                raise ValueError("no length")
+            byte = block[index]
+            length |= (byte & 0x7F) << shift
+            index, shift = index + 1, shift + 7
+            if not byte & 0x80:
+                break
+        if length > room:
+            raise Refusal(
+                413, "too_large", f"the body inflates past the limit of {self._limit} bytes"
+            )
+        return bytes(cramjam.snappy.decompress_raw(bytes(block)))
+
+    def _frames(self, body: memoryview) -> bytes:
+        out: list[bytes] = []
+        size, at = 0, 0
+        while at < len(body):
+            if len(body) - at < 4:
+                raise ValueError("a frame header is cut short")
+            kind = body[at]
+            length = int.from_bytes(body[at + 1 : at + 4], "little")
+            frame = body[at + 4 : at + 4 + length]
+            if len(frame) != length:
+                raise ValueError("a frame is cut short")
+            at += 4 + length
+            if kind in (0x00, 0x01):  # compressed or not; a 4-byte checksum comes first
+                room = min(_SNAPPY_FRAME_MAX, self._limit - size)
+                data = self._block(frame[4:], room) if kind == 0x00 else bytes(frame[4:])
+                size += len(data)
+                if size > self._limit or len(data) > _SNAPPY_FRAME_MAX:
+                    raise Refusal(
+                        413, "too_large", f"the body inflates past the limit of {self._limit} bytes"
+                    )
+                out.append(data)
+            elif kind < 0x80:  # 0x02-0x7f are reserved and may not be skipped
+                raise ValueError(f"an unskippable frame of type {kind:#04x}")
+        return b"".join(out)
 
 
 class _Inflater:
@@ -124,7 +210,10 @@ async def read_body(
         raise Refusal(
             413, "too_large", f"the body is {declared} bytes, over the limit of {limit} bytes"
         )
-    inflater = _Inflater(coding, limit) if coding is not None else None
+    inflater: _Inflater | _SnappyInflater | None = None
+    if coding is not None:
+        snappy = "snappy" in coding
+        inflater = (_SnappyInflater if snappy else _Inflater)(coding, limit)
     parts: list[bytes] = []
     wire = 0
     refusal: Refusal | None = None
@@ -164,4 +253,8 @@ def compressed(data: bytes, coding: str | None) -> bytes:
     if coding == "zstd":
         assert zstandard is not None
         return bytes(zstandard.ZstdCompressor(level=3).compress(data))
+    if coding == "snappy":
+        return bytes(cramjam.snappy.compress_raw(data))
+    if coding == "x-snappy-framed":
+        return bytes(cramjam.snappy.compress(data))
     return data
