@@ -55,6 +55,18 @@ class ProtoAttributes(Mapping[str, Any]):
     def __repr__(self) -> str:
         return f"ProtoAttributes({dict(self)!r})"
 
+    def to_dict(self) -> dict[str, Any]:
+        """Every attribute converted at once, in iteration order: for a reader of every value
+        (redaction), which the lookups one by one would cost several times over."""
+        values = self._values
+        own = {
+            key: values[key] if key in values else proto_value(raw)
+            for key, raw in self._own().items()
+        }
+        out = {key: value for key, value in self._base.items() if key not in own}
+        out.update(own)
+        return out
+
 
 def proto_attributes(pairs: Any) -> dict[str, Any]:
     """A `KeyValue` list converted at once (resource, scope, events, links)."""
