@@ -137,10 +137,12 @@ def _nested_too_deep(span: Span) -> bool:
     maps += [event.attributes for event in span.events]
     maps += [link.attributes for link in span.links]
     return any(
-        isinstance(value, _NESTED) and too_deep(value)
+        value.__class__ not in _FLAT and isinstance(value, _NESTED) and too_deep(value)
         for values in maps
         for value in values.values()
     )
 
 
 _NESTED = (Mapping, list, tuple)
+# Most values: checked by class first, since isinstance against Mapping (an ABC) is slow.
+_FLAT = frozenset({str, int, float, bool, type(None)})
