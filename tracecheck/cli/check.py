@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from tracecheck.cli.arguments import trace_arguments
 from tracecheck.cli.codes import EPILOG, PRECEDENCE, ExitCode, Stop, internal_error
 from tracecheck.cli.environment import Environment
+from tracecheck.cli.parallel import jobs_count
 
 if TYPE_CHECKING:
     from tracecheck.cli.inputs import Read
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
     from tracecheck.report.spool import Records, Spool
     from tracecheck.verdict import Verdict
 
-__all__ = ["add_parser", "run"]
+__all__ = ["add_parser", "run", "visitor"]
 
 SUMMARY = "check traces against contracts"
 DESCRIPTION = (
@@ -52,6 +53,15 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
         help="when spans look like tool or model calls that no convention maps, report every "
         "rule about tools or models as could not be evaluated (exit 2) instead of judging it",
     )
+    parser.add_argument(
+        "-j",
+        "--jobs",
+        type=jobs_count,
+        default=1,
+        metavar="N",
+        help="read and check with N processes (0 or auto: one per available core; default 1); "
+        "the reports are those of one process",
+    )
     verbosity = parser.add_mutually_exclusive_group()
     verbosity.add_argument("-q", "--quiet", action="store_true", help="one line per verdict")
     verbosity.add_argument("-v", "--verbose", action="store_true", help="list passing rules too")
@@ -80,9 +90,9 @@ def _check_all(
     spool: Spool,
     verdicts: Records,
 ) -> ExitCode:
-    """Each trace checked as it is read; the verdicts wait on disk (pickled, in order, with
-    no handle kept per trace), so memory holds one trace and its verdicts, and the reports
-    are written one verdict at a time."""
+    """Each trace checked as it is read (by `--jobs` processes, when asked); the verdicts wait
+    on disk (pickled, in order, with no handle kept per trace), so memory holds one trace and
+    its verdicts, and the reports are written one verdict at a time."""
     import pickle
 
     from tracecheck.cli.inputs import failure_code, read_sources
@@ -90,15 +100,14 @@ def _check_all(
     from tracecheck.report.text import text_lines
     from tracecheck.verdict import worst
 
-    strict = args.strict_capture
-    check = env.checker()
+    visit = visitor(env.checker(), contracts, args.strict_capture, verdicts.append)
+    failures = None
+    if args.jobs > 1:
+        from tracecheck.cli.parallel import read_in_parallel
 
-    def visit(read: Read) -> None:  # all a trace leaves behind
-        for contract in contracts:
-            item = _timed(check, read, contract, strict)
-            verdicts.append(pickle.dumps(item, pickle.HIGHEST_PROTOCOL))
-
-    failures = read_sources(env, args.traces, args.format, args.trace_id, visit, verdicts)
+        failures = read_in_parallel(env, args, contracts, visit, verdicts)
+    if failures is None:
+        failures = read_sources(env, args.traces, args.format, args.trace_id, visit, verdicts)
 
     def checked() -> Iterator[CheckedTrace]:
         for data in verdicts:
@@ -133,6 +142,24 @@ def _check_all(
         _append_summary(env, summary, checked, failures, [c.source or c.name for c in contracts])
     code = {"pass": ExitCode.OK, "fail": ExitCode.FAILED, "error": ExitCode.USAGE}[status]
     return max([code, *(failure_code(failure) for failure in failures)])
+
+
+def visitor(
+    check: Callable[..., Verdict],
+    contracts: Sequence[Contract],
+    strict: bool,
+    keep: Callable[[bytes], object],
+) -> Callable[[Read], None]:
+    """What `check` does with each trace read: every contract's verdict, pickled, to `keep`
+    (the spool of verdicts; in a worker of `--jobs`, what it sends back)."""
+    import pickle
+
+    def visit(read: Read) -> None:  # all a trace leaves behind
+        for contract in contracts:
+            item = _timed(check, read, contract, strict)
+            keep(pickle.dumps(item, pickle.HIGHEST_PROTOCOL))
+
+    return visit
 
 
 def _append_summary(

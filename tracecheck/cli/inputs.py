@@ -25,7 +25,19 @@ if TYPE_CHECKING:
     from tracecheck.report.spool import Records
     from tracecheck.spans import Trace
 
-__all__ = ["STDIN", "Read", "failure_code", "read_sources"]
+__all__ = [
+    "STDIN",
+    "Progress",
+    "Read",
+    "SourceRead",
+    "failure_code",
+    "finish_reads",
+    "progress_of",
+    "read_source",
+    "read_sources",
+    "unique_sources",
+    "wanted_trace",
+]
 
 STDIN = "-"
 
@@ -54,13 +66,16 @@ class Read:
 
 
 @dataclass
-class _Visits:
+class SourceRead:
     """What the traces of one source left behind: how many were read and how many visited,
-    and their notes (distinct, in order)."""
+    their notes (distinct, in order), how many spans they held, and the failures of the
+    source (or of its directory's files)."""
 
     traces: int = 0
     visited: int = 0
     notes: dict[str, None] = field(default_factory=dict)
+    spans: int = 0
+    failures: list[ReadFailure] = field(default_factory=list)
 
 
 def read_sources(
@@ -78,65 +93,88 @@ def read_sources(
 
     A source that reads but holds no span is a failure too: nothing checked must not pass.
     """
+    wanted = wanted_trace(env, sources, trace_id)
+    reads = [
+        read_source(env, source, format, wanted, visit, kept) for source in unique_sources(sources)
+    ]
+    return finish_reads(env, reads, trace_id)
+
+
+def wanted_trace(env: Environment, sources: Sequence[str], trace_id: str | None) -> str | None:
+    """The trace id asked for, as traces spell it, once the sources and the id are found
+    usable (a usage error stops the command)."""
     if trace_id is not None and not trace_id.strip():
         env.error("--trace-id needs a trace id")
         raise Stop(ExitCode.USAGE)
     if list(sources).count(STDIN) > 1:
         env.error("- (standard input) can be read only once")
         raise Stop(ExitCode.USAGE)
-    wanted = trace_id.strip().lower() if trace_id is not None else None
-    matched = False
+    return trace_id.strip().lower() if trace_id is not None else None
+
+
+def read_source(
+    env: Environment,
+    source: str,
+    format: str | None,
+    wanted: str | None,
+    visit: Callable[[Read], None],
+    kept: Records,
+) -> SourceRead:
+    """`visit` of every trace of one source (only the trace `wanted`, when one is), and what
+    reading it left behind; nothing is printed."""
+    directory = source != STDIN and Path(source).is_dir()
+    visits = SourceRead()
+    mark = kept.mark()
+
+    def restart() -> None:
+        kept.truncate(mark)
+        visits.traces = visits.visited = 0
+        visits.notes.clear()
+
+    def each(trace: Trace) -> None:
+        visits.traces += 1
+        if wanted is not None and trace.trace_id != wanted:
+            return
+        read = Read(trace, _label(source))
+        if directory and trace.source is not None:
+            several = trace.sources if len(trace.sources) > 1 else ()
+            read = Read(trace, trace.source, several, in_directory=True)
+        visits.visited += 1
+        visits.notes.update(dict.fromkeys(str(note) for note in trace.notes))
+        visit(read)
+
+    # A directory's broken files fail alone: the traces of the others are still checked.
+    broken: list[TraceReadError] = []
+    try:
+        visits.spans = _read_one(env, source, format, broken, each, restart)
+    except TraceReadError as exc:
+        broken.append(exc)
+        restart()
+    except Exception as exc:  # a reader bug: this input is unreadable, the others are not
+        restart()
+        message = f"{_label(source)}: could not be read: {internal_error(exc)}"
+        visits.failures.append(ReadFailure(source, "unreadable", message))
+        return visits
+    visits.failures.extend(_read_failure(exc, source) for exc in broken)
+    if not visits.traces and not broken:
+        message = f"{_label(source)}: holds no spans, so there is nothing to check"
+        visits.failures.append(ReadFailure(source, "unreadable", message))
+    return visits
+
+
+def finish_reads(
+    env: Environment, reads: Sequence[SourceRead], trace_id: str | None
+) -> list[ReadFailure]:
+    """Every source's failures, printed once every source was read, then the notes of the
+    sources that gave traces; a `trace_id` no source held stops the command."""
+    failures = [failure for read in reads for failure in read.failures]
     notes: dict[str, None] = {}
-    failures: list[ReadFailure] = []
-    for source in _unique(sources):
-        directory = source != STDIN and Path(source).is_dir()
-        visits = _Visits()
-        mark = kept.mark()
-
-        def restart(visits: _Visits = visits, mark: tuple[int, int] = mark) -> None:
-            kept.truncate(mark)
-            visits.traces = visits.visited = 0
-            visits.notes.clear()
-
-        def each(
-            trace: Trace,
-            source: str = source,
-            directory: bool = directory,
-            visits: _Visits = visits,
-        ) -> None:
-            visits.traces += 1
-            if wanted is not None and trace.trace_id != wanted:
-                return
-            read = Read(trace, _label(source))
-            if directory and trace.source is not None:
-                several = trace.sources if len(trace.sources) > 1 else ()
-                read = Read(trace, trace.source, several, in_directory=True)
-            visits.visited += 1
-            visits.notes.update(dict.fromkeys(str(note) for note in trace.notes))
-            visit(read)
-
-        # A directory's broken files fail alone: the traces of the others are still checked.
-        broken: list[TraceReadError] = []
-        try:
-            _read_one(env, source, format, broken, each, restart)
-        except TraceReadError as exc:
-            broken.append(exc)
-            restart()
-        except Exception as exc:  # a reader bug: this input is unreadable, the others are not
-            restart()
-            message = f"{_label(source)}: could not be read: {internal_error(exc)}"
-            failures.append(ReadFailure(source, "unreadable", message))
-            continue
-        failures.extend(_read_failure(exc, source) for exc in broken)
-        if not visits.traces and not broken:
-            message = f"{_label(source)}: holds no spans, so there is nothing to check"
-            failures.append(ReadFailure(source, "unreadable", message))
-        if visits.visited:
-            matched = True
-            notes.update(visits.notes)
+    for read in reads:
+        if read.visited:
+            notes.update(read.notes)
     for failure in failures:
         env.error(printable(failure.message))
-    if wanted is not None and not matched:
+    if trace_id is not None and not any(read.visited for read in reads):
         env.error(f"no trace has id {printable(trace_id or '')}")
         raise Stop(max([ExitCode.USAGE, *(failure_code(f) for f in failures)]))
     for note in notes:
@@ -144,7 +182,7 @@ def read_sources(
     return failures
 
 
-def _unique(sources: Sequence[str]) -> list[str]:
+def unique_sources(sources: Sequence[str]) -> list[str]:
     """Each source once, however it was spelled (`a.jsonl`, `./a.jsonl`)."""
     seen: dict[str, str] = {}
     for source in sources:
@@ -180,9 +218,9 @@ def _read_one(
     broken: list[TraceReadError],
     each: Callable[[Trace], None],
     restart: Callable[[], None],
-) -> None:
-    size = 0 if source == STDIN else _size(source)
-    progress = Progress(_label(source), size, env.stderr, env.progress_bytes, env.progress_seconds)
+) -> int:
+    """Read one source, with a progress line when it takes long; the spans read."""
+    progress = progress_of(env, source)
     visit_traces = env.visit_traces()
     spans = 0
 
@@ -200,6 +238,13 @@ def _read_one(
     finally:
         progress.stop()
     progress.done(spans)
+    return spans
+
+
+def progress_of(env: Environment, source: str) -> Progress:
+    """The progress line of reading `source`, from now on."""
+    size = 0 if source == STDIN else _size(source)
+    return Progress(_label(source), size, env.stderr, env.progress_bytes, env.progress_seconds)
 
 
 @contextmanager

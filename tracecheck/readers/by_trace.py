@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Final, TypeVar
@@ -138,11 +138,18 @@ def visit_traces(
     failures: list[TraceReadError] | None = None,
     name: str | None = None,
     restart: Callable[[], object] | None = None,
+    share: Sequence[Path] | None = None,
+    unplaced: list[ReadNote] | None = None,
 ) -> int:
     """`map_traces` keeping nothing: `visit(trace)` for each trace of `source` in order, and
     the number of traces visited. When a directory is read again without a file found
     unreadable late, `restart()` is called first: what the visits so far left behind is to be
-    dropped."""
+    dropped.
+
+    For readers working side by side on one directory: with a `share` (some of its files, as
+    `inputs.trace_files` takes them), only those files are read, as if the directory held no
+    others; with an `unplaced` list, the notes that name no trace read (each trace carries
+    them) are put there."""
     broken: dict[str, TraceReadError] = {}
     stream = True
     visited = 0
@@ -151,7 +158,7 @@ def visit_traces(
             restart()
         visited = 0
         found: list[TraceReadError] | None = [] if failures is not None else None
-        reader = _Reader(source, format, found, broken, name, stream=stream)
+        reader = _Reader(source, format, found, broken, name, stream=stream, share=share)
         try:
             for trace in reader.traces():
                 visited += 1
@@ -166,6 +173,8 @@ def visit_traces(
             reader.close()
         if failures is not None and found:
             failures.extend(found)
+        if unplaced is not None:
+            unplaced[:] = reader.unplaced
         return visited
 
 
@@ -221,8 +230,10 @@ class _Reader:
         name: str | None,
         *,
         stream: bool,
+        share: Sequence[Path] | None = None,
     ) -> None:
         self.source = source
+        self.share = share
         self.format = format
         self.broken = broken
         self.name = name
@@ -290,7 +301,7 @@ class _Reader:
             raise TraceReadError(str(path), "no such file or directory")
 
     def _index_directory(self, root: Path) -> None:
-        files = trace_files(root, self.format, self.failures)
+        files = trace_files(root, self.format, self.failures, self.share)
         while True:
             try:
                 found = next(files, None)

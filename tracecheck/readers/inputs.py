@@ -11,7 +11,7 @@ import io
 import lzma
 import os
 import zlib
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any
 
@@ -39,6 +39,7 @@ __all__ = [
     "Source",
     "bytes_input",
     "detect",
+    "directory_files",
     "file_size",
     "is_encoded",
     "is_gzip",
@@ -72,19 +73,32 @@ def name_of(source: Source) -> str:
     return "<bytes>" if isinstance(source, bytes) else str(source)
 
 
+def directory_files(root: Path) -> list[Path]:
+    """Every file below `root` that may hold traces: sorted, recursive, hidden ones left out."""
+    return [
+        path
+        for path in sorted(p for p in root.rglob("*") if p.is_file())
+        if not any(part.startswith(".") for part in path.relative_to(root).parts)
+    ]
+
+
 def trace_files(
-    root: Path, format: str | None, failures: list[TraceReadError] | None
+    root: Path,
+    format: str | None,
+    failures: list[TraceReadError] | None,
+    share: Sequence[Path] | None = None,
 ) -> Iterator[tuple[Path, str]]:
-    """Each trace file below `root` (sorted, recursive, hidden ones left out) with the format it
-    is read as. A directory holds other files too (READMEs, logs): only trace files are given.
-    A file whose format is ambiguous raises, or with a `failures` list is listed there."""
+    """Each trace file below `root` (`directory_files`) with the format it is read as. A
+    directory holds other files too (READMEs, logs): only trace files are given. A file whose
+    format is ambiguous raises, or with a `failures` list is listed there.
+
+    With a `share` (some of `directory_files(root)`, in order), only those files are looked at,
+    and a share holding no trace file gives none instead of raising: the other shares may."""
     # Imported here: the package's `detect_format` is the one sniffing every input.
     from tracecheck.readers import detect_format
 
-    found = False
-    for path in sorted(p for p in root.rglob("*") if p.is_file()):
-        if any(part.startswith(".") for part in path.relative_to(root).parts):
-            continue
+    found = share is not None
+    for path in directory_files(root) if share is None else share:
         try:
             detected = detect_format(path)
         except UnrecognizedFormatError:

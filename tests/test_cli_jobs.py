@@ -1,0 +1,264 @@
+"""`tracecheck check --jobs N`: worker processes read and check, and every report, note,
+failure and exit code is the one `--jobs 1` gives, in the same order."""
+
+from __future__ import annotations
+
+import argparse
+import io
+import os
+import re
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import tracecheck.cli.parallel as parallel
+from tracecheck.cli import Environment, ExitCode, main
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "fixtures"
+CONTRACT = str(ROOT / "contracts" / "refund-desk.json")
+NO_SHELL = str(ROOT / "contracts" / "no-shell.yaml")
+# Files of distinct traces (each trace in one file), of several formats and producers.
+DISTINCT = (
+    "otel-genai/clean.otlp.jsonl",
+    "otel-genai/forbidden.otlp.jsonl",
+    "otel-genai/leaky.otlp.pb",
+    "otel-genai/timeout.otlp.jsonl",
+    "otel-genai/repeated-write.otlp.pb",
+    "otel-genai/clean-batched.otlp.pbstream",
+    "openinference/cache.otlp.jsonl",
+    "openinference/forbidden.otlp.pb",
+    "producers/crewai/wrappers/tool-error.otlp.jsonl",
+    "producers/autogen/team/clean.otlp.pb",
+)
+# A trace held by two files: a directory holding both is read by the parent again.
+TWICE = ("openinference/cache.otlp.pb", "otel-genai/clean.otlp.pb")
+
+
+def _copy(tmp_path: Path, names: tuple[str, ...] | list[str], folder: str = "traces") -> Path:
+    """The fixture files `names` in one directory, each named after its place in `fixtures/`
+    (so that their sorted order is the order given)."""
+    target = tmp_path / folder
+    target.mkdir()
+    for number, name in enumerate(names):
+        flat = f"{number:02d}-" + name.replace("/", "-")
+        shutil.copyfile(FIXTURES / name, target / flat)
+    return target
+
+
+def _run(argv: list[str], tmp_path: Path, jobs: int, stdin: str = "") -> dict[str, Any]:
+    """One run of `check` with `--jobs jobs`, in-process, with its own streams, its JSON and
+    JUnit reports and GitHub's annotations and job summary; all it wrote, and its exit code."""
+    out = tmp_path / f"jobs{jobs}"
+    out.mkdir(exist_ok=True)
+    summary = out / "summary.md"
+    summary.write_text("")
+    stdout, stderr = io.StringIO(), io.StringIO()
+    environ = {"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": str(summary)}
+    env = Environment(io.TextIOWrapper(io.BytesIO(stdin.encode())), stdout, stderr, environ)
+    reports = ["--json", str(out / "report.json"), "--junit", str(out / "junit.xml")]
+    code = main(["check", *argv, *reports, "--jobs", str(jobs)], env=env)
+    junit = (out / "junit.xml").read_text() if (out / "junit.xml").exists() else None
+    return {
+        "code": code,
+        "stdout": stdout.getvalue(),
+        "stderr": stderr.getvalue(),
+        "json": (out / "report.json").read_text() if (out / "report.json").exists() else None,
+        # How long each check took, and when, are the one thing two runs never share.
+        "junit": re.sub(r' (time|timestamp)="[^"]+"', r' \1="-"', junit) if junit else None,
+        "summary": summary.read_text(),
+    }
+
+
+def _same(argv: list[str], tmp_path: Path, jobs: int = 2, stdin: str = "") -> dict[str, Any]:
+    one = _run(argv, tmp_path, 1, stdin)
+    many = _run(argv, tmp_path, jobs, stdin)
+    assert many == one
+    return one
+
+
+class _Watch:
+    """Which sources the parent read itself, and whether the workers were asked at all."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.here: list[str] = []
+        self.pools = 0
+        read_here, pool = parallel._read_here, parallel._pool
+
+        def spied_read(env: Environment, source: str, *args: Any) -> Any:
+            self.here.append(source)
+            return read_here(env, source, *args)
+
+        def spied_pool(*args: Any) -> Any:
+            self.pools += 1
+            return pool(*args)
+
+        monkeypatch.setattr(parallel, "_read_here", spied_read)
+        monkeypatch.setattr(parallel, "_pool", spied_pool)
+
+
+@pytest.fixture
+def watch(monkeypatch: pytest.MonkeyPatch) -> _Watch:
+    return _Watch(monkeypatch)
+
+
+def test_a_directory_of_traces_reports_the_same_with_two_jobs(
+    tmp_path: Path, watch: _Watch
+) -> None:
+    traces = _copy(tmp_path, DISTINCT)
+    one = _same([str(traces), "--contract", CONTRACT, "--contract", NO_SHELL], tmp_path)
+    assert one["code"] == ExitCode.USAGE  # some rules cannot be judged on some producers' spans
+    assert one["stdout"].count("contract ") > len(DISTINCT)  # every trace, both contracts
+    assert '"unread": []' in (one["json"] or "")
+    assert (watch.pools, watch.here) == (1, [])  # read by the workers, not again here
+
+
+@pytest.mark.parametrize("flags", [["-q"], ["-v"], ["--strict-capture"], ["--json", "-"]])
+def test_every_output_is_the_same_with_three_jobs(
+    tmp_path: Path, watch: _Watch, flags: list[str]
+) -> None:
+    traces = _copy(tmp_path, DISTINCT)
+    argv = [str(traces), "--contract", CONTRACT, *flags]
+    if flags == ["--json", "-"]:  # the report on stdout, the text on stderr
+        one = _run([*argv[:-2], "--json", "-"], tmp_path, 1)
+        many = _run([*argv[:-2], "--json", "-"], tmp_path, 3)
+        assert many["stdout"] == one["stdout"] and many["stderr"] == one["stderr"]
+        return
+    _same(argv, tmp_path, jobs=3)
+    assert watch.here == []
+
+
+def test_a_broken_file_fails_alone_at_its_place(tmp_path: Path, watch: _Watch) -> None:
+    traces = _copy(tmp_path, DISTINCT)
+    broken = traces / "04-broken.otlp.jsonl"
+    broken.write_text('{"resourceSpans": [{"scopeSpans": [{"spans": [{"traceId": 5}]}]}]}\n')
+    (traces / "README.md").write_text("not a trace\n")
+    one = _same([str(traces), "--contract", CONTRACT], tmp_path)
+    assert one["code"] == ExitCode.UNREADABLE
+    assert one["stderr"].startswith(f"tracecheck: error: {broken}: resourceSpans[0]")
+    assert str(broken) in (one["json"] or "") and str(broken) in (one["junit"] or "")
+    assert watch.here == []
+
+
+def test_a_trace_spread_over_two_shares_is_read_again_by_the_parent(
+    tmp_path: Path, watch: _Watch
+) -> None:
+    # The same runs as JSON Lines and as protobuf: each trace is in two files.
+    names = [
+        f"otel-genai/{s}.otlp.{x}" for s in ("clean", "leaky", "timeout") for x in ("jsonl", "pb")
+    ]
+    traces = _copy(tmp_path, names)
+    one = _same([str(traces), "--contract", CONTRACT], tmp_path)
+    assert "recorded more than once" in one["stderr"]  # the notes of the whole directory
+    assert watch.here == [str(traces)]
+
+
+def test_several_inputs_and_standard_input_keep_their_order(tmp_path: Path, watch: _Watch) -> None:
+    first = _copy(tmp_path, DISTINCT[:4], "first")
+    second = _copy(tmp_path, DISTINCT[4:], "second")
+    stdin = (FIXTURES / "otel-genai/cache.otlp.jsonl").read_text()
+    argv = [str(second), "-", str(FIXTURES / "otel-genai/leaky.otlp.jsonl"), str(first)]
+    one = _same([*argv, "--contract", CONTRACT], tmp_path, stdin=stdin)
+    assert one["stdout"].index(str(second)) < one["stdout"].index("<stdin>")
+    assert one["stdout"].index("<stdin>") < one["stdout"].index(str(first))
+    assert watch.here == ["-"]
+
+
+def test_trace_id_and_an_empty_or_missing_input(tmp_path: Path) -> None:
+    traces = _copy(tmp_path, DISTINCT)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    wanted = "942f74be67bab4fa7e8a31d4c6fac772"  # otel-genai/leaky
+    one = _same([str(traces), "--contract", CONTRACT, "--trace-id", wanted.upper()], tmp_path)
+    assert one["stdout"].count("contract ") == 1
+    missing = str(tmp_path / "missing")
+    one = _same([str(traces), str(empty), missing, "--contract", CONTRACT], tmp_path)
+    assert one["code"] == ExitCode.UNREADABLE
+    one = _same([str(traces), "--contract", CONTRACT, "--trace-id", "0" * 32], tmp_path)
+    assert "no trace has id" in one["stderr"]
+
+
+POOL = DISTINCT + TWICE + ("otel-genai/cache.otlp.pb", "openinference/clean-batched.otlp.jsonl")
+
+
+@settings(
+    max_examples=6,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+@given(
+    names=st.lists(st.sampled_from(POOL), min_size=2, max_size=8, unique=True),
+    jobs=st.sampled_from([2, 3]),
+    quiet=st.booleans(),
+)
+def test_any_subset_of_fixtures_reports_the_same(
+    tmp_path_factory: pytest.TempPathFactory, names: list[str], jobs: int, quiet: bool
+) -> None:
+    tmp_path = tmp_path_factory.mktemp("subset")
+    traces = _copy(tmp_path, names)
+    flags = ["-q"] if quiet else []
+    _same([str(traces), "--contract", CONTRACT, *flags], tmp_path, jobs=jobs)
+
+
+def test_a_single_file_or_standard_input_is_read_by_one_process(
+    tmp_path: Path, watch: _Watch
+) -> None:
+    single = str(FIXTURES / "otel-genai/forbidden.otlp.jsonl")
+    _same([single, "--contract", CONTRACT], tmp_path)
+    stdin = Path(single).read_text()
+    _same(["-", "--contract", CONTRACT], tmp_path, stdin=stdin)
+    assert (watch.pools, watch.here) == (0, [])
+
+
+def _die(*args: object, **kwargs: object) -> int:
+    """A reader that takes its worker down with it."""
+    os._exit(7)
+
+
+def test_a_worker_that_dies_fails_its_inputs_without_hanging(tmp_path: Path) -> None:
+    traces = _copy(tmp_path, DISTINCT)
+    stderr = io.StringIO()
+    env = Environment(io.StringIO(), io.StringIO(), stderr, {}, read=_die)
+    code = main(["check", str(traces), "--contract", CONTRACT, "--jobs", "2"], env=env)
+    assert code == ExitCode.UNREADABLE
+    message = f"tracecheck: error: {traces}: could not be read: internal error: BrokenProcessPool"
+    assert stderr.getvalue().splitlines()[0] == message
+
+
+def test_a_reader_that_cannot_be_sent_to_workers_reads_in_this_process(
+    tmp_path: Path, watch: _Watch
+) -> None:
+    from tracecheck.readers.by_trace import visit_traces
+
+    traces = _copy(tmp_path, DISTINCT[:3])
+    read: list[object] = []
+
+    def counted(source: object, *args: Any, **kwargs: Any) -> object:  # a closure: no pickle
+        read.append(source)
+        return visit_traces(source, *args, **kwargs)  # type: ignore[arg-type]
+
+    env = Environment(io.StringIO(), io.StringIO(), io.StringIO(), {}, read=counted)
+    assert main(["check", str(traces), "--contract", CONTRACT, "-j", "2"], env=env) == 1
+    assert read and watch.pools == 0
+
+
+def test_jobs_takes_a_count_or_auto() -> None:
+    cores = parallel.available_cores()
+    assert parallel.jobs_count("3") == 3
+    assert parallel.jobs_count("0") == parallel.jobs_count("auto") == cores
+    for wrong in ("-1", "two", ""):
+        with pytest.raises(argparse.ArgumentTypeError):
+            parallel.jobs_count(wrong)
+    assert main(["check", "x", "--contract", CONTRACT, "--jobs", "-2"]) == ExitCode.USAGE
+
+
+def test_a_directory_is_cut_into_neighbouring_runs_of_about_equal_size() -> None:
+    runs = parallel._runs(list("abcdef"), [10, 10, 10, 10, 10, 10], 3)
+    assert runs == [["a", "b"], ["c", "d"], ["e", "f"]]
+    assert parallel._runs(list("abc"), [100, 1, 1], 2) == [["a"], ["b", "c"]]
+    assert parallel._runs(list("abc"), [0, 0, 0], 5) == [["a"], ["b"], ["c"]]
+    assert parallel._runs(list("ab"), [5, 5], 1) == [["a", "b"]]

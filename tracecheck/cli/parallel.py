@@ -1,0 +1,358 @@
+"""`check --jobs N`: inputs read and checked by worker processes, reported as one process would.
+
+Sending spans between processes costs more than reading and checking them, so each worker
+reads its share of the inputs itself and checks the traces it read; what comes back is what
+`check` keeps of a trace anyway: its pickled verdicts (`CheckedTrace`), and what reading the
+input left (`SourceRead`: counts, notes, failures). The parent takes them in input order, so
+every report, note, failure and exit code is the one `--jobs 1` gives.
+
+The work is split by file: each file given is one task, and a directory's files are cut
+into runs of neighbouring files of about equal size. One file is never split, however many
+traces it holds (a single file, like standard input, which the parent reads, is read by one
+process). A directory read in shares is reported as read whole only when that is certain:
+every trace lies in one share, and no note rides with every trace (one naming no trace read).
+Otherwise (a trace spread over files of two shares, a directory that failed as a whole or
+held no trace) the parent reads that directory again itself.
+
+A worker that fails (a bug, a process killed) fails the inputs it held, as a reader's bug
+does with one process; the command does not hang.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
+
+    from tracecheck.cli.environment import CheckTrace, Environment, VisitTraces
+    from tracecheck.cli.inputs import Read, SourceRead
+    from tracecheck.contract import Contract
+    from tracecheck.report.model import ReadFailure
+    from tracecheck.report.spool import Records
+    from tracecheck.spans import Trace
+
+__all__ = ["SHARES_PER_JOB", "available_cores", "jobs_count", "read_in_parallel"]
+
+# A directory is cut into up to this many shares per job, so that a worker done early takes
+# another share while a slow one finishes.
+SHARES_PER_JOB = 4
+
+
+def available_cores() -> int:
+    """The cores this process may run on."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
+def jobs_count(text: str) -> int:
+    """`--jobs`: a number of processes, or 0 or `auto` for one per available core."""
+    if text.strip().lower() == "auto":
+        return available_cores()
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number or auto") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} must be 0 (auto) or more")
+    return value or available_cores()
+
+
+Visit = Callable[["Read"], None]
+# A source's task: None for the whole source, or the files of its share.
+Share = tuple[str, ...] | None
+T = TypeVar("T")
+
+
+def read_in_parallel(
+    env: Environment,
+    args: argparse.Namespace,
+    contracts: Sequence[Contract],
+    visit: Visit,
+    kept: Records,
+) -> list[ReadFailure] | None:
+    """`read_sources` of `check`'s inputs by `args.jobs` worker processes, each reading and
+    checking as `visit` does; None when there is nothing to share between processes (one
+    file, or standard input alone) or what the workers need cannot be sent to them (a checker
+    or reader of a test's making): then one process reads."""
+    import pickle
+
+    from tracecheck.cli.inputs import STDIN, finish_reads, unique_sources, wanted_trace
+
+    sources, format, trace_id, jobs = args.traces, args.format, args.trace_id, args.jobs
+    wanted = wanted_trace(env, sources, trace_id)
+    plan = [(source, _shares(source, jobs)) for source in unique_sources(sources)]
+    tasks = sum(len(shares) for _, shares in plan)
+    if jobs < 2 or tasks < 2:
+        return None
+    work = Work(tuple(contracts), args.strict_capture, format, wanted, env.read, env.check)
+    try:
+        payload = pickle.dumps(work, pickle.HIGHEST_PROTOCOL)
+    except Exception:
+        return None
+    with _pool(min(jobs, tasks), payload) as pool:
+        futures = [
+            [pool.submit(_task, source, share) for share in shares] for source, shares in plan
+        ]
+        reads: list[SourceRead] = []
+        for (source, shares), done in zip(plan, futures, strict=True):
+            if source == STDIN:
+                reads.append(_read_here(env, source, format, wanted, visit, kept))
+                continue
+            reads.append(_merge(env, source, shares, done, format, wanted, visit, kept))
+    return finish_reads(env, reads, trace_id)
+
+
+@dataclass(frozen=True, slots=True)
+class Work:
+    """What every task of a run needs, sent once to each worker: the compiled contracts, how
+    to check and read (None: the real checker and reader), and the options of the run."""
+
+    contracts: tuple[Contract, ...]
+    strict: bool
+    format: str | None
+    wanted: str | None
+    read: VisitTraces | None = None
+    check: CheckTrace | None = None
+
+
+@dataclass(slots=True)
+class _Done:
+    """What a task sends back: what reading left, the pickled verdicts in order, and for a
+    share, whether it is certain to read as a part of its directory would."""
+
+    read: SourceRead
+    records: list[bytes]
+    trace_ids: list[str | None] = field(default_factory=list)  # every trace read, in order
+    whole_failure: bool = False  # the directory failed as a whole (or the reader broke)
+    unplaced: bool = False  # notes that ride with every trace read
+    file_failures: int = 0  # the failures that are its files' own
+
+
+def _shares(source: str, jobs: int) -> list[Share]:
+    """A source's tasks: none for standard input (the parent reads it), a directory's files
+    cut into runs of about equal size, any other source whole."""
+    from pathlib import Path
+
+    from tracecheck.cli.inputs import STDIN
+    from tracecheck.readers.inputs import directory_files
+
+    if source == STDIN:
+        return []
+    root = Path(source)
+    if jobs < 2 or not root.is_dir():
+        return [None]
+    try:
+        files = directory_files(root)
+        sizes = [path.stat().st_size for path in files]
+    except OSError:  # the reader says what is wrong, as with one process
+        return [None]
+    if len(files) < 2:
+        return [None]
+    return [tuple(str(path) for path in run) for run in _runs(files, sizes, jobs * SHARES_PER_JOB)]
+
+
+def _runs(items: Sequence[T], sizes: Sequence[int], count: int) -> list[list[T]]:
+    """`items` cut into at most `count` runs of neighbours, each about as large as the others
+    (every run holds at least one item)."""
+    count = max(1, min(count, len(items)))
+    total = sum(sizes) or 1
+    runs: list[list[T]] = [[]]
+    seen = 0
+    for position, (item, size) in enumerate(zip(items, sizes, strict=True)):
+        left = len(items) - position  # items still to place, this one included
+        room = count - len(runs)  # runs still to open
+        full = seen >= total * len(runs) / count
+        if runs[-1] and room and (full or left <= room):
+            runs.append([])
+        runs[-1].append(item)
+        seen += size
+    return runs
+
+
+def _pool(workers: int, payload: bytes) -> Any:
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(["tracecheck.cli.parallel", "tracecheck.check"])
+    return ProcessPoolExecutor(workers, context, initializer=_start, initargs=(payload,))
+
+
+def _merge(
+    env: Environment,
+    source: str,
+    shares: Sequence[Share],
+    done: Sequence[Future[_Done]],
+    format: str | None,
+    wanted: str | None,
+    visit: Visit,
+    kept: Records,
+) -> SourceRead:
+    """What the tasks of one source gave, in order, with a progress line while they are
+    awaited; read here again when the shares of a directory may differ from its whole."""
+    from tracecheck.cli.inputs import progress_of
+
+    progress = progress_of(env, source)
+    try:
+        results = [future.result() for future in done]
+    except Exception as exc:  # a worker's bug, or a worker killed: the input is not read
+        progress.stop()
+        return _broken(source, exc)
+    progress.stop()
+    if shares != [None] and not _certain(results):
+        return _read_here(env, source, format, wanted, visit, kept)
+    progress.done(sum(result.read.spans for result in results))
+    for result in results:
+        for record in result.records:
+            kept.append(record)
+    if shares == [None]:
+        return results[0].read
+    return _joined(results)
+
+
+def _certain(results: Sequence[_Done]) -> bool:
+    """Whether the shares of a directory read as the directory would: none failed whole, some
+    trace was read, every trace lies in one share, and no note rides with every trace."""
+    owner: dict[str | None, int] = {}
+    for number, result in enumerate(results):
+        if result.whole_failure or (result.unplaced and len(results) > 1):
+            return False
+        for trace_id in result.trace_ids:
+            if owner.setdefault(trace_id, number) != number:
+                return False
+    return bool(owner)
+
+
+def _joined(results: Sequence[_Done]) -> SourceRead:
+    from tracecheck.cli.inputs import SourceRead
+
+    joined = SourceRead()
+    for result in results:
+        joined.traces += result.read.traces
+        joined.visited += result.read.visited
+        joined.notes.update(result.read.notes)
+        joined.spans += result.read.spans
+        joined.failures.extend(result.read.failures[: result.file_failures])
+    return joined
+
+
+def _broken(source: str, exc: Exception) -> SourceRead:
+    """A source whose worker failed: unreadable, named as a reader's bug names it."""
+    from tracecheck.cli.codes import internal_error
+    from tracecheck.cli.inputs import STDIN, SourceRead
+    from tracecheck.report.model import ReadFailure
+
+    label = "<stdin>" if source == STDIN else source
+    message = f"{label}: could not be read: {internal_error(exc)}"
+    return SourceRead(failures=[ReadFailure(source, "unreadable", message)])
+
+
+def _read_here(
+    env: Environment,
+    source: str,
+    format: str | None,
+    wanted: str | None,
+    visit: Visit,
+    kept: Records,
+) -> SourceRead:
+    from tracecheck.cli.inputs import read_source
+
+    return read_source(env, source, format, wanted, visit, kept)
+
+
+# --- in a worker ------------------------------------------------------------------------------
+
+_work: Work | None = None
+
+
+def _start(payload: bytes) -> None:
+    import pickle
+
+    global _work
+    _work = pickle.loads(payload)
+
+
+class _Kept:
+    """The verdicts a task keeps, as `Records` keeps them in the parent."""
+
+    def __init__(self) -> None:
+        self.records: list[bytes] = []
+
+    def append(self, data: bytes) -> None:
+        self.records.append(data)
+
+    def mark(self) -> tuple[int, int]:
+        return len(self.records), len(self.records)
+
+    def truncate(self, mark: tuple[int, int]) -> None:
+        del self.records[mark[1] :]
+
+
+def _task(source: str, share: Share) -> _Done:
+    """Read one source, or one share of a directory's files, and check every trace read."""
+    import io
+    from pathlib import Path
+
+    from tracecheck.cli.check import visitor
+    from tracecheck.cli.environment import Environment
+    from tracecheck.cli.inputs import read_source
+    from tracecheck.readers.by_trace import visit_traces
+    from tracecheck.spans import ReadNote
+
+    work = _work
+    assert work is not None
+    base = work.read or visit_traces
+    trace_ids: list[str | None] = []
+    unplaced: list[ReadNote] = []
+    state = {"whole_failure": False, "broken": 0}
+
+    def read(source: str, visit: Callable[[Trace], None], **options: Any) -> object:
+        restart = options.pop("restart", None)
+
+        def seen(trace: Trace) -> None:
+            trace_ids.append(trace.trace_id)
+            visit(trace)
+
+        def again() -> None:
+            trace_ids.clear()
+            if restart is not None:
+                restart()
+
+        if share is not None:
+            options.update(share=[Path(path) for path in share], unplaced=unplaced)
+        try:
+            return base(source, seen, restart=again, **options)
+        except BaseException:
+            state["whole_failure"] = True
+            raise
+        finally:
+            state["broken"] = len(options.get("failures") or ())
+
+    quiet = io.StringIO()
+    env = Environment(
+        stdin=quiet,
+        stdout=quiet,
+        stderr=quiet,
+        environ={},
+        read=read,
+        check=work.check,
+        progress_bytes=1 << 62,  # the parent shows progress
+        progress_seconds=1e9,
+    )
+    kept = _Kept()
+    visit = visitor(env.checker(), work.contracts, work.strict, kept.append)
+    done = read_source(env, source, work.format, work.wanted, visit, kept)  # type: ignore[arg-type]
+    return _Done(
+        done,
+        kept.records,
+        trace_ids,
+        whole_failure=bool(state["whole_failure"]),
+        unplaced=bool(unplaced),
+        file_failures=int(state["broken"]),
+    )
