@@ -115,7 +115,8 @@ def test_the_proxy_400_body_and_log_hold_no_input(
         ),
         (
             {"content-type": "application/json", "content-encoding": SECRET},
-            "the Content-Encoding is not supported (use gzip, deflate or identity)",
+            "the Content-Encoding is not supported "
+            "(use gzip, deflate, zstd, snappy, x-snappy-framed or identity)",
         ),
     ],
 )
