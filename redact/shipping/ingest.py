@@ -364,24 +364,10 @@ class IngestApp:
         return _Response(200, b'{"traceId":"' + trace_id.encode() + b'","spans":[' + spans + b"]}")
 
 
-def create_app(
-    store: SpanStore,
-    tenants: Tenants,
-    *,
-    require_safe: Profile | None = None,
-    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
-    body_timeout: float = DEFAULT_BODY_TIMEOUT,
-    clock: Callable[[], float] = time.time,
-) -> IngestApp:
-    """The receiver over `store` for `tenants`; `require_safe` turns on the share-safety gate."""
-    return IngestApp(
-        store,
-        tenants,
-        require_safe=require_safe,
-        max_body_bytes=max_body_bytes,
-        body_timeout=body_timeout,
-        clock=clock,
-    )
+def create_app(store: SpanStore, tenants: Tenants, **options: Any) -> IngestApp:
+    """The receiver over `store` for `tenants` (options as `IngestApp` takes them;
+    `require_safe` turns on the share-safety gate)."""
+    return IngestApp(store, tenants, **options)
 
 
 def _content_refusal(headers: Mapping[str, str]) -> _Response | None:
