@@ -38,9 +38,17 @@ if TYPE_CHECKING:
 
 __all__ = ["SHARES_PER_JOB", "available_cores", "jobs_count", "read_in_parallel"]
 
+# What every worker imports, imported once by the server the workers are forked from.
+_PRELOAD = (
+    "tracecheck.cli.parallel",
+    "tracecheck.cli.check",
+    "tracecheck.cli.inputs",
+    "tracecheck.check",
+    "tracecheck.readers.by_trace",
+)
 # A directory is cut into up to this many shares per job, so that a worker done early takes
 # another share while a slow one finishes.
-SHARES_PER_JOB = 4
+SHARES_PER_JOB = 2
 
 
 def available_cores() -> int:
@@ -180,7 +188,7 @@ def _pool(workers: int, payload: bytes) -> Any:
     from concurrent.futures import ProcessPoolExecutor
 
     context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(["tracecheck.cli.parallel", "tracecheck.check"])
+    context.set_forkserver_preload(list(_PRELOAD))
     return ProcessPoolExecutor(workers, context, initializer=_start, initargs=(payload,))
 
 
