@@ -211,6 +211,10 @@ def _merge(
         results = [future.result() for future in done]
     except Exception as exc:  # a worker's bug, or a worker killed: the input is not read
         progress.stop()
+        if env.environ.get("TRACECHECK_DEBUG"):  # with the worker's traceback, when it sent one
+            import traceback
+
+            traceback.print_exception(exc, file=env.stderr)
         return _broken(source, exc)
     progress.stop()
     if shares != [None] and not _certain(results):
