@@ -175,7 +175,7 @@ def _runs(items: Sequence[T], sizes: Sequence[int], count: int) -> list[list[T]]
     for position, (item, size) in enumerate(zip(items, sizes, strict=True)):
         left = len(items) - position  # items still to place, this one included
         room = count - len(runs)  # runs still to open
-        full = seen >= total * len(runs) / count
+        full = seen + size / 2 > total * len(runs) / count  # it lies mostly past the cut
         if runs[-1] and room and (full or left <= room):
             runs.append([])
         runs[-1].append(item)
