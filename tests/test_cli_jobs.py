@@ -54,7 +54,8 @@ def _run(argv: list[str], tmp_path: Path, jobs: int, stdin: str = "") -> dict[st
     """One run of `check` with `--jobs jobs`, in-process, with its own streams, its JSON and
     JUnit reports and GitHub's annotations and job summary; all it wrote, and its exit code."""
     out = tmp_path / f"jobs{jobs}"
-    out.mkdir(exist_ok=True)
+    shutil.rmtree(out, ignore_errors=True)  # what an earlier run wrote
+    out.mkdir()
     summary = out / "summary.md"
     summary.write_text("")
     stdout, stderr = io.StringIO(), io.StringIO()
@@ -262,3 +263,61 @@ def test_a_directory_is_cut_into_neighbouring_runs_of_about_equal_size() -> None
     assert parallel._runs(list("abc"), [100, 1, 1], 2) == [["a"], ["b", "c"]]
     assert parallel._runs(list("abc"), [0, 0, 0], 5) == [["a"], ["b"], ["c"]]
     assert parallel._runs(list("ab"), [5, 5], 1) == [["a", "b"]]
+
+
+def _many_traces(target: Path, copies: int) -> Path:
+    """One JSON Lines file of `copies` runs of the OTel GenAI fixtures, each under its own
+    trace id: over 4 MiB from 300 runs, so that the reader indexes it record by record."""
+    names = ("clean", "forbidden", "leaky", "timeout", "repeated-write", "cache")
+    with target.open("w") as out:
+        for copy in range(copies):
+            text = (FIXTURES / f"otel-genai/{names[copy % len(names)]}.otlp.jsonl").read_text()
+            for trace_id in sorted(set(re.findall(r'"traceId":\s*"([0-9a-f]{32})"', text))):
+                text = text.replace(trace_id, f"{copy:08x}{trace_id[8:]}")
+            out.write(text if text.endswith("\n") else text + "\n")
+    return target
+
+
+def test_a_large_file_of_many_traces_is_split_by_trace(tmp_path: Path, watch: _Watch) -> None:
+    from tracecheck.readers.by_trace import splits_by_trace
+
+    many = _many_traces(tmp_path / "many.otlp.jsonl", 300)
+    assert splits_by_trace(str(many))
+    one = _same([str(many), "--contract", CONTRACT, "-q"], tmp_path, jobs=3)
+    assert one["stdout"].count("contract ") == 300
+    assert (watch.pools, watch.here) == (1, [])
+    wanted = "000000c7d96edde63163f0a84510227f"  # run 199: otel-genai/forbidden's trace
+    one = _same([str(many), "--contract", CONTRACT, "--trace-id", wanted], tmp_path)
+    assert one["stdout"].count("contract ") == 1 and wanted in one["stdout"]
+
+
+def test_a_large_file_broken_late_fails_as_with_one_process(tmp_path: Path, watch: _Watch) -> None:
+    many = _many_traces(tmp_path / "many.otlp.jsonl", 300)
+    with many.open("a") as out:
+        out.write('{"resourceSpans": [{"scopeSpans": [{"spans": [{"traceId": 5}]}]}]}\n')
+    one = _same([str(many), "--contract", CONTRACT, "-q"], tmp_path)
+    assert one["code"] == ExitCode.UNREADABLE
+    assert watch.here == [str(many)]  # a part failed: the parent reads the file for its error
+
+
+@pytest.mark.parametrize("parts", [2, 3, 5])
+def test_the_parts_of_a_file_are_its_traces_in_order(tmp_path: Path, parts: int) -> None:
+    from tracecheck.readers.by_trace import visit_traces
+    from tracecheck.spans import ReadNote, Trace
+
+    many = str(_many_traces(tmp_path / "many.otlp.jsonl", 300))
+
+    def read(part: tuple[int, int] | None) -> tuple[list[Trace], list[ReadNote]]:
+        traces: list[Trace] = []
+        unplaced: list[ReadNote] = []
+        visit_traces(many, traces.append, part=part, unplaced=unplaced)
+        return traces, unplaced
+
+    whole, unplaced = read(None)
+    joined: list[Trace] = []
+    for k in range(parts):
+        traces, notes = read((k, parts))
+        assert notes == unplaced
+        assert len(traces) in (len(whole) // parts, len(whole) // parts + 1)
+        joined.extend(traces)
+    assert joined == whole

@@ -6,13 +6,18 @@ reads its share of the inputs itself and checks the traces it read; what comes b
 input left (`SourceRead`: counts, notes, failures). The parent takes them in input order, so
 every report, note, failure and exit code is the one `--jobs 1` gives.
 
-The work is split by file: each file given is one task, and a directory's files are cut
-into runs of neighbouring files of about equal size. One file is never split, however many
-traces it holds (a single file, like standard input, which the parent reads, is read by one
-process). A directory read in shares is reported as read whole only when that is certain:
-every trace lies in one share, and no note rides with every trace (one naming no trace read).
-Otherwise (a trace spread over files of two shares, a directory that failed as a whole or
-held no trace) the parent reads that directory again itself.
+The work is split by file where it can be: each file given is one task, and a directory's
+files are cut into runs of neighbouring files of about equal size. A large file of records
+(JSON Lines, a proto stream: what the streaming reader indexes record by record) is split by
+trace instead: every worker indexes the whole file (only the trace ids are decoded) and reads
+and checks one run of its traces in first-seen order, converting only their records. Any
+other file, and standard input (which the parent reads), is read by one process.
+
+A directory read in shares is reported as read whole only when that is certain: every trace
+lies in one share, and no note rides with every trace (one naming no trace read). Otherwise
+(a trace spread over files of two shares), and whenever a share or part failed as a whole or
+no trace was read at all, the parent reads that input again itself, so that what is
+reported, and how it fails, is what one process gives.
 
 A worker that fails (a bug, a process killed) fails the inputs it held, as a reader's bug
 does with one process; the command does not hang.
@@ -72,8 +77,18 @@ def jobs_count(text: str) -> int:
 
 
 Visit = Callable[["Read"], None]
-# A source's task: None for the whole source, or the files of its share.
-Share = tuple[str, ...] | None
+
+
+@dataclass(frozen=True, slots=True)
+class Share:
+    """What one task reads of a source: the whole of it, some of a directory's files, or of
+    a file's traces in first-seen order the k-th of n runs (`part`)."""
+
+    files: tuple[str, ...] | None = None
+    part: tuple[int, int] | None = None
+
+
+WHOLE = Share()
 T = TypeVar("T")
 
 
@@ -94,7 +109,7 @@ def read_in_parallel(
 
     sources, format, trace_id, jobs = args.traces, args.format, args.trace_id, args.jobs
     wanted = wanted_trace(env, sources, trace_id)
-    plan = [(source, _shares(source, jobs)) for source in unique_sources(sources)]
+    plan = [(source, _shares(source, format, jobs)) for source in unique_sources(sources)]
     tasks = sum(len(shares) for _, shares in plan)
     if jobs < 2 or tasks < 2:
         return None
@@ -142,27 +157,34 @@ class _Done:
     file_failures: int = 0  # the failures that are its files' own
 
 
-def _shares(source: str, jobs: int) -> list[Share]:
+def _shares(source: str, format: str | None, jobs: int) -> list[Share]:
     """A source's tasks: none for standard input (the parent reads it), a directory's files
-    cut into runs of about equal size, any other source whole."""
+    cut into runs of about equal size, a large file of records in `jobs` parts, any other
+    source whole."""
     from pathlib import Path
 
     from tracecheck.cli.inputs import STDIN
+    from tracecheck.readers.by_trace import splits_by_trace
     from tracecheck.readers.inputs import directory_files
 
     if source == STDIN:
         return []
     root = Path(source)
-    if jobs < 2 or not root.is_dir():
-        return [None]
+    if jobs < 2:
+        return [WHOLE]
+    if not root.is_dir():
+        if splits_by_trace(source, format):
+            return [Share(part=(k, jobs)) for k in range(jobs)]
+        return [WHOLE]
     try:
         files = directory_files(root)
         sizes = [path.stat().st_size for path in files]
     except OSError:  # the reader says what is wrong, as with one process
-        return [None]
+        return [WHOLE]
     if len(files) < 2:
-        return [None]
-    return [tuple(str(path) for path in run) for run in _runs(files, sizes, jobs * SHARES_PER_JOB)]
+        return [WHOLE]
+    runs = _runs(files, sizes, jobs * SHARES_PER_JOB)
+    return [Share(files=tuple(str(path) for path in run)) for run in runs]
 
 
 def _runs(items: Sequence[T], sizes: Sequence[int], count: int) -> list[list[T]]:
@@ -217,23 +239,29 @@ def _merge(
             traceback.print_exception(exc, file=env.stderr)
         return _broken(source, exc)
     progress.stop()
-    if shares != [None] and not _certain(results):
+    if shares != [WHOLE] and not _certain(shares, results):
         return _read_here(env, source, format, wanted, visit, kept)
     progress.done(sum(result.read.spans for result in results))
     for result in results:
         for record in result.records:
             kept.append(record)
-    if shares == [None]:
+    if shares == [WHOLE]:
         return results[0].read
     return _joined(results)
 
 
-def _certain(results: Sequence[_Done]) -> bool:
-    """Whether the shares of a directory read as the directory would: none failed whole, some
-    trace was read, every trace lies in one share, and no note rides with every trace."""
+def _certain(shares: Sequence[Share], results: Sequence[_Done]) -> bool:
+    """Whether the shares of a source read as the whole source would: none failed whole,
+    some trace was read, and for a directory's files, every trace lies in one share and no
+    note rides with every trace (the parts of a file index all of it: their traces are
+    apart, and their notes those of the whole file)."""
+    if any(result.whole_failure for result in results):
+        return False
+    if all(share.part is not None for share in shares):
+        return any(result.read.traces for result in results)
     owner: dict[str | None, int] = {}
     for number, result in enumerate(results):
-        if result.whole_failure or (result.unplaced and len(results) > 1):
+        if result.unplaced and len(results) > 1:
             return False
         for trace_id in result.trace_ids:
             if owner.setdefault(trace_id, number) != number:
@@ -307,7 +335,8 @@ class _Kept:
 
 
 def _task(source: str, share: Share) -> _Done:
-    """Read one source, or one share of a directory's files, and check every trace read."""
+    """Read one source, or one share of a directory's files or of a file's traces, and check
+    every trace read."""
     import io
     from pathlib import Path
 
@@ -336,8 +365,10 @@ def _task(source: str, share: Share) -> _Done:
             if restart is not None:
                 restart()
 
-        if share is not None:
-            options.update(share=[Path(path) for path in share], unplaced=unplaced)
+        if share.files is not None:
+            options.update(share=[Path(path) for path in share.files], unplaced=unplaced)
+        if share.part is not None:
+            options.update(part=share.part)
         try:
             return base(source, seen, restart=again, **options)
         except BaseException:

@@ -61,7 +61,7 @@ from tracecheck.readers.sniff import FORMATS, HEAD_SIZE
 from tracecheck.readers.trace_index import Place, Row, TraceIndex
 from tracecheck.spans import ReadNote, Span, Trace
 
-__all__ = ["WHOLE_BELOW", "iter_traces", "map_traces", "visit_traces"]
+__all__ = ["WHOLE_BELOW", "iter_traces", "map_traces", "splits_by_trace", "visit_traces"]
 
 R = TypeVar("R")
 
@@ -140,6 +140,7 @@ def visit_traces(
     restart: Callable[[], object] | None = None,
     share: Sequence[Path] | None = None,
     unplaced: list[ReadNote] | None = None,
+    part: tuple[int, int] | None = None,
 ) -> int:
     """`map_traces` keeping nothing: `visit(trace)` for each trace of `source` in order, and
     the number of traces visited. When a directory is read again without a file found
@@ -149,7 +150,10 @@ def visit_traces(
     For readers working side by side on one directory: with a `share` (some of its files, as
     `inputs.trace_files` takes them), only those files are read, as if the directory held no
     others; with an `unplaced` list, the notes that name no trace read (each trace carries
-    them) are put there."""
+    them) are put there. With a `part` (k, n), of the traces in first-seen order only the
+    k-th of n runs of neighbours (as equal in number as can be) is read and visited: the
+    whole input is indexed, but only the records of those traces are converted
+    (`splits_by_trace` says whether that saves anything)."""
     broken: dict[str, TraceReadError] = {}
     stream = True
     visited = 0
@@ -158,7 +162,7 @@ def visit_traces(
             restart()
         visited = 0
         found: list[TraceReadError] | None = [] if failures is not None else None
-        reader = _Reader(source, format, found, broken, name, stream=stream, share=share)
+        reader = _Reader(source, format, found, broken, name, stream=stream, share=share, part=part)
         try:
             for trace in reader.traces():
                 visited += 1
@@ -231,9 +235,11 @@ class _Reader:
         *,
         stream: bool,
         share: Sequence[Path] | None = None,
+        part: tuple[int, int] | None = None,
     ) -> None:
         self.source = source
         self.share = share
+        self.part = part
         self.format = format
         self.broken = broken
         self.name = name
@@ -259,10 +265,32 @@ class _Reader:
             self._index_all()
             notes = [note for unit in self.units for note in unit.notes]
             _, self.unplaced = place_notes(notes, self.index)
-        for trace_id, place, rows in self.index.traces():
+        first, end = 0, None
+        if self.part is not None:
+            count, (k, n) = len(self.index), self.part
+            first, end = count * k // n, count * (k + 1) // n
+        for number, (trace_id, place, rows) in enumerate(self.index.traces()):
+            if number == end:
+                return
+            if number < first:
+                self._skip(trace_id, rows)
+                continue
             with collector_paused():
                 trace = self._trace(trace_id, place, rows)
             yield trace
+
+    def _skip(self, trace_id: str | None, rows: list[Row]) -> None:
+        """A trace another part reads: what is held for it is let go."""
+        for row in rows:
+            if row[_OFFSET] is not None:
+                self._stashed(row[_RECORD], trace_id)
+                continue
+            unit = self.units[row[_FILE]]
+            unit.waiting -= 1
+            if unit.kept is not None:
+                unit.kept.pop(trace_id, None)
+                if unit.waiting == 0:
+                    unit.kept = None
 
     def close(self) -> None:
         for handle in self.open.values():
@@ -573,6 +601,29 @@ class _Reader:
         if self.failures is not None:
             return _Broken(unit.name, own)
         return self._first_error(own)
+
+
+def splits_by_trace(source: str, format: str | None = None) -> bool:
+    """Whether reading a `part` of the file `source` converts only that part's records: a
+    record-oriented file (JSON Lines, a proto stream) large enough to be indexed, not read
+    whole. False for anything else, or for a file that cannot be opened or sniffed."""
+    path = Path(source)
+    try:
+        if not path.is_file():
+            return False
+        size = file_size(path)
+        estimate = path.stat().st_size * (_GZIP_RATIO if size is None else 1)
+        if estimate < WHOLE_BELOW:
+            return False
+        with open_file(path) as stream:
+            head = stream.read(HEAD_SIZE)
+            if size is None and len(head) < HEAD_SIZE:
+                size = len(head)
+            chosen = format or detect(str(path), head, size)
+            stream.seek(start_of(head, chosen))
+            return _record_kind(chosen, stream, head, size) is not None
+    except (TraceReadError, *INPUT_ERRORS):
+        return False
 
 
 def _opener(path: Path) -> Opener:

@@ -189,6 +189,14 @@ class TraceIndex:
         found = db.execute("SELECT 1 FROM firsts WHERE trace = ?", (_key(trace_id),))
         return found.fetchone() is not None
 
+    def __len__(self) -> int:
+        """How many traces there are (once every file is in)."""
+        db = self._finished()
+        if db is None:
+            return len(self._whole)
+        (count,) = db.execute("SELECT COUNT(*) FROM firsts").fetchone()
+        return int(count)
+
     def traces(self) -> Iterator[tuple[str | None, Place, list[Row]]]:
         """Each trace, where it was first seen, and its records in order, first seen first."""
         db = self._finished()
