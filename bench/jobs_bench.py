@@ -2,11 +2,12 @@
 processes than by one.
 
     python bench/jobs_bench.py [--files 20] [--spans 2000] [--format otlp-jsonl] [--runs 7]
-                               [--jobs 2]
+                               [--jobs 2] [--one-file]
 
 The directory is built at run time from `bench/workload.py`: `--files` workloads of `--spans`
 spans each (one trace each, seeds 1..N, so that every trace id differs), one file each, copied
-into a temporary directory. Each run is a fresh `tracecheck check DIR --contract
+into a temporary directory. With `--one-file`, the input is instead one workload file of
+`--files` traces of `--spans` spans each (which `--jobs` splits by trace). Each run is a fresh `tracecheck check DIR --contract
 contracts/refund-desk.json -q` process; `--jobs 1` and `--jobs N` are interleaved run by run
 (after one warm-up of each), and their stdout, stderr (but for the progress lines, which
 follow the clock) and exit codes are compared: a speed-up that changed a report would not
@@ -35,8 +36,13 @@ ROOT = Path(__file__).resolve().parent.parent
 CONTRACT = ROOT / "contracts" / "refund-desk.json"
 
 
-def build(folder: Path, files: int, spans: int, fmt: str, cache: Path) -> Path:
-    """A directory of `files` traces of `spans` spans each, one file each."""
+def build(folder: Path, files: int, spans: int, fmt: str, cache: Path, *, one: bool) -> Path:
+    """A directory of `files` traces of `spans` spans each, one file each; or with `one`, one
+    file of them all."""
+    if one:
+        workload = Workload(spans * files, files, 1)
+        ensure(workload, cache, verbose=False)
+        return workload.path(cache, fmt)
     target = folder / "traces"
     target.mkdir()
     for seed in range(1, files + 1):
@@ -67,14 +73,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--format", default="otlp-jsonl", choices=sorted(EXTENSIONS))
     parser.add_argument("--runs", type=int, default=7, help="runs of each (7)")
     parser.add_argument("--jobs", type=int, default=2, help="the jobs compared with 1 (2)")
+    parser.add_argument("--one-file", action="store_true", help="one file of every trace")
     parser.add_argument(
         "--cache", type=Path, default=ROOT / "bench" / ".data" / "jobs", help="workload files"
     )
     args = parser.parse_args(argv)
     script = str(Path(sys.executable).parent / "tracecheck")
     with tempfile.TemporaryDirectory(prefix="jobs-bench-") as folder:
-        traces = build(Path(folder), args.files, args.spans, args.format, args.cache)
-        size = sum(path.stat().st_size for path in traces.iterdir())
+        traces = build(
+            Path(folder), args.files, args.spans, args.format, args.cache, one=args.one_file
+        )
+        paths = [traces] if traces.is_file() else list(traces.iterdir())
+        size = sum(path.stat().st_size for path in paths)
         base = [script, "check", str(traces), "--contract", str(CONTRACT), "-q"]
         commands = {jobs: [*base, "--jobs", str(jobs)] for jobs in (1, args.jobs)}
         times: dict[int, list[tuple[float, float]]] = {jobs: [] for jobs in commands}
@@ -90,7 +100,9 @@ def main(argv: list[str] | None = None) -> int:
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(
-        f"{args.files} files x {args.spans} spans ({args.format}, {size / 1e6:.1f} MB), "
+        f"{'one file of ' if args.one_file else ''}{args.files} "
+        f"{'traces' if args.one_file else 'files'} x {args.spans} spans "
+        f"({args.format}, {size / 1e6:.1f} MB), "
         f"{args.runs} runs each, {cores} cores, load average {load:.2f}; exit code "
         f"{outputs[1][0]}, reports identical"
     )
