@@ -107,6 +107,12 @@ def watch(monkeypatch: pytest.MonkeyPatch) -> _Watch:
     return _Watch(monkeypatch)
 
 
+@pytest.fixture(autouse=True)
+def small_inputs_too(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fixtures are small: here, workers read them all the same."""
+    monkeypatch.setattr(parallel, "WORTH_BYTES", 0)
+
+
 def test_a_directory_of_traces_reports_the_same_with_two_jobs(
     tmp_path: Path, watch: _Watch
 ) -> None:
@@ -255,6 +261,15 @@ def test_jobs_takes_a_count_or_auto() -> None:
         with pytest.raises(argparse.ArgumentTypeError):
             parallel.jobs_count(wrong)
     assert main(["check", "x", "--contract", CONTRACT, "--jobs", "-2"]) == ExitCode.USAGE
+
+
+def test_small_inputs_are_read_by_one_process(
+    tmp_path: Path, watch: _Watch, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(parallel, "WORTH_BYTES", 16 << 20)
+    traces = _copy(tmp_path, DISTINCT)
+    _same([str(traces), "--contract", CONTRACT], tmp_path)
+    assert watch.pools == 0
 
 
 def test_a_directory_is_cut_into_neighbouring_runs_of_about_equal_size() -> None:

@@ -41,7 +41,13 @@ if TYPE_CHECKING:
     from tracecheck.report.spool import Records
     from tracecheck.spans import Trace
 
-__all__ = ["SHARES_PER_JOB", "available_cores", "jobs_count", "read_in_parallel"]
+__all__ = [
+    "SHARES_PER_JOB",
+    "WORTH_BYTES",
+    "available_cores",
+    "jobs_count",
+    "read_in_parallel",
+]
 
 # What every worker imports, imported once by the server the workers are forked from.
 _PRELOAD = (
@@ -51,6 +57,10 @@ _PRELOAD = (
     "tracecheck.check",
     "tracecheck.readers.by_trace",
 )
+# Inputs smaller than this (in bytes, together) are read by one process whatever `--jobs`
+# says: starting the workers (about 0.2 s on the two-core machine of bench/README.md) costs
+# more than half of reading and checking them (about 55 MB/s).
+WORTH_BYTES = 16 << 20
 # A directory is cut into up to this many shares per job, so that a worker done early takes
 # another share while a slow one finishes.
 SHARES_PER_JOB = 2
@@ -101,8 +111,9 @@ def read_in_parallel(
 ) -> list[ReadFailure] | None:
     """`read_sources` of `check`'s inputs by `args.jobs` worker processes, each reading and
     checking as `visit` does; None when there is nothing to share between processes (one
-    file, or standard input alone) or what the workers need cannot be sent to them (a checker
-    or reader of a test's making): then one process reads."""
+    file read whole, or standard input alone), too little to repay starting them, or what
+    they need cannot be sent to them (a checker or reader of a test's making): then one
+    process reads."""
     import pickle
 
     from tracecheck.cli.inputs import STDIN, finish_reads, unique_sources, wanted_trace
@@ -112,6 +123,8 @@ def read_in_parallel(
     plan = [(source, _shares(source, format, jobs)) for source in unique_sources(sources)]
     tasks = sum(len(shares) for _, shares in plan)
     if jobs < 2 or tasks < 2:
+        return None
+    if sum(_input_bytes(source) for source, shares in plan if shares) < WORTH_BYTES:
         return None
     work = Work(tuple(contracts), args.strict_capture, format, wanted, env.read, env.check)
     try:
@@ -185,6 +198,21 @@ def _shares(source: str, format: str | None, jobs: int) -> list[Share]:
         return [WHOLE]
     runs = _runs(files, sizes, jobs * SHARES_PER_JOB)
     return [Share(files=tuple(str(path) for path in run)) for run in runs]
+
+
+def _input_bytes(source: str) -> int:
+    """How large a file or the files of a directory are (0 when that cannot be told)."""
+    from pathlib import Path
+
+    from tracecheck.readers.inputs import directory_files
+
+    path = Path(source)
+    try:
+        if path.is_dir():
+            return sum(file.stat().st_size for file in directory_files(path))
+        return path.stat().st_size
+    except OSError:
+        return 0
 
 
 def _runs(items: Sequence[T], sizes: Sequence[int], count: int) -> list[list[T]]:
