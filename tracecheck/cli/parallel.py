@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
-    from concurrent.futures import Future
+    from concurrent.futures import Future, ProcessPoolExecutor
 
     from tracecheck.cli.environment import CheckTrace, Environment, VisitTraces
     from tracecheck.cli.inputs import Read, SourceRead
@@ -131,7 +131,8 @@ def read_in_parallel(
         payload = pickle.dumps(work, pickle.HIGHEST_PROTOCOL)
     except Exception:
         return None
-    with _pool(min(jobs, tasks), payload) as pool:
+    pool = _pool(min(jobs, tasks), payload)
+    try:
         futures = [
             [pool.submit(_task, source, share) for share in shares] for source, shares in plan
         ]
@@ -141,6 +142,8 @@ def read_in_parallel(
                 reads.append(_read_here(env, source, format, wanted, visit, kept))
                 continue
             reads.append(_merge(env, source, shares, done, format, wanted, visit, kept))
+    finally:  # interrupted: the tasks not yet started are dropped, not waited for
+        pool.shutdown(wait=True, cancel_futures=True)
     return finish_reads(env, reads, trace_id)
 
 
@@ -233,7 +236,7 @@ def _runs(items: Sequence[T], sizes: Sequence[int], count: int) -> list[list[T]]
     return runs
 
 
-def _pool(workers: int, payload: bytes) -> Any:
+def _pool(workers: int, payload: bytes) -> ProcessPoolExecutor:
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
