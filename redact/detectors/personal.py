@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ipaddress
 from collections.abc import Callable
+from decimal import Decimal
 
 import regex
 
@@ -213,7 +214,9 @@ def is_card_number(value: object) -> bool:
     if isinstance(value, float):
         if not value.is_integer():
             return False
-        value = int(value)
+        # The shortest digits that read back as this float, padded with zeros, as JavaScript
+        # writes it (47376375487874130, not the float's exact value 47376375487874128).
+        return _is_card_digits(format(Decimal(repr(value)).to_integral_value(), "f"))
     return _is_card_digits(str(value))
 
 
