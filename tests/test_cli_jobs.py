@@ -336,3 +336,37 @@ def test_the_parts_of_a_file_are_its_traces_in_order(tmp_path: Path, parts: int)
         assert len(traces) in (len(whole) // parts, len(whole) // parts + 1)
         joined.extend(traces)
     assert joined == whole
+
+
+def _fail(*args: object, **kwargs: object) -> int:
+    """A reader with a bug."""
+    raise RuntimeError("a bug")
+
+
+def test_a_reader_bug_in_a_worker_is_reported_as_with_one_process(tmp_path: Path) -> None:
+    traces = _copy(tmp_path, DISTINCT)
+    outputs = []
+    for jobs in ("1", "2"):
+        stderr = io.StringIO()
+        env = Environment(io.StringIO(), io.StringIO(), stderr, {}, read=_fail)
+        code = main(["check", str(traces), "--contract", CONTRACT, "--jobs", jobs], env=env)
+        outputs.append((code, stderr.getvalue()))
+    assert outputs[0] == outputs[1]
+    assert outputs[0] == (
+        ExitCode.UNREADABLE,
+        f"tracecheck: error: {traces}: could not be read: internal error: RuntimeError\n",
+    )
+
+
+def test_every_bundled_contract_can_be_sent_to_a_worker() -> None:
+    import pickle
+
+    from tracecheck.contract.compile import compile_contract
+
+    paths = sorted((ROOT / "contracts").glob("*.json")) + sorted(
+        (ROOT / "contracts").glob("*.yaml")
+    )
+    compiled = [compile_contract(str(p)) for p in paths if p.name != "contract.schema.json"]
+    assert len(compiled) >= 5
+    for contract in compiled:
+        assert pickle.loads(pickle.dumps(contract, pickle.HIGHEST_PROTOCOL)) == contract
