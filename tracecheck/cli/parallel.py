@@ -126,6 +126,8 @@ def read_in_parallel(
         return None
     if sum(_input_bytes(source) for source, shares in plan if shares) < WORTH_BYTES:
         return None
+    if not _main_importable():
+        return None
     work = Work(tuple(contracts), args.strict_capture, format, wanted, env.read, env.check)
     try:
         payload = pickle.dumps(work, pickle.HIGHEST_PROTOCOL)
@@ -201,6 +203,19 @@ def _shares(source: str, format: str | None, jobs: int) -> list[Share]:
         return [WHOLE]
     runs = _runs(files, sizes, jobs * SHARES_PER_JOB)
     return [Share(files=tuple(str(path) for path in run)) for run in runs]
+
+
+def _main_importable() -> bool:
+    """Whether a worker can import the program's main module, as multiprocessing has every
+    worker do: not a script read from standard input (`python - < script.py`)."""
+    import sys
+    from pathlib import Path
+
+    main = sys.modules.get("__main__")
+    path = getattr(main, "__file__", None)
+    if getattr(main, "__spec__", None) is not None or path is None:
+        return True
+    return Path(path).is_file()
 
 
 def _input_bytes(source: str) -> int:
