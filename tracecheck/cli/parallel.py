@@ -11,7 +11,8 @@ files are cut into runs of neighbouring files of about equal size. A large file 
 (JSON Lines, a proto stream: what the streaming reader indexes record by record) is split by
 trace instead: every worker indexes the whole file (only the trace ids are decoded) and reads
 and checks one run of its traces in first-seen order, converting only their records. Any
-other file, and standard input (which the parent reads), is read by one process.
+other file, and standard input (which the parent reads), is read by one process, and so are
+inputs too small to repay starting the workers (`WORTH_BYTES`).
 
 A directory read in shares is reported as read whole only when that is certain: every trace
 lies in one share, and no note rides with every trace (one naming no trace read). Otherwise
