@@ -151,7 +151,7 @@ def test_a_broken_file_fails_alone_at_its_place(tmp_path: Path, watch: _Watch) -
     assert watch.here == []
 
 
-def test_a_trace_spread_over_two_shares_is_read_again_by_the_parent(
+def test_shares_holding_one_trace_are_read_again_together(
     tmp_path: Path, watch: _Watch
 ) -> None:
     # The same runs as JSON Lines and as protobuf: each trace is in two files.
@@ -161,7 +161,7 @@ def test_a_trace_spread_over_two_shares_is_read_again_by_the_parent(
     traces = _copy(tmp_path, names)
     one = _same([str(traces), "--contract", CONTRACT], tmp_path)
     assert "recorded more than once" in one["stderr"]  # the notes of the whole directory
-    assert watch.here == [str(traces)]
+    assert (watch.pools, watch.here) == (1, [])  # by the workers, not here
 
 
 def test_several_inputs_and_standard_input_keep_their_order(tmp_path: Path, watch: _Watch) -> None:

@@ -144,7 +144,7 @@ def read_in_parallel(
             if source == STDIN:
                 reads.append(_read_here(env, source, format, wanted, visit, kept))
                 continue
-            reads.append(_merge(env, source, shares, done, format, wanted, visit, kept))
+            reads.append(_merge(env, pool, source, shares, done, format, wanted, visit, kept))
     finally:  # interrupted: the tasks not yet started are dropped, not waited for
         pool.shutdown(wait=True, cancel_futures=True)
     return finish_reads(env, reads, trace_id)
@@ -263,6 +263,7 @@ def _pool(workers: int, payload: bytes) -> ProcessPoolExecutor:
 
 def _merge(
     env: Environment,
+    pool: ProcessPoolExecutor,
     source: str,
     shares: Sequence[Share],
     done: Sequence[Future[_Done]],
@@ -272,12 +273,16 @@ def _merge(
     kept: Records,
 ) -> SourceRead:
     """What the tasks of one source gave, in order, with a progress line while they are
-    awaited; read here again when the shares of a directory may differ from its whole."""
+    awaited. Neighbouring shares of a directory that hold the same trace are read again
+    together (by a worker); an input whose shares may still differ from its whole is read
+    again here."""
     from tracecheck.cli.inputs import progress_of
 
     progress = progress_of(env, source)
     try:
         results = [future.result() for future in done]
+        if all(share.files is not None for share in shares) and _certain(shares, results):
+            shares, results = _regrouped(pool, source, shares, results)
     except Exception as exc:  # a worker's bug, or a worker killed: the input is not read
         progress.stop()
         if env.environ.get("TRACECHECK_DEBUG"):  # with the worker's traceback, when it sent one
@@ -286,7 +291,7 @@ def _merge(
             traceback.print_exception(exc, file=env.stderr)
         return _broken(source, exc)
     progress.stop()
-    if shares != [WHOLE] and not _certain(shares, results):
+    if shares != [WHOLE] and not _certain(shares, results, final=True):
         return _read_here(env, source, format, wanted, visit, kept)
     progress.done(sum(result.read.spans for result in results))
     for result in results:
@@ -297,15 +302,50 @@ def _merge(
     return _joined(results)
 
 
-def _certain(shares: Sequence[Share], results: Sequence[_Done]) -> bool:
-    """Whether the shares of a source read as the whole source would: none failed whole,
-    some trace was read, and for a directory's files, every trace lies in one share and no
-    note rides with every trace (the parts of a file index all of it: their traces are
-    apart, and their notes those of the whole file)."""
+def _regrouped(
+    pool: ProcessPoolExecutor, source: str, shares: Sequence[Share], results: Sequence[_Done]
+) -> tuple[list[Share], list[_Done]]:
+    """The shares of a directory, each run of neighbouring shares that hold one trace between
+    them (from the first share holding a trace to the last) made one share and read again."""
+    first: dict[str | None, int] = {}
+    last: dict[str | None, int] = {}
+    for number, result in enumerate(results):
+        for trace_id in result.trace_ids:
+            first.setdefault(trace_id, number)
+            last[trace_id] = number
+    runs: list[list[int]] = []
+    for start, end in sorted((first[key], last[key]) for key in first if first[key] < last[key]):
+        if runs and start <= runs[-1][1]:
+            runs[-1][1] = max(runs[-1][1], end)
+        else:
+            runs.append([start, end])
+    if not runs:
+        return list(shares), list(results)
+    merged: list[tuple[Share, Future[_Done] | _Done]] = []
+    position = 0
+    for start, end in runs:
+        merged.extend(zip(shares[position:start], results[position:start], strict=True))
+        files = tuple(path for share in shares[start : end + 1] for path in share.files or ())
+        share = Share(files=files)
+        merged.append((share, pool.submit(_task, source, share)))
+        position = end + 1
+    merged.extend(zip(shares[position:], results[position:], strict=True))
+    return [share for share, _ in merged], [
+        result if isinstance(result, _Done) else result.result() for _, result in merged
+    ]
+
+
+def _certain(shares: Sequence[Share], results: Sequence[_Done], *, final: bool = False) -> bool:
+    """Whether the shares of a source read as the whole source would: none failed whole and
+    some trace was read; for a directory's files (once `final`: regrouped), also every trace
+    lies in one share, and no note rides with every trace. (The parts of a file index all of
+    it: their traces are apart, and their notes those of the whole file.)"""
     if any(result.whole_failure for result in results):
         return False
-    if all(share.part is not None for share in shares):
-        return any(result.read.traces for result in results)
+    if not any(result.read.traces for result in results):
+        return False
+    if not final or all(share.part is not None for share in shares):
+        return True
     owner: dict[str | None, int] = {}
     for number, result in enumerate(results):
         if result.unplaced and len(results) > 1:
@@ -313,7 +353,7 @@ def _certain(shares: Sequence[Share], results: Sequence[_Done]) -> bool:
         for trace_id in result.trace_ids:
             if owner.setdefault(trace_id, number) != number:
                 return False
-    return bool(owner)
+    return True
 
 
 def _joined(results: Sequence[_Done]) -> SourceRead:
