@@ -15,10 +15,11 @@ other file, and standard input (which the parent reads), is read by one process,
 inputs too small to repay starting the workers (`WORTH_BYTES`).
 
 A directory read in shares is reported as read whole only when that is certain: every trace
-lies in one share, and no note rides with every trace (one naming no trace read). Otherwise
-(a trace spread over files of two shares), and whenever a share or part failed as a whole or
-no trace was read at all, the parent reads that input again itself, so that what is
-reported, and how it fails, is what one process gives.
+lies in one share, and no note rides with every trace (one naming no trace read). A trace
+spread over files of several shares has the run of shares from the first to the last read
+again together, as one share, by a worker. When a note still rides with every trace, a share
+or part failed as a whole, or no trace was read at all, the parent reads that input again
+itself, so that what is reported, and how it fails, is what one process gives.
 
 A worker that fails (a bug, a process killed) fails the inputs it held, as a reader's bug
 does with one process; the command does not hang.
