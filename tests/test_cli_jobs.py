@@ -151,9 +151,7 @@ def test_a_broken_file_fails_alone_at_its_place(tmp_path: Path, watch: _Watch) -
     assert watch.here == []
 
 
-def test_shares_holding_one_trace_are_read_again_together(
-    tmp_path: Path, watch: _Watch
-) -> None:
+def test_shares_holding_one_trace_are_read_again_together(tmp_path: Path, watch: _Watch) -> None:
     # The same runs as JSON Lines and as protobuf: each trace is in two files.
     names = [
         f"otel-genai/{s}.otlp.{x}" for s in ("clean", "leaky", "timeout") for x in ("jsonl", "pb")
