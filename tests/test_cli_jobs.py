@@ -368,3 +368,24 @@ def test_every_bundled_contract_can_be_sent_to_a_worker() -> None:
     assert len(compiled) >= 5
     for contract in compiled:
         assert pickle.loads(pickle.dumps(contract, pickle.HIGHEST_PROTOCOL)) == contract
+
+
+def test_contracts_that_cannot_be_pickled_are_compiled_by_each_worker(
+    tmp_path: Path, watch: _Watch, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import pickle
+
+    from tracecheck.contract.compile import compile_contract
+    from tracecheck.contract.model import Contract
+
+    def refuse(self: Contract) -> object:
+        raise TypeError("cannot pickle")
+
+    traces = _copy(tmp_path, DISTINCT)
+    one = _run([str(traces), "--contract", CONTRACT, "--contract", NO_SHELL], tmp_path, 1)
+    monkeypatch.setattr(Contract, "__reduce_ex__", refuse, raising=False)
+    with pytest.raises(TypeError):
+        pickle.dumps(compile_contract(CONTRACT))
+    many = _run([str(traces), "--contract", CONTRACT, "--contract", NO_SHELL], tmp_path, 2)
+    assert many == one
+    assert (watch.pools, watch.here) == (1, [])

@@ -133,8 +133,15 @@ def read_in_parallel(
     work = Work(tuple(contracts), args.strict_capture, format, wanted, env.read, env.check)
     try:
         payload = pickle.dumps(work, pickle.HIGHEST_PROTOCOL)
-    except Exception:
-        return None
+    except Exception:  # a contract that does not pickle: each worker compiles the files
+        if env.compile is not None:
+            return None
+        paths = tuple(dict.fromkeys(args.contract))
+        work = Work((), args.strict_capture, format, wanted, env.read, env.check, paths)
+        try:
+            payload = pickle.dumps(work, pickle.HIGHEST_PROTOCOL)
+        except Exception:  # a reader or checker of a test's making
+            return None
     pool = _pool(min(jobs, tasks), payload)
     try:
         futures = [
@@ -162,6 +169,9 @@ class Work:
     wanted: str | None
     read: VisitTraces | None = None
     check: CheckTrace | None = None
+    # The contract files to compile in each worker, when the compiled contracts cannot be
+    # sent (every bundled contract can: tests/test_cli_jobs.py).
+    contract_paths: tuple[str, ...] = ()
 
 
 @dataclass(slots=True)
@@ -400,10 +410,18 @@ _work: Work | None = None
 
 
 def _start(payload: bytes) -> None:
+    import dataclasses
     import pickle
 
     global _work
-    _work = pickle.loads(payload)
+    work: Work = pickle.loads(payload)
+    if work.contract_paths:  # compiled here as the parent compiled them
+        from tracecheck.contract.builtin import contract_source
+        from tracecheck.contract.compile import compile_contract
+
+        compiled = tuple(compile_contract(contract_source(p)) for p in work.contract_paths)
+        work = dataclasses.replace(work, contracts=compiled)
+    _work = work
 
 
 class _Kept:
