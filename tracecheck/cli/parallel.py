@@ -181,7 +181,7 @@ class _Done:
 
     read: SourceRead
     records: list[bytes]
-    trace_ids: list[str | None] = field(default_factory=list)  # every trace read, in order
+    trace_ids: list[str | None] = field(default_factory=list)  # of a share: its traces, in order
     whole_failure: bool = False  # the directory failed as a whole (or the reader broke)
     unplaced: bool = False  # notes that ride with every trace read
     file_failures: int = 0  # the failures that are its files' own
@@ -189,7 +189,7 @@ class _Done:
 
 def _shares(source: str, format: str | None, jobs: int) -> list[Share]:
     """A source's tasks: none for standard input (the parent reads it), a directory's files
-    cut into runs of about equal size, a large file of records in `jobs` parts, any other
+    cut into runs of about equal size, a large file of records in a part per job (at most one per core), any other
     source whole."""
     from pathlib import Path
 
@@ -203,8 +203,9 @@ def _shares(source: str, format: str | None, jobs: int) -> list[Share]:
     if jobs < 2:
         return [WHOLE]
     if not root.is_dir():
-        if splits_by_trace(source, format):
-            return [Share(part=(k, jobs)) for k in range(jobs)]
+        parts = min(jobs, available_cores())  # each part indexes the whole file
+        if parts > 1 and splits_by_trace(source, format):
+            return [Share(part=(k, parts)) for k in range(parts)]
         return [WHOLE]
     try:
         files = directory_files(root)
@@ -463,7 +464,8 @@ def _task(source: str, share: Share) -> _Done:
         restart = options.pop("restart", None)
 
         def seen(trace: Trace) -> None:
-            trace_ids.append(trace.trace_id)
+            if share.files is not None:  # which share holds which trace: asked of shares only
+                trace_ids.append(trace.trace_id)
             visit(trace)
 
         def again() -> None:
