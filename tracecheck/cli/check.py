@@ -8,13 +8,11 @@ import argparse
 import itertools
 import time
 from collections.abc import Callable, Iterator, Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tracecheck.cli.arguments import trace_arguments
+from tracecheck.cli.arguments import jobs_count, trace_arguments
 from tracecheck.cli.codes import EPILOG, PRECEDENCE, ExitCode, Stop, internal_error
 from tracecheck.cli.environment import Environment
-from tracecheck.cli.parallel import jobs_count
 
 if TYPE_CHECKING:
     from tracecheck.cli.inputs import Read
@@ -171,6 +169,8 @@ def _append_summary(
 ) -> None:
     """The job summary appended to the file GitHub Actions names (`$GITHUB_STEP_SUMMARY`).
     A summary that cannot be written is a warning: the verdicts stand."""
+    from pathlib import Path  # not at import: `--version` needs none of it
+
     from tracecheck.report.github import summary_parts
 
     try:

@@ -12,8 +12,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any, NamedTuple, TextIO
 
 if TYPE_CHECKING:
     from tracecheck.contract import Contract
@@ -29,8 +28,10 @@ CheckTrace = Callable[..., "Verdict"]
 CompileContract = Callable[[Any], "Contract"]
 
 
-@dataclass(frozen=True, slots=True)
-class Environment:
+class Environment(NamedTuple):
+    """Immutable, as a frozen dataclass would be; a named tuple because `dataclasses` (and the
+    `inspect` it imports) would be a tenth of `tracecheck --version`'s start-up."""
+
     stdin: TextIO
     stdout: TextIO
     stderr: TextIO

@@ -28,10 +28,11 @@ does with one process; the command does not hang.
 from __future__ import annotations
 
 import argparse
-import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
+
+from tracecheck.cli.arguments import available_cores
 
 if TYPE_CHECKING:
     from concurrent.futures import Future, ProcessPoolExecutor
@@ -46,8 +47,6 @@ if TYPE_CHECKING:
 __all__ = [
     "SHARES_PER_JOB",
     "WORTH_BYTES",
-    "available_cores",
-    "jobs_count",
     "read_in_parallel",
 ]
 
@@ -66,26 +65,6 @@ WORTH_BYTES = 16 << 20
 # A directory is cut into up to this many shares per job, so that a worker done early takes
 # another share while a slow one finishes.
 SHARES_PER_JOB = 2
-
-
-def available_cores() -> int:
-    """The cores this process may run on."""
-    if hasattr(os, "sched_getaffinity"):
-        return len(os.sched_getaffinity(0))
-    return os.cpu_count() or 1
-
-
-def jobs_count(text: str) -> int:
-    """`--jobs`: a number of processes, or 0 or `auto` for one per available core."""
-    if text.strip().lower() == "auto":
-        return available_cores()
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number or auto") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{text!r} must be 0 (auto) or more")
-    return value or available_cores()
 
 
 Visit = Callable[["Read"], None]

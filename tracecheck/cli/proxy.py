@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import argparse
 import math
-import os
 from typing import Any, Final
 from urllib.parse import urlsplit
 
-from tracecheck.cli.arguments import positive_int, positive_seconds
+from tracecheck.cli.arguments import cores_or, positive_int, positive_seconds
 from tracecheck.cli.codes import ExitCode
 from tracecheck.cli.environment import Environment
 from tracecheck.cli.extras import SERVE, require_extra
@@ -161,17 +160,14 @@ class _OptionError(ValueError):
 def scrub_processes(text: str) -> int:
     """`--scrub-processes`: a whole number from 1, or `auto`: the cores this process may run on
     (its CPU affinity where the system has one; a container's CPU quota is not seen)."""
-    if text.strip().lower() == "auto":
-        return usable_cores()
+    return cores_or(text, _processes)
+
+
+def _processes(text: str) -> int:
     try:
         return positive_int(text)
     except argparse.ArgumentTypeError as exc:
         raise argparse.ArgumentTypeError(f"{exc}, or auto") from None
-
-
-def usable_cores() -> int:
-    affinity = getattr(os, "sched_getaffinity", None)
-    return len(affinity(0)) if affinity is not None else os.cpu_count() or 1
 
 
 def _without_userinfo(url: str) -> str:

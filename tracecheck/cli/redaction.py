@@ -8,9 +8,8 @@ from __future__ import annotations
 import argparse
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any, NamedTuple, TextIO
 
 from tracecheck.cli.codes import ExitCode, Stop
 from tracecheck.cli.environment import Environment
@@ -32,8 +31,9 @@ class RedactionOptionsError(Exception):
     """An option names a missing file, an unset variable, a bad profile or a too-short secret."""
 
 
-@dataclass(frozen=True)
-class RedactionOptions:
+class RedactionOptions(NamedTuple):
+    """Immutable; a named tuple so that building the parser imports no `dataclasses`."""
+
     profile: Profile
     known_secrets: KnownSecrets
     pseudonym_key: bytes | None
