@@ -15,6 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import tracecheck.cli.arguments as arguments
 import tracecheck.cli.parallel as parallel
 from tracecheck.cli import Environment, ExitCode, main
 
@@ -252,12 +253,12 @@ def test_a_reader_that_cannot_be_sent_to_workers_reads_in_this_process(
 
 
 def test_jobs_takes_a_count_or_auto() -> None:
-    cores = parallel.available_cores()
-    assert parallel.jobs_count("3") == 3
-    assert parallel.jobs_count("0") == parallel.jobs_count("auto") == cores
+    cores = arguments.available_cores()
+    assert arguments.jobs_count("3") == 3
+    assert arguments.jobs_count("0") == arguments.jobs_count("auto") == cores
     for wrong in ("-1", "two", ""):
         with pytest.raises(argparse.ArgumentTypeError):
-            parallel.jobs_count(wrong)
+            arguments.jobs_count(wrong)
     assert main(["check", "x", "--contract", CONTRACT, "--jobs", "-2"]) == ExitCode.USAGE
 
 

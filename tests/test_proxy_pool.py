@@ -45,7 +45,7 @@ from redact.shipping.refusal import Refusal
 from redact.shipping.scrubbing import Scrubbed, Scrubber
 from redact.shipping.settings import ProxySettings
 from tracecheck.cli import main
-from tracecheck.cli.proxy import usable_cores
+from tracecheck.cli.arguments import available_cores
 from tracecheck.errors import TraceReadError
 
 _PSEUDONYM = re.compile(rb"\[ID:[0-9a-f]+\]")
@@ -324,8 +324,8 @@ def test_the_command_scrubs_in_processes(monkeypatch: pytest.MonkeyPatch) -> Non
     assert main(command) == 0
     assert main([*command, "--scrub-processes", "3"]) == 0
     assert main([*command, "--scrub-processes", "auto"]) == 0
-    assert [s.scrub_processes for s in settings] == [1, 3, usable_cores()]
-    assert 1 <= usable_cores() <= (os.cpu_count() or 1)
+    assert [s.scrub_processes for s in settings] == [1, 3, available_cores()]
+    assert 1 <= available_cores() <= (os.cpu_count() or 1)
 
 
 def test_the_command_with_two_processes_serves_and_stops() -> None:
