@@ -1,7 +1,7 @@
 """Scanners and the redaction floor (issue 16): `verify-safe` against secretlint, `redact` against
 a parse–scan–write floor, on the 10k-span workload and on a dense copy of it.
 
-    python bench/scanner_compare.py                     # 5 rounds, about 3 minutes
+    python bench/scanner_compare.py                     # 5 rounds, about 4.5 minutes
     python bench/scanner_compare.py --rounds 9
     python bench/scanner_compare.py --detect-secrets /path/to/detect-secrets   # adds 1 run of it
 
