@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
-from redact.inspector import Inspector, known_secrets_of
+from redact.inspector import Inspector, known_secrets_of, strings_in
 from redact.known import KnownSecrets
 from redact.model import Redaction, ShareRedaction, ShareVerdict
 from redact.profiles import Profile, resolve_profile
@@ -68,7 +68,12 @@ def assess(
     value: Any, *, profile: str | Profile = "default", known_secrets: KnownSecretsArg = ()
 ) -> ShareVerdict:
     """Whether `value` is safe to share under `profile`, without changing it."""
-    assessor = Assessor(Inspector(resolve_profile(profile), known_secrets_of(known_secrets)))
+    inspector = Inspector(resolve_profile(profile), known_secrets_of(known_secrets))
+    if isinstance(value, Mapping | list | tuple):
+        # Every string scanned in one pass first: a large document (a file judged whole) is
+        # then walked by set lookups instead of one scan per string.
+        inspector.prescan(*strings_in([value]))
+    assessor = Assessor(inspector)
     assessor.value(value, "", 0)
     return assessor.verdict()
 

@@ -323,3 +323,27 @@ class Inspector:
             if self.key_credential(key) or self._unsafe_json(item, depth + 1):
                 return True
         return False
+
+
+def strings_in(values: Iterable[Any]) -> tuple[list[str], list[Any]]:
+    """Every string (mapping keys included) and every scalar under `values`, for a prescan.
+    Not deeper than a walk goes (`MAX_DEPTH`), so a value that holds itself ends; what is left
+    out is judged one string at a time, as without a prescan."""
+    strings: list[str] = []
+    scalars: list[Any] = []
+    stack = [(value, 0) for value in values]
+    while stack:
+        item, depth = stack.pop()
+        kind = item.__class__
+        if kind is str:
+            strings.append(item)
+        elif kind is int or kind is float or kind is bool:
+            scalars.append(item)
+        elif depth > MAX_DEPTH:
+            continue
+        elif isinstance(item, Mapping):
+            strings.extend(key for key in item if isinstance(key, str))
+            stack.extend((value, depth + 1) for value in item.values())
+        elif isinstance(item, list | tuple):
+            stack.extend((value, depth + 1) for value in item)
+    return strings, scalars

@@ -17,7 +17,7 @@ from typing import Any, Final
 from google.protobuf.message import Message
 
 from redact.core import KnownSecretsArg, redactor_for
-from redact.inspector import known_secrets_of, pointer_segment
+from redact.inspector import known_secrets_of, pointer_segment, strings_in
 from redact.model import (
     Category,
     RedactionFinding,
@@ -104,22 +104,7 @@ class Scrubber:
     def prescan(self, values: Iterable[Any]) -> None:
         """Scan every string of the request in one pass (an optimisation: strings it missed
         are judged one at a time)."""
-        strings: list[str] = []
-        scalars: list[Any] = []
-        stack = list(values)
-        while stack:
-            item = stack.pop()
-            kind = item.__class__
-            if kind is str:
-                strings.append(item)
-            elif kind is int or kind is float or kind is bool:
-                scalars.append(item)
-            elif isinstance(item, Mapping):
-                strings.extend(key for key in item if isinstance(key, str))
-                stack.extend(item.values())
-            elif isinstance(item, list | tuple):
-                stack.extend(item)
-        self.redactor.inspector.prescan(strings, scalars)
+        self.redactor.inspector.prescan(*strings_in(values))
 
     def finish(
         self,
