@@ -20,6 +20,7 @@ __all__ = [
     "reason_places",
     "reasons",
     "status_counts",
+    "verdict_kind",
 ]
 
 
@@ -37,11 +38,15 @@ def reasons(verdicts: Iterable[ShareVerdict]) -> list[str]:
     return sorted(found)
 
 
-def held_back_kind(dropped: DroppedSpan) -> str:
+def verdict_kind(verdict: ShareVerdict) -> str:
     """`UNSAFE (credential/github-token, unreadable)`: the verdict and its reasons."""
-    verdict = dropped.verdict
     found = sorted(_failing(verdict)) + (["unreadable"] if verdict.unreadable else [])
     return f"{verdict.status.value} ({', '.join(found) or 'no detail'})"
+
+
+def held_back_kind(dropped: DroppedSpan) -> str:
+    """The kind of a span held back: its verdict's (`verdict_kind`)."""
+    return verdict_kind(dropped.verdict)
 
 
 def status_counts(dropped: Sequence[DroppedSpan]) -> str:

@@ -22,7 +22,7 @@ from redact.spans import DroppedSpan, ScrubbedSpans, scrub_spans
 from tracecheck.readers.common import MAX_VALUE_DEPTH, too_deep
 from tracecheck.spans import Span
 
-__all__ = ["DEEP", "Failed", "Isolated", "scrub_batch", "unreadable_span"]
+__all__ = ["DEEP", "Failed", "Isolated", "holds_too_deep", "scrub_batch", "unreadable_span"]
 
 DEEP = f"holds a value nested deeper than {MAX_VALUE_DEPTH} levels"
 Scrub = Callable[..., ScrubbedSpans]
@@ -136,10 +136,14 @@ def _nested_too_deep(span: Span) -> bool:
         maps.append(span.scope.attributes)
     maps += [event.attributes for event in span.events]
     maps += [link.attributes for link in span.links]
+    return any(holds_too_deep(values.values()) for values in maps)
+
+
+def holds_too_deep(values: Iterable[Any]) -> bool:
+    """Whether any of these values nests deeper than readers hold (`MAX_VALUE_DEPTH`)."""
     return any(
         value.__class__ not in _FLAT and isinstance(value, _NESTED) and too_deep(value)
-        for values in maps
-        for value in values.values()
+        for value in values
     )
 
 

@@ -12,12 +12,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any
 
 from google.protobuf.message import Message
 
 from redact.core import KnownSecretsArg, redactor_for
+from redact.held_back import verdict_kind
 from redact.inspector import known_secrets_of, pointer_segment, strings_in
+from redact.isolated import holds_too_deep
 from redact.model import (
     Category,
     RedactionFinding,
@@ -28,19 +30,14 @@ from redact.model import (
 from redact.profiles import Profile, resolve_profile
 from redact.shipping.signals_wire import DEEP, Signal, SignalEncoding, encode
 from redact.walk import Assessor
-from tracecheck.readers.common import too_deep
 from tracecheck.readers.proto_attributes import proto_attributes
 from tracecheck.writers import write_proto_attributes
 
 __all__ = [
     "ScrubbedSignal",
     "Scrubber",
-    "reason_of",
-    "too_deep_in",
     "write_attributes",
 ]
-
-_NESTED: Final = (Mapping, list, tuple)
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,21 +65,6 @@ class ScrubbedSignal:
         for reason in self.reasons:
             counts[reason] = counts.get(reason, 0) + 1
         return counts
-
-
-def reason_of(verdict: ShareVerdict) -> str:
-    """A drop named by its verdict and detectors (the proxy names dropped spans the same way)."""
-    detectors = sorted(
-        {f"{f.category}/{f.detector}" for f in verdict.findings if f.severity == "error"}
-    )
-    if verdict.unreadable:
-        detectors.append("unreadable")
-    return f"{verdict.status.value} ({', '.join(detectors) or 'no detail'})"
-
-
-def too_deep_in(values: Iterable[Any]) -> bool:
-    """Whether any of these values nests past `MAX_VALUE_DEPTH` levels."""
-    return any(isinstance(value, _NESTED) and too_deep(value) for value in values)
 
 
 class Scrubber:
@@ -153,10 +135,10 @@ class Scrubber:
             if force:
                 attributes, verdict = self.forced(message.attributes, f"{place}/attributes")
                 if not share_allowed(verdict):
-                    return reason_of(verdict)
+                    return verdict_kind(verdict)
             else:
                 values = proto_attributes(message.attributes)
-                if too_deep_in(values.values()):
+                if holds_too_deep(values.values()):
                     return DEEP
                 attributes = self.redactor.mapping(values, f"{place}/attributes", 0)
                 self.assessor.mapping(attributes, f"{place}/attributes", 0)
@@ -166,7 +148,7 @@ class Scrubber:
             self.assessor.value(schema_url, f"{path}/schema_url", 0)
             verdict = self.verdict()
             if not share_allowed(verdict):
-                return reason_of(verdict)
+                return verdict_kind(verdict)
             if holder.HasField(part):  # an absent resource or scope stays absent
                 write_attributes(message.attributes, attributes)
             holder.schema_url = schema_url
@@ -207,7 +189,7 @@ class Scrubber:
         verdict of the result, which fails only when a key itself stays unsafe."""
         values = proto_attributes(pairs)
         for key, value in values.items():
-            if isinstance(value, _NESTED) and too_deep(value):
+            if holds_too_deep((value,)):
                 values[key] = self._gate_marker(path, key, "raw-content", "depth-limit")
         redacted = self.redactor.mapping(values, path, 0)
         self.assessor.mapping(redacted, path, 0)

@@ -19,13 +19,13 @@ from collections.abc import Iterator
 from typing import Any, Final
 
 from redact.core import KnownSecretsArg
+from redact.held_back import verdict_kind
+from redact.isolated import holds_too_deep
 from redact.model import share_allowed
 from redact.profiles import Profile
 from redact.shipping.signals_core import (
     ScrubbedSignal,
     Scrubber,
-    reason_of,
-    too_deep_in,
     write_attributes,
 )
 from redact.shipping.signals_wire import DEEP, LOGS, SignalEncoding, decode
@@ -81,7 +81,7 @@ def _record(scrubber: Scrubber, record: Any, root: str) -> str | None:
     try:
         body = proto_value(record.body) if record.HasField("body") else _ABSENT
         attributes = proto_attributes(record.attributes)
-        if too_deep_in(attributes.values()) or (body is not _ABSENT and too_deep_in((body,))):
+        if holds_too_deep(attributes.values()) or (body is not _ABSENT and holds_too_deep((body,))):
             return DEEP
         redactor = scrubber.redactor
         attributes = redactor.mapping(attributes, f"{root}/attributes", 0)
@@ -97,7 +97,7 @@ def _record(scrubber: Scrubber, record: Any, root: str) -> str | None:
         assessor.value(record.severity_text, f"{root}/severity_text", 0)
         verdict = scrubber.verdict()
         if not share_allowed(verdict):
-            return reason_of(verdict)
+            return verdict_kind(verdict)
         write_attributes(record.attributes, attributes)
         if body is not _ABSENT:
             record.ClearField("body")

@@ -21,9 +21,10 @@ from collections.abc import Iterator
 from typing import Any
 
 from redact.core import KnownSecretsArg
+from redact.held_back import verdict_kind
 from redact.model import share_allowed
 from redact.profiles import Profile
-from redact.shipping.signals_core import ScrubbedSignal, Scrubber, reason_of, write_attributes
+from redact.shipping.signals_core import ScrubbedSignal, Scrubber, write_attributes
 from redact.shipping.signals_wire import METRICS, SignalEncoding, data_points, decode
 from tracecheck.readers.proto_attributes import proto_attributes
 
@@ -90,10 +91,10 @@ def _metadata(scrubber: Scrubber, metric: Any, root: str) -> str | None:
             scrubber.assessor.value(getattr(metric, field), f"{root}/{field}", 0)
         verdict = scrubber.verdict()
         if not share_allowed(verdict):
-            return reason_of(verdict)
+            return verdict_kind(verdict)
         values, verdict = scrubber.forced(metric.metadata, f"{root}/metadata")
         if not share_allowed(verdict):
-            return reason_of(verdict)
+            return verdict_kind(verdict)
         write_attributes(metric.metadata, values)
     except Exception as exc:
         return scrubber.unreadable(exc)
@@ -109,13 +110,13 @@ def _point(scrubber: Scrubber, point: Any, root: str) -> str | None:
     try:
         attributes, verdict = scrubber.forced(point.attributes, f"{root}/attributes")
         if not share_allowed(verdict):
-            return reason_of(verdict)
+            return verdict_kind(verdict)
         exemplars = []
         for e, exemplar in enumerate(_exemplars(point)):
             place = f"{root}/exemplars/{e}/filtered_attributes"
             values, verdict = scrubber.forced(exemplar.filtered_attributes, place)
             if not share_allowed(verdict):
-                return reason_of(verdict)
+                return verdict_kind(verdict)
             exemplars.append(values)
         write_attributes(point.attributes, attributes)
         for exemplar, values in zip(_exemplars(point), exemplars, strict=True):
