@@ -441,11 +441,20 @@ def test_an_exact_duplicate_is_accepted_and_a_conflict_rejected(app: IngestApp) 
             {
                 "index": 0,
                 "reason": "span b7ad6b7169203331 of trace 0af7651916cd43dd8448eb211c80319c is "
-                "already stored with a different payload (differs in attributes.a, name)",
+                "already stored with a different payload (differs in attributes (1 key), name)",
             }
         ],
     }
     assert get_trace(app).json()["spans"] == [first]
+
+
+def test_a_conflict_names_no_attribute_key(app: IngestApp) -> None:
+    key = FAKE_PROVIDER_KEY  # a credential written as a key, as some instrumentations do
+    assert post(app, [span(attributes={key: 1})]).json()["accepted"] == 1
+    answer = post(app, [span(attributes={key: 2})])
+    (rejected,) = answer.json()["rejected"]
+    assert rejected["reason"].endswith("(differs in attributes (1 key))")
+    assert key not in answer.text
 
 
 def test_duplicates_and_conflicts_within_one_batch(app: IngestApp) -> None:
