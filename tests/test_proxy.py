@@ -933,43 +933,45 @@ def test_bad_numbers_exit_2(option: str, capsys: pytest.CaptureFixture[str]) -> 
     assert option in capsys.readouterr().err
 
 
+@contextmanager
+def proxy_command(
+    *args: str, env: dict[str, str]
+) -> Iterator[tuple[str, subprocess.Popen[str], str]]:
+    """`python -m tracecheck proxy --listen 127.0.0.1:0 ARGS` in a process of its own: its URL,
+    the process, and the line it printed once it listened; killed if a test leaves it
+    running."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tracecheck", "proxy", "--listen", "127.0.0.1:0", *args],
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    try:
+        assert process.stderr is not None
+        line = process.stderr.readline()
+        match = re.search(r"listening on (http://127\.0\.0\.1:\d+)", line)
+        assert match, line
+        yield match.group(1), process, line
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+
+
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
 def test_command_serves_then_stops_cleanly(sig: signal.Signals) -> None:
     env = {**os.environ, "TC_PROXY_KNOWN": SECRETS.known}
     with serve(Upstream()) as upstream_url:
-        process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "tracecheck",
-                "proxy",
-                "--listen",
-                "127.0.0.1:0",
-                "--upstream",
-                upstream_url,
-                "--known-secret-env",
-                "TC_PROXY_KNOWN",
-            ],
-            stderr=subprocess.PIPE,
-            text=True,
-            env=env,
-        )
-        try:
-            assert process.stderr is not None
-            line = process.stderr.readline()
-            match = re.search(r"listening on (http://127\.0\.0\.1:\d+), forwarding to (\S+)", line)
-            assert match, line
-            assert match.group(2) == f"{upstream_url}/v1/traces"
-            url = match.group(1)
+        args = ("--upstream", upstream_url, "--known-secret-env", "TC_PROXY_KNOWN")
+        with proxy_command(*args, env=env) as (url, process, line):
+            forwarding = re.search(r"forwarding to (\S+)", line)
+            assert forwarding and forwarding.group(1) == f"{upstream_url}/v1/traces"
             assert httpx.get(f"{url}/healthz").status_code == 200
             assert _post(url, _batch(2)[0]).status_code == 200
             process.send_signal(sig)
             assert process.wait(15) == 0
+            assert process.stderr is not None
             assert "stopped" in process.stderr.read()
-        finally:
-            if process.poll() is None:
-                process.kill()
-                process.wait()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1094,36 +1096,13 @@ def test_upstream_headers_from_the_command_and_the_environment() -> None:
         "TRACECHECK_PROXY_UPSTREAM_HEADERS": "authorization=Bearer%20wrong,x-team=agents%2Cops",
     }
     with serve(auth) as upstream_url:
-        process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "tracecheck",
-                "proxy",
-                "--listen",
-                "127.0.0.1:0",
-                "--upstream",
-                upstream_url,
-                "--upstream-header",
-                f"Authorization=Bearer {TOKEN}",
-            ],
-            stderr=subprocess.PIPE,
-            text=True,
-            env=env,
-        )
-        try:
-            assert process.stderr is not None
-            line = process.stderr.readline()
-            match = re.search(r"listening on (http://127\.0\.0\.1:\d+)", line)
-            assert match, line
-            response = _post(match.group(1), _batch(2)[0])
+        args = ("--upstream", upstream_url, "--upstream-header", f"Authorization=Bearer {TOKEN}")
+        with proxy_command(*args, env=env) as (url, process, _line):
+            response = _post(url, _batch(2)[0])
             process.send_signal(signal.SIGTERM)
             assert process.wait(15) == 0
+            assert process.stderr is not None
             assert TOKEN not in process.stderr.read()
-        finally:
-            if process.poll() is None:
-                process.kill()
-                process.wait()
     assert response.status_code == 200
     assert auth.refused == 0
     assert auth.inner.arrivals[0].headers["x-team"] == "agents,ops"

@@ -11,8 +11,6 @@ import logging
 import os
 import re
 import signal
-import subprocess
-import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -32,6 +30,7 @@ from test_proxy import (
     _status_message,
     assert_no_secret,
     exporter_for,
+    proxy_command,
     run_agent,
     serve,
     stack,
@@ -331,31 +330,8 @@ def test_the_command_scrubs_in_processes(monkeypatch: pytest.MonkeyPatch) -> Non
 def test_the_command_with_two_processes_serves_and_stops() -> None:
     env = {**os.environ, "TC_PROXY_KNOWN": SECRETS.known}
     with serve(Upstream()) as upstream_url:
-        process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "tracecheck",
-                "proxy",
-                "--listen",
-                "127.0.0.1:0",
-                "--upstream",
-                upstream_url,
-                "--known-secret-env",
-                "TC_PROXY_KNOWN",
-                "--scrub-processes",
-                "2",
-            ],
-            stderr=subprocess.PIPE,
-            text=True,
-            env=env,
-        )
-        try:
-            assert process.stderr is not None
-            line = process.stderr.readline()
-            match = re.search(r"listening on (http://127\.0\.0\.1:\d+)", line)
-            assert match, line
-            url = match.group(1)
+        args = ("--upstream", upstream_url, "--known-secret-env", "TC_PROXY_KNOWN")
+        with proxy_command(*args, "--scrub-processes", "2", env=env) as (url, process, _line):
             response = _post(
                 url, _json_batch("frank", SECRETS.known), content_type="application/json"
             )
@@ -367,12 +343,8 @@ def test_the_command_with_two_processes_serves_and_stops() -> None:
                 assert SECRETS.known.encode() not in cmdline
             process.send_signal(signal.SIGTERM)
             assert process.wait(15) == 0
-            err = process.stderr.read()
-            assert SECRETS.known not in err
-        finally:
-            if process.poll() is None:
-                process.kill()
-                process.wait()
+            assert process.stderr is not None
+            assert SECRETS.known not in process.stderr.read()
 
 
 def _process_tree(pid: int) -> list[int]:
