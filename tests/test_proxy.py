@@ -1536,6 +1536,35 @@ def test_trickling_clients_get_408_and_free_their_slots_for_a_real_exporter() ->
 # A span nested too deep in a batch, over loopback
 
 
+def test_a_span_whose_id_is_no_otlp_id_is_held_back_without_its_id(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Protobuf takes any bytes as an id, and the writer would send them on as they came."""
+    smuggled = f"key={SECRETS.known}".encode()
+    request = ExportTraceServiceRequest()
+    spans = request.resource_spans.add().scope_spans.add().spans
+    spans.add(name="smuggler", trace_id=smuggled, span_id=os.urandom(8))
+    spans.add(name="linked", trace_id=os.urandom(16), span_id=os.urandom(8)).links.add(
+        trace_id=os.urandom(16), span_id=smuggled
+    )
+    spans.add(name="fine", trace_id=os.urandom(16), span_id=os.urandom(8))
+    caplog.set_level(logging.WARNING, logger="redact.proxy")
+    with stack() as (url, _app, upstream):
+        response = _post(url, request.SerializeToString())
+    assert response.status_code == 200
+    partial = ExportTraceServiceResponse.FromString(response.content).partial_success
+    assert partial.rejected_spans == 2
+    assert partial.error_message == (
+        "2 spans are still not share-safe after redaction and not forwarded: "
+        "UNKNOWN (unreadable) ×2"
+    )
+    forwarded = ExportTraceServiceRequest.FromString(upstream.arrivals[0].body)
+    names = [s.name for rs in forwarded.resource_spans for ss in rs.scope_spans for s in ss.spans]
+    assert names == ["fine"]
+    said = response.content + caplog.text.encode()
+    assert smuggled not in said and smuggled.hex().encode() not in said
+
+
 @pytest.mark.parametrize("encoding", ["proto", "json"])
 def test_a_span_nested_too_deep_is_dropped_and_counted_and_the_rest_forwarded(
     encoding: str,

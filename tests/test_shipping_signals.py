@@ -907,3 +907,28 @@ LOGS_EXAMPLE: dict[str, Any] = {
         }
     ]
 }
+
+
+def test_ids_that_are_not_ids_hold_their_unit_back() -> None:
+    """Protobuf takes bytes of any length as an id; such bytes are content no one judged."""
+    smuggled = f"password={TOKEN}".encode()
+    logs = ExportLogsServiceRequest()
+    records = logs.resource_logs.add().scope_logs.add().log_records
+    records.add(event_name="smuggler", trace_id=smuggled, span_id=b"\x01" * 8)
+    records.add(event_name="fine", trace_id=b"\x02" * 16, span_id=b"\x03" * 8)
+    records.add(event_name="no ids")
+    out = scrub_logs(logs.SerializeToString(), "proto")
+    assert (out.received, out.kept, out.reasons) == (
+        3,
+        2,
+        ("UNKNOWN (an id is not 16 or 8 bytes)",),
+    )
+    assert out.payload is not None and TOKEN.encode() not in out.payload
+    assert [r.event_name for r in records_of(out.payload)] == ["fine", "no ids"]
+
+    metrics = metric_request()
+    metric = metrics.resource_metrics[0].scope_metrics[0].metrics[0]
+    points_of(metric)[0].exemplars.add(as_int=1, span_id=smuggled, trace_id=b"\x02" * 16)
+    scrubbed = scrub_metrics(metrics.SerializeToString(), "proto")
+    assert scrubbed.reasons == ("UNKNOWN (an id is not 16 or 8 bytes)",)
+    assert scrubbed.payload is not None and TOKEN.encode() not in scrubbed.payload

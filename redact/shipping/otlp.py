@@ -64,15 +64,29 @@ _RPC_CODES: Final[dict[int, int]] = {
 
 
 def parse_spans(body: bytes, encoding: Encoding) -> tuple[list[Span], list[Skipped]]:
-    """The request's spans, and those the reader left out (nested past the depth it holds)."""
+    """The request's spans, and those left out: nested past the depth readers hold, or with
+    an id that is no OTLP id (readers keep any length, for checking; here the bytes would go
+    upstream unjudged, so such a span is held back, and its ids are not repeated)."""
     ctx = ReadContext("request body")
     if encoding == "json":
-        spans = list(read_otlp_json(body, ctx))
+        read = list(read_otlp_json(body, ctx))
     else:
         # Scrubbing looks at every value several times (depth, prescan, redaction, the gate):
         # converted once here, instead of through the lazy mapping at each look (−20% a batch).
-        spans = [_converted(span) for span in read_request(body, ctx, None, "")]
-    return spans, ctx.skipped
+        read = [_converted(span) for span in read_request(body, ctx, None, "")]
+    spans = [span for span in read if _otlp_ids(span)]
+    odd = [Skipped("request body", None, None, MALFORMED_ID)] * (len(read) - len(spans))
+    return spans, [*ctx.skipped, *odd]
+
+
+MALFORMED_ID: Final = "holds an id that is not 16 or 8 bytes"
+
+
+def _otlp_ids(span: Span) -> bool:
+    ids = [(span.trace_id, 32), (span.span_id, 16), (span.parent_span_id, 16)]
+    ids += [(link.trace_id, 32) for link in span.links]
+    ids += [(link.span_id, 16) for link in span.links]
+    return all(value is None or len(value) == size for value, size in ids)
 
 
 def _converted(span: Span) -> Span:

@@ -28,7 +28,14 @@ from redact.shipping.signals_core import (
     Scrubber,
     write_attributes,
 )
-from redact.shipping.signals_wire import DEEP, LOGS, SignalEncoding, decode
+from redact.shipping.signals_wire import (
+    DEEP,
+    LOGS,
+    MALFORMED_ID,
+    SignalEncoding,
+    decode,
+    ids_malformed,
+)
 from tracecheck.readers.proto_attributes import proto_attributes, proto_value
 from tracecheck.writers import write_proto_value
 
@@ -78,6 +85,8 @@ def scrub_logs(
 
 def _record(scrubber: Scrubber, record: Any, root: str) -> str | None:
     """Redact one record in place; the reason it is held back, or None."""
+    if ids_malformed(record):
+        return MALFORMED_ID
     try:
         body = proto_value(record.body) if record.HasField("body") else _ABSENT
         attributes = proto_attributes(record.attributes)

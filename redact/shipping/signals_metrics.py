@@ -25,7 +25,14 @@ from redact.held_back import verdict_kind
 from redact.model import share_allowed
 from redact.profiles import Profile
 from redact.shipping.signals_core import ScrubbedSignal, Scrubber, write_attributes
-from redact.shipping.signals_wire import METRICS, SignalEncoding, data_points, decode
+from redact.shipping.signals_wire import (
+    MALFORMED_ID,
+    METRICS,
+    SignalEncoding,
+    data_points,
+    decode,
+    ids_malformed,
+)
 from tracecheck.readers.proto_attributes import proto_attributes
 
 __all__ = ["scrub_metrics"]
@@ -107,6 +114,8 @@ _DESCRIBED = ("name", "description", "unit")
 def _point(scrubber: Scrubber, point: Any, root: str) -> str | None:
     """Redact one data point's attributes and its exemplars' in place; the reason it is held
     back, or None."""
+    if any(ids_malformed(exemplar) for exemplar in _exemplars(point)):
+        return MALFORMED_ID
     try:
         attributes, verdict = scrubber.forced(point.attributes, f"{root}/attributes")
         if not share_allowed(verdict):

@@ -50,6 +50,16 @@ __all__ = [
 SignalEncoding = Literal["proto", "json"]
 SOURCE: Final = "request body"
 DEEP: Final = "UNKNOWN (nested too deep)"
+# Protobuf carries ids as bytes of any length; only OTLP's 16 and 8 (or none) are ids. Other
+# bytes are content nobody judged (JSON's reader refuses them already).
+MALFORMED_ID: Final = "UNKNOWN (an id is not 16 or 8 bytes)"
+
+
+def ids_malformed(holder: Any) -> bool:
+    """Whether a log record's or an exemplar's `trace_id`/`span_id` is not an OTLP id."""
+    return len(holder.trace_id) not in (0, 16) or len(holder.span_id) not in (0, 8)
+
+
 UNREADABLE: Final = "UNKNOWN (could not be read)"
 # JSON levels a leaf may take to hold values MAX_VALUE_DEPTH deep: an AnyValue level is at most
 # four JSON levels, and a data point's exemplar attributes start nine levels into a metric.
