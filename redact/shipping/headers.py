@@ -41,7 +41,8 @@ def check_header(name: str, value: str) -> tuple[str, str]:
     when the name is not an HTTP token, the value holds a control character or a character
     outside latin-1, or the name is one the proxy sets itself."""
     if not _TOKEN.fullmatch(name):
-        raise HeaderError(f"{name!r} is not a header name")
+        # Not quoted: what comes before "=" may be a whole "Authorization: Bearer …" mistyped.
+        raise HeaderError(f"a header name must be an HTTP token ({len(name)} characters given)")
     lowered = name.lower()
     if lowered in NOT_FORWARDED:
         raise HeaderError(f"{lowered} is set by the proxy itself and cannot be configured")

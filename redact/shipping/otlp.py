@@ -23,6 +23,7 @@ from tracecheck.readers.common import ReadContext, Skipped
 from tracecheck.readers.otlp_json import read_otlp_json
 from tracecheck.readers.otlp_proto import read_request
 from tracecheck.readers.proto_attributes import ProtoAttributes
+from tracecheck.readers.proto_split import write_varint
 from tracecheck.spans import Span
 from tracecheck.writers import to_otlp_json, to_otlp_proto
 
@@ -138,20 +139,8 @@ def status_body(encoding: Encoding | None, status: int, message: str) -> tuple[b
     if encoding == "json":
         return orjson.dumps({"code": code, "message": message}), MEDIA_TYPES["json"]
     text = message.encode("utf-8")
-    body = b"\x08" + _varint(code) + b"\x12" + _varint(len(text)) + text
+    body = b"\x08" + write_varint(code) + b"\x12" + write_varint(len(text)) + text
     return body, MEDIA_TYPES["proto"]
-
-
-def _varint(value: int) -> bytes:
-    out = bytearray()
-    while True:
-        byte = value & 0x7F
-        value >>= 7
-        if value:
-            out.append(byte | 0x80)
-        else:
-            out.append(byte)
-            return bytes(out)
 
 
 # Per signal: its export response type and the name of its partial success's count.

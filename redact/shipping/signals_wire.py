@@ -28,7 +28,7 @@ from redact.shipping.signals_json import ShapeError, fill_message, message_to_js
 from tracecheck.errors import TraceReadError
 from tracecheck.readers import deep_json
 from tracecheck.readers.common import MAX_VALUE_DEPTH, too_deep
-from tracecheck.readers.proto_split import message_fields
+from tracecheck.readers.proto_split import message_fields, write_varint
 
 __all__ = [
     "DEEP",
@@ -234,16 +234,7 @@ def _wire_units(data: memoryview, signal: Signal, depth: int) -> int:
 
 
 def _field(number: int, payload: memoryview) -> bytes:
-    return _varint((number << 3) | 2) + _varint(len(payload)) + bytes(payload)
-
-
-def _varint(value: int) -> bytes:
-    out = bytearray()
-    while value > 0x7F:
-        out.append((value & 0x7F) | 0x80)
-        value >>= 7
-    out.append(value)
-    return bytes(out)
+    return write_varint((number << 3) | 2) + write_varint(len(payload)) + bytes(payload)
 
 
 def _decode_json(body: bytes, signal: Signal) -> Decoded:

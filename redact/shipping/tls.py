@@ -57,10 +57,16 @@ class UpstreamTLS:
             )
         if self.client_cert is not None:
             try:
-                context.load_cert_chain(self.client_cert, self.client_key)
-            except (OSError, ssl.SSLError) as exc:
+                # An encrypted key would make OpenSSL prompt on the terminal: refused instead.
+                context.load_cert_chain(self.client_cert, self.client_key, password=_no_password)
+            except (OSError, ssl.SSLError, _Encrypted) as exc:
                 files = self.client_cert + (f", {self.client_key}" if self.client_key else "")
-                raise UpstreamTLSError(f"{files}: {_why(exc)}") from None
+                why = (
+                    "the key is encrypted; give it unencrypted"
+                    if isinstance(exc, _Encrypted)
+                    else _why(exc)
+                )
+                raise UpstreamTLSError(f"{files}: {why}") from None
         return context
 
 
@@ -68,3 +74,11 @@ def _why(exc: OSError | ssl.SSLError) -> str:
     if isinstance(exc, ssl.SSLError):
         return f"not a usable PEM certificate or key ({exc.reason or 'SSL error'})"
     return exc.strerror or type(exc).__name__
+
+
+class _Encrypted(Exception):
+    """The client key asks for a password, which the proxy has no way to ask for."""
+
+
+def _no_password() -> bytes:
+    raise _Encrypted

@@ -21,6 +21,7 @@ __all__ = [
     "ScopePart",
     "message_fields",
     "split_request",
+    "write_varint",
 ]
 
 PROTOBUF_DEPTH: Final = 100  # nested messages Python's protobuf parses
@@ -199,3 +200,13 @@ def _varint(data: memoryview, position: int) -> tuple[int | None, int]:
             return result, position
         shift += 7
     return None, position
+
+
+def write_varint(value: int) -> bytes:
+    """A non-negative integer as protobuf's base-128 varint (what `_varint` reads back)."""
+    out = bytearray()
+    while value > 0x7F:
+        out.append((value & 0x7F) | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
