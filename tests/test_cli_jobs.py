@@ -390,3 +390,15 @@ def test_contracts_that_cannot_be_pickled_are_compiled_by_each_worker(
     many = _run([str(traces), "--contract", CONTRACT, "--contract", NO_SHELL], tmp_path, 2)
     assert many == one
     assert (watch.pools, watch.here) == (1, [])
+
+
+def test_a_file_descriptor_is_read_by_this_process(tmp_path: Path, watch: _Watch) -> None:
+    """`/dev/fd/N` names another file (or none) in a worker: the parent reads it."""
+    traces = _copy(tmp_path, DISTINCT)
+    with sorted(traces.iterdir())[0].open("rb") as held:
+        source = f"/dev/fd/{held.fileno()}"
+        if not Path(source).exists():
+            pytest.skip("no /dev/fd here")
+        one = _same([str(traces), source, "--contract", CONTRACT], tmp_path)
+    assert watch.here == [source]  # with two jobs, read here and not by a worker
+    assert "could not be read" not in one["stderr"] and "is empty" not in one["stderr"]

@@ -152,8 +152,7 @@ def read_source(
         restart()
     except Exception as exc:  # a reader bug: this input is unreadable, the others are not
         restart()
-        message = f"{_label(source)}: could not be read: {internal_error(exc)}"
-        visits.failures.append(ReadFailure(source, "unreadable", message))
+        visits.failures.append(unreadable(source, exc))
         return visits
     visits.failures.extend(_read_failure(exc, source) for exc in broken)
     if not visits.traces and not broken:
@@ -243,7 +242,7 @@ def _read_one(
 
 def progress_of(env: Environment, source: str) -> Progress:
     """The progress line of reading `source`, from now on."""
-    size = 0 if source == STDIN else _size(source)
+    size = 0 if source == STDIN else input_size(source)
     return Progress(_label(source), size, env.stderr, env.progress_bytes, env.progress_seconds)
 
 
@@ -302,11 +301,21 @@ class Progress:
             print(f"tracecheck: read {spans} spans in {took:.1f} s", file=self.stream)
 
 
-def _size(source: str) -> int:
+def input_size(source: str) -> int:
+    """How large a file or the files of a directory are (0 when that cannot be told)."""
+    from tracecheck.readers.inputs import directory_files
+
     try:
         path = Path(source)
         if path.is_dir():
-            return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
+            return sum(file.stat().st_size for file in directory_files(path))
         return path.stat().st_size if path.exists() else 0
     except OSError:
         return 0
+
+
+def unreadable(source: str, exc: Exception) -> ReadFailure:
+    """The failure of an input a reader's bug (or a worker's) stopped: named by its type."""
+    return ReadFailure(
+        source, "unreadable", f"{_label(source)}: could not be read: {internal_error(exc)}"
+    )

@@ -95,17 +95,26 @@ def read_in_parallel(
     file read whole, or standard input alone), too little to repay starting them, or what
     they need cannot be sent to them (a checker or reader of a test's making): then one
     process reads."""
+    import multiprocessing
     import pickle
+    from concurrent.futures.process import BrokenProcessPool
 
-    from tracecheck.cli.inputs import STDIN, finish_reads, unique_sources, wanted_trace
+    from tracecheck.cli.inputs import (
+        finish_reads,
+        input_size,
+        unique_sources,
+        wanted_trace,
+    )
 
     sources, format, trace_id, jobs = args.traces, args.format, args.trace_id, args.jobs
+    if jobs < 2 or "forkserver" not in multiprocessing.get_all_start_methods():
+        return None
     wanted = wanted_trace(env, sources, trace_id)
     plan = [(source, _shares(source, format, jobs)) for source in unique_sources(sources)]
     tasks = sum(len(shares) for _, shares in plan)
-    if jobs < 2 or tasks < 2:
+    if tasks < 2:
         return None
-    if sum(_input_bytes(source) for source, shares in plan if shares) < WORTH_BYTES:
+    if sum(input_size(source) for source, shares in plan if shares) < WORTH_BYTES:
         return None
     if not _main_importable():
         return None
@@ -123,12 +132,15 @@ def read_in_parallel(
             return None
     pool = _pool(min(jobs, tasks), payload)
     try:
-        futures = [
-            [pool.submit(_task, source, share) for share in shares] for source, shares in plan
-        ]
+        try:
+            futures = [
+                [pool.submit(_task, source, share) for share in shares] for source, shares in plan
+            ]
+        except (OSError, RuntimeError, BrokenProcessPool):  # the workers cannot start here
+            return None  # (a socket path too long for the forkserver, say): one process reads
         reads: list[SourceRead] = []
         for (source, shares), done in zip(plan, futures, strict=True):
-            if source == STDIN:
+            if not shares:  # standard input, a file descriptor: only this process has them
                 reads.append(_read_here(env, source, format, wanted, visit, kept))
                 continue
             reads.append(_merge(env, pool, source, shares, done, format, wanted, visit, kept))
@@ -176,11 +188,9 @@ def _shares(source: str, format: str | None, jobs: int) -> list[Share]:
     from tracecheck.readers.by_trace import splits_by_trace
     from tracecheck.readers.inputs import directory_files
 
-    if source == STDIN:
-        return []
+    if source == STDIN or source.startswith(("/dev/", "/proc/")):
+        return []  # an fd's number means another file in a worker
     root = Path(source)
-    if jobs < 2:
-        return [WHOLE]
     if not root.is_dir():
         parts = min(jobs, available_cores())  # each part indexes the whole file
         if parts > 1 and splits_by_trace(source, format):
@@ -208,21 +218,6 @@ def _main_importable() -> bool:
     if getattr(main, "__spec__", None) is not None or path is None:
         return True
     return Path(path).is_file()
-
-
-def _input_bytes(source: str) -> int:
-    """How large a file or the files of a directory are (0 when that cannot be told)."""
-    from pathlib import Path
-
-    from tracecheck.readers.inputs import directory_files
-
-    path = Path(source)
-    try:
-        if path.is_dir():
-            return sum(file.stat().st_size for file in directory_files(path))
-        return path.stat().st_size
-    except OSError:
-        return 0
 
 
 def _runs(items: Sequence[T], sizes: Sequence[int], count: int) -> list[list[T]]:
@@ -267,7 +262,7 @@ def _merge(
     awaited. Neighbouring shares of a directory that hold the same trace are read again
     together (by a worker); an input whose shares may still differ from its whole is read
     again here."""
-    from tracecheck.cli.inputs import progress_of
+    from tracecheck.cli.inputs import SourceRead, progress_of, unreadable
 
     progress = progress_of(env, source)
     try:
@@ -275,13 +270,13 @@ def _merge(
         if all(share.files is not None for share in shares) and _certain(shares, results):
             shares, results = _regrouped(pool, source, shares, results)
     except Exception as exc:  # a worker's bug, or a worker killed: the input is not read
-        progress.stop()
         if env.environ.get("TRACECHECK_DEBUG"):  # with the worker's traceback, when it sent one
             import traceback
 
             traceback.print_exception(exc, file=env.stderr)
-        return _broken(source, exc)
-    progress.stop()
+        return SourceRead(failures=[unreadable(source, exc)])
+    finally:
+        progress.stop()
     if shares != [WHOLE] and not _certain(shares, results, final=True):
         return _read_here(env, source, format, wanted, visit, kept)
     progress.done(sum(result.read.spans for result in results))
@@ -360,17 +355,6 @@ def _joined(results: Sequence[_Done]) -> SourceRead:
     return joined
 
 
-def _broken(source: str, exc: Exception) -> SourceRead:
-    """A source whose worker failed: unreadable, named as a reader's bug names it."""
-    from tracecheck.cli.codes import internal_error
-    from tracecheck.cli.inputs import STDIN, SourceRead
-    from tracecheck.report.model import ReadFailure
-
-    label = "<stdin>" if source == STDIN else source
-    message = f"{label}: could not be read: {internal_error(exc)}"
-    return SourceRead(failures=[ReadFailure(source, "unreadable", message)])
-
-
 def _read_here(
     env: Environment,
     source: str,
@@ -379,6 +363,7 @@ def _read_here(
     visit: Visit,
     kept: Records,
 ) -> SourceRead:
+    """A source read by this process, as without `--jobs`."""
     from tracecheck.cli.inputs import read_source
 
     return read_source(env, source, format, wanted, visit, kept)
