@@ -65,7 +65,10 @@ def scrub_logs(
     for i, resource_logs in enumerate(request.resource_logs):
         resource = scrubber.container(resource_logs, "resource", f"resource:{i}", force=False)
         for j, scope_logs in enumerate(resource_logs.scope_logs):
-            scope = scrubber.container(scope_logs, "scope", f"resource:{i}/{j}", force=False)
+            # Under a resource held back, every record goes: its scope needs no look.
+            scope = resource or scrubber.container(
+                scope_logs, "scope", f"resource:{i}/{j}", force=False
+            )
             records = scope_logs.log_records
             received += len(records)
             held: list[int] = []

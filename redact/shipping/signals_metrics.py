@@ -60,7 +60,8 @@ def scrub_metrics(
         resource = scrubber.container(resource_metrics, "resource", f"resource:{i}", force=True)
         for j, scope_metrics in enumerate(resource_metrics.scope_metrics):
             path = f"resource:{i}/{j}"
-            scope = scrubber.container(scope_metrics, "scope", path, force=True)
+            # Under a resource held back, every metric goes: its scope needs no look.
+            scope = resource or scrubber.container(scope_metrics, "scope", path, force=True)
             metrics = scope_metrics.metrics
             emptied: list[int] = []
             for k, metric in enumerate(metrics):
