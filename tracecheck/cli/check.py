@@ -214,8 +214,9 @@ def load_contracts(env: Environment, paths: Sequence[str]) -> list[Contract]:
     refused = False
     for path in dict.fromkeys(paths):  # the same file twice is checked once
         try:
-            findings = lint_contract(contract_source(path))
-            contract = compile_contract(contract_source(path))
+            source = contract_source(path)
+            findings = lint_contract(source)
+            contract = compile_contract(source)
         except ContractError as exc:
             env.error(str(exc))
             refused = True
