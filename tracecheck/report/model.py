@@ -8,7 +8,7 @@ from typing import Literal
 
 from tracecheck.verdict import Verdict
 
-__all__ = ["CheckedTrace", "ReadFailure"]
+__all__ = ["CheckedTrace", "ReadFailure", "RuleTally"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,3 +33,26 @@ class ReadFailure:
     source: str
     kind: Literal["unreadable", "ambiguous"]
     message: str  # the whole error, led by the file name
+
+
+@dataclass(frozen=True, slots=True)
+class RuleTally:
+    """How one rule of one contract fared over many traces: the table and charts of a fleet
+    report are drawn from these."""
+
+    contract: str
+    rule: str
+    passed: int = 0
+    failed: int = 0
+    errors: int = 0
+    skipped: int = 0
+
+    @property
+    def total(self) -> int:
+        return self.passed + self.failed + self.errors + self.skipped
+
+    @property
+    def failure_rate(self) -> float:
+        """The share of traces the rule failed or could not judge (0 when none was checked)."""
+        judged = self.total - self.skipped
+        return (self.failed + self.errors) / judged if judged else 0.0
