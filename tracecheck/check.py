@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 
+from tracecheck.bugs import internal_error
 from tracecheck.contract.model import Alternative, Contract
 from tracecheck.readers.common import collector_paused
 from tracecheck.reading import read_subject
@@ -15,7 +16,7 @@ from tracecheck.rules.subject import Subject
 from tracecheck.spans import RunRecord, Span, Trace
 from tracecheck.verdict import RuleResult, Verdict, VerdictStatus
 
-__all__ = ["check", "check_all"]
+__all__ = ["check", "check_all", "check_guarded"]
 
 NO_CAPTURE = (
     "the trace records no tool calls and no offered tools, so tool capture cannot be confirmed"
@@ -40,6 +41,18 @@ def check(
     # and again while the check builds its indexes, and the check makes no reference cycles.
     with collector_paused():
         return _check(trace, contract, run, strict_capture)
+
+
+def check_guarded(
+    check: Callable[..., Verdict], trace: Trace, contract: Contract, *, strict_capture: bool
+) -> Verdict:
+    """`check(trace, contract)`, or when it breaks (a bug in one rule) a verdict that says the
+    contract could not be evaluated: one broken check must not hide the other verdicts."""
+    try:
+        return check(trace, contract, strict_capture=strict_capture)
+    except Exception as exc:
+        rule = RuleResult("(check)", None, "error", error=internal_error(exc))
+        return Verdict(contract.name, trace.trace_id, "error", (rule,), 0.0, "0/1 rules passed")
 
 
 def _check(

@@ -5,6 +5,8 @@ from __future__ import annotations
 from enum import IntEnum
 from typing import Final
 
+from tracecheck.bugs import internal_error
+
 __all__ = ["EPILOG", "INTERRUPTED", "PRECEDENCE", "ExitCode", "Stop", "internal_error"]
 
 
@@ -39,8 +41,3 @@ class Stop(Exception):
 
     def __init__(self, code: ExitCode) -> None:
         self.code = code
-
-
-def internal_error(exc: Exception) -> str:
-    """A bug, named by its type only: its message may quote span content, which may be secret."""
-    return f"internal error: {type(exc).__name__}"

@@ -1,0 +1,44 @@
+"""Checking a fleet of runs: many inputs (files, directories, globs, object storage through
+fsspec) on a Dask cluster or local worker processes, verdicts written as a Parquet dataset
+(one row per trace, contract and rule), and summaries of those rows that compare two runs of a
+suite. Needs the `fleet` extra (`pip install 'agent-tracecheck[fleet]'`)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from tracecheck.lazy import lazy_names
+
+if TYPE_CHECKING:
+    from tracecheck.fleet.engine import InputOutcome, check_many
+    from tracecheck.fleet.facts import TraceFacts
+    from tracecheck.fleet.summary import FleetSummary, RuleChange, compare, summarize
+    from tracecheck.fleet.verdicts import read_verdicts, verdict_schema, write_verdicts
+
+__all__ = [
+    "FleetSummary",
+    "InputOutcome",
+    "RuleChange",
+    "TraceFacts",
+    "check_many",
+    "compare",
+    "read_verdicts",
+    "summarize",
+    "verdict_schema",
+    "write_verdicts",
+]
+
+_HOMES = {
+    "InputOutcome": "tracecheck.fleet.engine",
+    "check_many": "tracecheck.fleet.engine",
+    "TraceFacts": "tracecheck.fleet.facts",
+    "FleetSummary": "tracecheck.fleet.summary",
+    "RuleChange": "tracecheck.fleet.summary",
+    "compare": "tracecheck.fleet.summary",
+    "summarize": "tracecheck.fleet.summary",
+    "verdict_schema": "tracecheck.fleet.verdicts",
+    "read_verdicts": "tracecheck.fleet.verdicts",
+    "write_verdicts": "tracecheck.fleet.verdicts",
+}
+
+__getattr__, __dir__ = lazy_names(__name__, _HOMES)

@@ -1,0 +1,271 @@
+"""Checking many inputs on Dask: the tasks of `plan`, run by a Dask cluster (a scheduler's
+address, a `distributed.Client` of the caller's, or local worker processes) or in this process,
+their results taken back in input order with a bounded number in flight.
+
+A trace can be spread over several files of a directory (a run saved in pieces). Each file is
+checked alone first; a trace found in more than one file of the same input is then read again
+from all of those files together, and only that reading's verdicts are kept, so that a count
+spread over files is never judged in pieces (a false PASS of `atMost`)."""
+
+from __future__ import annotations
+
+import logging
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+from tracecheck.fleet.plan import Planned, plan
+from tracecheck.fleet.task import TraceResult, Unit, UnitResult, Work, check_unit, failed_unit
+from tracecheck.report.model import CheckedTrace, ReadFailure
+
+if TYPE_CHECKING:
+    from tracecheck.contract import Contract
+
+__all__ = ["InputOutcome", "Runner", "check_many", "runner"]
+
+# Tasks in flight per worker: enough to keep every worker busy while results are taken back
+# in order, few enough that a fleet of millions of files is not all queued at once.
+IN_FLIGHT_PER_WORKER = 8
+
+
+@dataclass(frozen=True, slots=True)
+class InputOutcome:
+    """What checking one input gave: each trace's verdicts and facts, in reading order, the
+    input's failures and notes, and how many traces and spans were read."""
+
+    source: str
+    traces: tuple[TraceResult, ...]
+    failures: tuple[ReadFailure, ...]
+    notes: tuple[str, ...]
+    read: int
+    spans: int
+
+    def checked(self) -> Iterator[CheckedTrace]:
+        for trace in self.traces:
+            yield from trace.checked
+
+
+class Pending(Protocol):
+    def result(self) -> UnitResult: ...
+
+
+class Runner(Protocol):
+    """Where tasks run: `submit` returns at once; `workers` is how many run side by side."""
+
+    workers: int
+
+    def submit(self, unit: Unit) -> Pending: ...
+
+
+def check_many(
+    inputs: Sequence[str],
+    contracts: Sequence[Contract | Any],
+    *,
+    client: Any = None,
+    scheduler: str | None = None,
+    jobs: int = 1,
+    format: str | None = None,
+    strict_capture: bool = False,
+    trace_id: str | None = None,
+    storage_options: dict[str, Any] | None = None,
+) -> Iterator[InputOutcome]:
+    """Every trace of every input checked against every contract, input by input in the
+    order given (a glob's matches in sorted order). Inputs are files, directories, globs or
+    fsspec URLs (`s3://bucket/runs/`); contracts are compiled `Contract`s or what
+    `compile_contract` takes. Work runs on `client` (a `distributed.Client`), on the Dask
+    scheduler at `scheduler`, on `jobs` local worker processes, or (jobs=1) here."""
+    work = Work(
+        tuple(_compiled(contract) for contract in contracts),
+        format,
+        strict_capture,
+        trace_id.strip().lower() if trace_id is not None else None,
+        dict(storage_options or {}),
+    )
+    with runner(work, client=client, scheduler=scheduler, jobs=jobs) as run:
+        yield from outcomes(
+            run,
+            work,
+            plan(inputs, format=format, workers=run.workers, storage_options=work.storage_options),
+        )
+
+
+def outcomes(run: Runner, work: Work, planned: Sequence[Planned]) -> Iterator[InputOutcome]:
+    """Each planned input's outcome in order, its tasks submitted ahead of time."""
+    window = max(2, run.workers * IN_FLIGHT_PER_WORKER)
+    queue: deque[tuple[int, Unit, Pending]] = deque()
+    units = ((number, unit) for number, item in enumerate(planned) for unit in item.units)
+    done: list[UnitResult] = []
+
+    def fill() -> None:
+        while len(queue) < window:
+            item = next(units, None)
+            if item is None:
+                return
+            queue.append((item[0], item[1], run.submit(item[1])))
+
+    fill()
+    for number, item in enumerate(planned):
+        while queue and queue[0][0] == number:
+            _, unit, pending = queue.popleft()
+            done.append(_result(unit, pending))
+            fill()
+        yield _outcome(run, item, done)
+        done = []
+
+
+def _result(unit: Unit, pending: Pending) -> UnitResult:
+    try:
+        return pending.result()
+    except Exception as exc:  # a worker that died or was lost: its unit fails, the rest go on
+        return failed_unit(unit, exc)
+
+
+def _outcome(run: Runner, item: Planned, results: list[UnitResult]) -> InputOutcome:
+    if item.problem is not None:
+        failure = ReadFailure(item.source, "unreadable", item.problem)
+        return InputOutcome(item.source, (), (failure,), (), 0, 0)
+    results = _regrouped(run, results)
+    traces = tuple(trace for result in results for trace in result.traces)
+    failures = tuple(failure for result in results for failure in result.failures)
+    notes = tuple(dict.fromkeys(note for result in results for note in result.notes))
+    read = sum(result.read for result in results)
+    if not read and not failures:
+        message = f"{item.source}: holds no spans, so there is nothing to check"
+        failures = (ReadFailure(item.source, "unreadable", message),)
+    spans = sum(result.spans for result in results)
+    return InputOutcome(item.source, traces, failures, notes, read, spans)
+
+
+def _regrouped(run: Runner, results: list[UnitResult]) -> list[UnitResult]:
+    """`results` with every trace found in several files read again from those files
+    together (the files of one group of overlapping units, as one task)."""
+    owners: dict[str, list[int]] = {}
+    for number, result in enumerate(results):
+        if result.unit.part is not None:
+            continue  # the parts of one file never share a trace
+        for trace in result.traces:
+            if trace.trace_id is not None:
+                owners.setdefault(trace.trace_id, []).append(number)
+    spread = {trace_id: numbers for trace_id, numbers in owners.items() if len(set(numbers)) > 1}
+    if not spread:
+        return results
+    groups = _groups(list(spread.values()))
+    kept = [
+        UnitResult(
+            result.unit,
+            tuple(trace for trace in result.traces if trace.trace_id not in spread),
+            result.failures,
+            result.notes,
+            result.read,
+            result.spans,
+        )
+        for result in results
+    ]
+    for members in groups:
+        first = results[min(members)].unit
+        files = tuple(file for number in sorted(members) for file in results[number].unit.files)
+        only = frozenset(t for t, numbers in spread.items() if set(numbers) <= members)
+        unit = Unit(first.source, first.root, files, only=only)
+        again = _result(unit, run.submit(unit))
+        # Only the traces re-read count; what the files say alone is already in `kept`.
+        kept[min(members)] = UnitResult(
+            first,
+            again.traces + kept[min(members)].traces,
+            kept[min(members)].failures + again.failures,
+            kept[min(members)].notes,
+            kept[min(members)].read,
+            kept[min(members)].spans,
+        )
+    return kept
+
+
+def _groups(links: list[list[int]]) -> list[set[int]]:
+    """The units linked by sharing a trace, as disjoint groups."""
+    groups: list[set[int]] = []
+    for link in links:
+        merged = set(link)
+        for group in [group for group in groups if group & merged]:
+            merged |= group
+            groups.remove(group)
+        groups.append(merged)
+    return groups
+
+
+def _compiled(contract: Any) -> Contract:
+    from tracecheck.contract import Contract, compile_contract
+    from tracecheck.contract.builtin import contract_source
+
+    if isinstance(contract, Contract):
+        return contract
+    if isinstance(contract, str):
+        contract = contract_source(contract)
+    return compile_contract(contract)
+
+
+# --- where the tasks run ---------------------------------------------------------------------
+
+
+class _Here:
+    """Tasks run in this process, each when its result is asked for."""
+
+    workers = 1
+
+    def __init__(self, work: Work) -> None:
+        self.work = work
+
+    def submit(self, unit: Unit) -> Pending:
+        return _Deferred(lambda: check_unit(unit, self.work))
+
+
+class _Deferred:
+    def __init__(self, compute: Callable[[], UnitResult]) -> None:
+        self.compute = compute
+
+    def result(self) -> UnitResult:
+        return self.compute()
+
+
+class _Dask:
+    """Tasks run by a Dask cluster's workers; the work is sent to each worker once."""
+
+    def __init__(self, client: Any, work: Work) -> None:
+        self.client = client
+        self.workers = max(1, len(client.scheduler_info().get("workers", {})))
+        self.work = client.scatter(work, broadcast=True, hash=False)
+
+    def submit(self, unit: Unit) -> Pending:
+        future: Pending = self.client.submit(check_unit, unit, self.work, pure=False)
+        return future
+
+
+@contextmanager
+def runner(
+    work: Work, *, client: Any = None, scheduler: str | None = None, jobs: int = 1
+) -> Iterator[Runner]:
+    """Where a fleet's tasks run, for as long as they run there."""
+    if client is not None:
+        yield _Dask(client, work)
+        return
+    if scheduler is None and jobs <= 1:
+        yield _Here(work)
+        return
+    from distributed import Client, LocalCluster
+
+    if scheduler is not None:
+        with Client(scheduler, timeout="10s") as remote:
+            yield _Dask(remote, work)
+        return
+    with (
+        LocalCluster(
+            n_workers=jobs,
+            threads_per_worker=1,
+            processes=True,
+            host="127.0.0.1",
+            dashboard_address=":0",
+            silence_logs=logging.ERROR,
+        ) as cluster,
+        Client(cluster) as local,
+    ):
+        yield _Dask(local, work)

@@ -1,0 +1,154 @@
+"""One task of a fleet, as a worker runs it: read one unit of input (a file, some files of a
+directory, or a part of a large file's traces) and check every trace read against every
+contract. What comes back is small: verdicts and a few facts per trace, never spans."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from tracecheck.bugs import internal_error
+from tracecheck.fleet.storage import Staged, staged
+from tracecheck.report.model import CheckedTrace, ReadFailure
+
+if TYPE_CHECKING:
+    from tracecheck.contract import Contract
+    from tracecheck.errors import TraceReadError
+    from tracecheck.fleet.facts import TraceFacts
+    from tracecheck.spans import Trace
+
+__all__ = ["TraceResult", "Unit", "UnitResult", "Work", "check_unit", "failed_unit"]
+
+
+@dataclass(frozen=True, slots=True)
+class Unit:
+    """What one task reads of an input (`source`, as given): its single file, or some files
+    of its directory `root` (a local path or a URL); of a large file's traces in first-seen
+    order the k-th of n runs (`part`); when traces spread over several files are read again
+    together, only the traces `only` names."""
+
+    source: str
+    root: str | None
+    files: tuple[str, ...]
+    part: tuple[int, int] | None = None
+    only: frozenset[str] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Work:
+    """What every task of a fleet needs, sent once to each worker."""
+
+    contracts: tuple[Contract, ...]
+    format: str | None = None
+    strict_capture: bool = False
+    wanted: str | None = None  # one trace id, as traces spell it
+    storage_options: dict[str, Any] = field(default_factory=dict)
+    check: Callable[..., Any] | None = None  # None: tracecheck.check.check
+
+
+@dataclass(frozen=True, slots=True)
+class TraceResult:
+    """One trace's verdicts (one per contract, in contract order) and facts."""
+
+    trace_id: str | None
+    facts: TraceFacts
+    checked: tuple[CheckedTrace, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class UnitResult:
+    unit: Unit
+    traces: tuple[TraceResult, ...] = ()
+    failures: tuple[ReadFailure, ...] = ()
+    notes: tuple[str, ...] = ()
+    read: int = 0  # traces read, the wanted one or not
+    spans: int = 0
+
+
+def check_unit(unit: Unit, work: Work) -> UnitResult:
+    """Read `unit` and check its traces; a reader's or checker's bug fails the unit alone."""
+    try:
+        with staged(unit.root, unit.files, work.storage_options) as local:
+            return _read_and_check(unit, work, local)
+    except Exception as exc:  # a bug, or remote storage that fails while it is copied
+        return failed_unit(unit, exc)
+
+
+def failed_unit(unit: Unit, exc: BaseException) -> UnitResult:
+    """The result of a unit that could not be read or checked at all (a worker that died)."""
+    where = unit.files[0] if len(unit.files) == 1 else unit.source
+    if isinstance(exc, OSError) and not isinstance(exc, FileNotFoundError):
+        reason = f"cannot be read: {exc.strerror or type(exc).__name__}"
+    elif isinstance(exc, FileNotFoundError):
+        reason = "does not exist"
+    else:
+        reason = f"could not be checked: {internal_error(exc)}"
+    return UnitResult(unit, failures=(ReadFailure(where, "unreadable", f"{where}: {reason}"),))
+
+
+def _read_and_check(unit: Unit, work: Work, local: Staged) -> UnitResult:
+    from tracecheck.errors import TraceReadError
+    from tracecheck.readers.by_trace import visit_traces
+
+    results: list[TraceResult] = []
+    notes: dict[str, None] = {}
+    counts = {"read": 0, "spans": 0}
+
+    def restart() -> None:
+        results.clear()
+        notes.clear()
+        counts.update(read=0, spans=0)
+
+    def each(trace: Trace) -> None:
+        counts["read"] += 1
+        counts["spans"] += len(trace.spans)
+        if work.wanted is not None and trace.trace_id != work.wanted:
+            return
+        if unit.only is not None and trace.trace_id not in unit.only:
+            return
+        notes.update(dict.fromkeys(local.rename(str(note)) for note in trace.notes))
+        results.append(_checked(trace, unit, work, local))
+
+    broken: list[TraceReadError] = []
+    options: dict[str, Any] = {"format": work.format, "failures": broken, "restart": restart}
+    if unit.root is not None:
+        options["share"] = [Path(path) for path in local.files]
+    if unit.part is not None:
+        options["part"] = unit.part
+    try:
+        visit_traces(local.source, each, **options)
+    except TraceReadError as exc:
+        restart()
+        broken.append(exc)
+    failures = tuple(_read_failure(exc, local) for exc in broken)
+    return UnitResult(unit, tuple(results), failures, tuple(notes), counts["read"], counts["spans"])
+
+
+def _checked(trace: Trace, unit: Unit, work: Work, local: Staged) -> TraceResult:
+    from tracecheck.check import check, check_guarded
+    from tracecheck.fleet.facts import trace_facts
+
+    source = local.rename(trace.source) if unit.root is not None and trace.source else unit.source
+    sources = tuple(local.rename(name) for name in trace.sources) if unit.root else ()
+    sources = sources if len(sources) > 1 else ()
+    verdicts = []
+    for contract in work.contracts:
+        started = time.perf_counter()
+        verdict = check_guarded(
+            work.check or check, trace, contract, strict_capture=work.strict_capture
+        )
+        took = time.perf_counter() - started
+        verdicts.append(CheckedTrace(source, contract.source, verdict, took, sources))
+    return TraceResult(trace.trace_id, trace_facts(trace), tuple(verdicts))
+
+
+def _read_failure(exc: TraceReadError, local: Staged) -> ReadFailure:
+    from tracecheck.errors import AmbiguousFormatError
+
+    kind: Literal["unreadable", "ambiguous"] = (
+        "ambiguous" if isinstance(exc, AmbiguousFormatError) else "unreadable"
+    )
+    return ReadFailure(local.rename(exc.source), kind, local.rename(str(exc)))

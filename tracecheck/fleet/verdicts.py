@@ -1,0 +1,130 @@
+"""A fleet's verdicts as a Parquet dataset: one row per trace, contract and rule, in plain
+column types (strings, 32- and 64-bit integers, doubles) that pandas, Polars, DuckDB and Spark
+read as they are. An input that could not be read is a row of its own (status `error`, no
+trace, contract or rule; `failure` says how it failed), so that a query over the rows never
+mistakes a fleet that read nothing for one that passed."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import pyarrow
+
+    from tracecheck.fleet.engine import InputOutcome
+
+__all__ = ["COLUMNS", "read_verdicts", "verdict_rows", "verdict_schema", "write_verdicts"]
+
+# (name, pyarrow type name, what it holds): the dataset's columns in order (docs/fleet.md).
+COLUMNS: tuple[tuple[str, str, str], ...] = (
+    ("source", "string", "the trace file (or URL), or the input that could not be read"),
+    ("trace_id", "string", "the trace's id; null for an input that could not be read"),
+    ("contract", "string", "the contract's name"),
+    ("contract_source", "string", "the contract file, when the contract came from one"),
+    ("rule", "string", "the rule's label (`<alternative>/<label>` in an alternative)"),
+    ("rule_kind", "string", "the rule's operator (never, eventually, atMost, ...)"),
+    ("status", "string", "pass, fail, error (could not be evaluated, or unreadable) or skipped"),
+    ("verdict", "string", "the status of the whole contract on the trace"),
+    ("violations", "int32", "how many violations the rule found"),
+    ("first_violating_span", "string", "the span id of the first violation, when it has one"),
+    ("detail", "string", "the first violation, the error, or why the input was not read"),
+    ("failure", "string", "unreadable or ambiguous, for an input that could not be read"),
+    ("duration_ms", "float64", "how long the run took"),
+    ("tokens", "int64", "tokens used by the run's model calls"),
+    ("model", "string", "the models called, in first-use order"),
+    ("spans", "int32", "how many spans the trace has"),
+)
+_BATCH_ROWS = 65_536
+
+
+def verdict_schema() -> pyarrow.Schema:
+    """The dataset's Arrow schema (`COLUMNS`)."""
+    import pyarrow as pa
+
+    return pa.schema([(name, getattr(pa, kind)()) for name, kind, _ in COLUMNS])
+
+
+def verdict_rows(outcome: InputOutcome) -> Iterator[dict[str, Any]]:
+    """The rows of one input: each rule of each verdict, then each failure."""
+    for trace in outcome.traces:
+        facts = trace.facts
+        for checked in trace.checked:
+            verdict = checked.verdict
+            for rule in verdict.rules:
+                first = rule.violations[0] if rule.violations else None
+                yield {
+                    "source": checked.source,
+                    "trace_id": verdict.trace_id,
+                    "contract": verdict.contract,
+                    "contract_source": checked.contract_source,
+                    "rule": rule.label,
+                    "rule_kind": rule.kind,
+                    "status": rule.status,
+                    "verdict": verdict.status,
+                    "violations": len(rule.violations),
+                    "first_violating_span": first.span_id if first else None,
+                    "detail": rule.error or (first.detail if first else None),
+                    "failure": None,
+                    "duration_ms": _finite(facts.duration_ms),
+                    "tokens": facts.tokens,
+                    "model": facts.model,
+                    "spans": facts.spans,
+                }
+    for failure in outcome.failures:
+        yield {
+            "source": failure.source,
+            "status": "error",
+            "verdict": "error",
+            "violations": 0,
+            "detail": failure.message,
+            "failure": failure.kind,
+        }
+
+
+def write_verdicts(
+    path: str, outcomes: Iterable[InputOutcome], storage_options: dict[str, Any] | None = None
+) -> Iterator[InputOutcome]:
+    """Every outcome passed on as its rows are written to the Parquet file `path` (a local
+    path or an fsspec URL), in row groups, so memory holds one batch of rows at a time. The
+    file is complete once the iteration ends."""
+    import fsspec
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    schema = verdict_schema()
+    batch: list[dict[str, Any]] = []
+    with fsspec.open(path, "wb", **(storage_options or {})) as out:
+        with pq.ParquetWriter(out, schema, compression="zstd") as writer:
+            for outcome in outcomes:
+                batch.extend(verdict_rows(outcome))
+                if len(batch) >= _BATCH_ROWS:
+                    writer.write_table(pa.Table.from_pylist(batch, schema))
+                    batch = []
+                yield outcome
+            writer.write_table(pa.Table.from_pylist(batch, schema))
+
+
+def read_verdicts(path: str, storage_options: dict[str, Any] | None = None) -> pyarrow.Table:
+    """The verdict rows of a Parquet file (or dataset directory) written by `write_verdicts`.
+    Raises ValueError when it lacks a column the summaries need."""
+    import pyarrow.parquet as pq
+
+    from tracecheck.fleet.storage import is_remote
+
+    if is_remote(path):
+        import fsspec
+
+        fs, _, (where,) = fsspec.get_fs_token_paths(path, storage_options=storage_options)
+        table = pq.read_table(where, filesystem=fs)
+    else:
+        table = pq.read_table(path)
+    missing = [name for name, _, _ in COLUMNS if name not in table.column_names]
+    if missing:
+        raise ValueError(f"has no column {', '.join(missing)}: not verdicts of tracecheck")
+    return table
+
+
+def _finite(number: float | None) -> float | None:
+    return number if number is None or math.isfinite(number) else None
