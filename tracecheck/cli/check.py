@@ -41,6 +41,11 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
         "--json", metavar="PATH", help="write the JSON report (version 1) to PATH, or - for stdout"
     )
     parser.add_argument(
+        "--sarif",
+        metavar="PATH",
+        help="write a SARIF 2.1.0 log (for GitHub code scanning) to PATH, or - for stdout",
+    )
+    parser.add_argument(
         "--annotations",
         action="store_true",
         help="print GitHub workflow annotations (on by default when GITHUB_ACTIONS=true)",
@@ -70,6 +75,10 @@ def run(args: argparse.Namespace, env: Environment) -> ExitCode:
 
     if args.json == "-" and args.junit == "-":
         env.error("--json - and --junit - both want stdout: send one of them to a file")
+        raise Stop(ExitCode.USAGE)
+    if args.sarif == "-" and "-" in (args.json, args.junit):
+        other = "--json" if args.json == "-" else "--junit"
+        env.error(f"--sarif - and {other} - both want stdout: send one of them to a file")
         raise Stop(ExitCode.USAGE)
     contracts = load_contracts(env, args.contract)
     spool = Spool()
@@ -112,7 +121,7 @@ def _check_all(
             item: CheckedTrace = pickle.loads(data)
             yield item
 
-    machine_on_stdout = "-" in (args.json, args.junit)
+    machine_on_stdout = "-" in (args.json, args.junit, args.sarif)
     human = env.stderr if machine_on_stdout else env.stdout
     verbosity = -1 if args.quiet or machine_on_stdout else (1 if args.verbose else 0)
     if verdicts:
@@ -128,6 +137,10 @@ def _check_all(
         from tracecheck.report.junit import junit_parts
 
         write_parts(env, args.junit, junit_parts(checked, failures))
+    if args.sarif:
+        from tracecheck.report.sarif import sarif_parts
+
+        write_parts(env, args.sarif, sarif_parts(checked, failures, contracts))
     if args.annotations or env.environ.get("GITHUB_ACTIONS") == "true":
         from tracecheck.report.github import annotation_lines
 

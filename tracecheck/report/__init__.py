@@ -1,6 +1,6 @@
-"""Reporters for checked traces: text for people, JSON and JUnit for machines, GitHub
-workflow annotations and a job summary for pull requests. Each reads the same `CheckedTrace`
-values.
+"""Reporters for checked traces: text for people, JSON and JUnit for machines, SARIF for code
+scanning, GitHub workflow annotations and a job summary for pull requests. Each reads the same
+`CheckedTrace` values.
 
 The names are imported on first use, so that `tracecheck check` loads only the reporters it
 is asked for (the text report; JUnit's XML library only with `--junit`).
@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from tracecheck.report.json import json_parts, render_json
     from tracecheck.report.junit import junit_parts, render_junit
     from tracecheck.report.model import CheckedTrace, ReadFailure
+    from tracecheck.report.sarif import render_sarif, sarif_parts
     from tracecheck.report.text import render_text, text_lines
 
 __all__ = [
@@ -33,8 +34,10 @@ __all__ = [
     "render_annotations",
     "render_json",
     "render_junit",
+    "render_sarif",
     "render_summary",
     "render_text",
+    "sarif_parts",
     "summary_parts",
     "text_lines",
 ]
@@ -51,6 +54,8 @@ _HOMES = {
     "render_json": "tracecheck.report.json",
     "junit_parts": "tracecheck.report.junit",
     "render_junit": "tracecheck.report.junit",
+    "render_sarif": "tracecheck.report.sarif",
+    "sarif_parts": "tracecheck.report.sarif",
     "render_text": "tracecheck.report.text",
     "text_lines": "tracecheck.report.text",
 }
