@@ -254,18 +254,16 @@ def runner(
     from distributed import Client, LocalCluster
 
     if scheduler is not None:
-        with Client(scheduler, timeout="10s") as remote:
+        with Client(scheduler, timeout="10s") as remote:  # type: ignore[no-untyped-call]
             yield _Dask(remote, work)
         return
-    with (
-        LocalCluster(
-            n_workers=jobs,
-            threads_per_worker=1,
-            processes=True,
-            host="127.0.0.1",
-            dashboard_address=":0",
-            silence_logs=logging.ERROR,
-        ) as cluster,
-        Client(cluster) as local,
-    ):
+    cluster = LocalCluster(  # type: ignore[no-untyped-call]
+        n_workers=jobs,
+        threads_per_worker=1,
+        processes=True,
+        host="127.0.0.1",
+        dashboard_address=":0",
+        silence_logs=logging.ERROR,
+    )
+    with cluster, Client(cluster) as local:  # type: ignore[no-untyped-call]
         yield _Dask(local, work)

@@ -6,7 +6,6 @@ said again in the remote file's name."""
 from __future__ import annotations
 
 import glob
-import os
 import shutil
 import tempfile
 from collections.abc import Iterator, Sequence
@@ -45,7 +44,9 @@ def listing(source: str, storage_options: dict[str, Any] | None = None) -> list[
     local = source.removeprefix("file://")
     if _GLOB & set(local):
         return [
-            item for match in sorted(glob.glob(local, recursive=True)) for item in listing(match)
+            item
+            for match in sorted(glob.glob(local, recursive=True))  # noqa: PTH207 (a pattern, not a path)
+            for item in listing(match)
         ]
     path = Path(local)
     if not path.is_dir():
@@ -85,6 +86,10 @@ def _remote_listing(source: str, options: dict[str, Any]) -> list[Listing]:
     urls = tuple(_url(protocol, fs, name) for name in files)
     sizes = tuple(int(found[name].get("size") or 0) for name in files)
     return [Listing(source.rstrip("/"), source.rstrip("/"), urls, sizes)]
+
+
+def _basename(url: str) -> str:
+    return url.rstrip("/").rpartition("/")[2]
 
 
 def _url(protocol: str, fs: Any, path: str) -> str:
@@ -128,18 +133,16 @@ def staged(
         names: dict[str, str] = {}
         local_files = []
         for number, remote in enumerate(files):
-            relative = (
-                remote[len(root) :].lstrip("/") if root is not None else os.path.basename(remote)
-            )
-            local = os.path.join(where, relative or f"input-{number}")
-            os.makedirs(os.path.dirname(local), exist_ok=True)
+            relative = remote[len(root) :].lstrip("/") if root is not None else _basename(remote)
+            local = Path(where) / (relative or f"input-{number}")
+            local.parent.mkdir(parents=True, exist_ok=True)
             with (
                 fsspec.open(remote, "rb", **(storage_options or {})) as src,
-                open(local, "wb") as dst,
+                local.open("wb") as dst,
             ):
                 shutil.copyfileobj(src, dst, 1 << 20)
-            names[local] = remote
-            local_files.append(local)
+            names[str(local)] = remote
+            local_files.append(str(local))
         if root is not None:
             names[where] = root
         yield Staged(where if root is not None else local_files[0], tuple(local_files), names)

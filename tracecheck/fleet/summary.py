@@ -107,7 +107,8 @@ def _change(was: RuleTally | None, now: RuleTally | None) -> str | None:
 
 
 def _distinct_traces(rules: pyarrow.Table) -> int:
-    return rules.group_by(["source", "trace_id"]).aggregate([]).num_rows
+    distinct: int = rules.group_by(["source", "trace_id"]).aggregate([]).num_rows
+    return distinct
 
 
 def _verdict_counts(rules: pyarrow.Table) -> dict[str, int]:

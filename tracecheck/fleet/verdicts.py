@@ -95,15 +95,17 @@ def write_verdicts(
 
     schema = verdict_schema()
     batch: list[dict[str, Any]] = []
-    with fsspec.open(path, "wb", **(storage_options or {})) as out:
-        with pq.ParquetWriter(out, schema, compression="zstd") as writer:
-            for outcome in outcomes:
-                batch.extend(verdict_rows(outcome))
-                if len(batch) >= _BATCH_ROWS:
-                    writer.write_table(pa.Table.from_pylist(batch, schema))
-                    batch = []
-                yield outcome
-            writer.write_table(pa.Table.from_pylist(batch, schema))
+    with (
+        fsspec.open(path, "wb", **(storage_options or {})) as out,
+        pq.ParquetWriter(out, schema, compression="zstd") as writer,
+    ):
+        for outcome in outcomes:
+            batch.extend(verdict_rows(outcome))
+            if len(batch) >= _BATCH_ROWS:
+                writer.write_table(pa.Table.from_pylist(batch, schema))
+                batch = []
+            yield outcome
+        writer.write_table(pa.Table.from_pylist(batch, schema))
 
 
 def read_verdicts(path: str, storage_options: dict[str, Any] | None = None) -> pyarrow.Table:
