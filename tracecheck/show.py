@@ -14,7 +14,7 @@ from tracecheck.reading import read_subject
 from tracecheck.report.safe import printable, shorten
 from tracecheck.spans import Kind, Span, TokenUsage, Trace
 
-__all__ = ["render_trace", "trace_facts"]
+__all__ = ["duration_text", "render_trace", "trace_facts", "tree_order"]
 
 _RED, _DIM, _BOLD, _RESET = "\x1b[31m", "\x1b[2m", "\x1b[1m", "\x1b[0m"
 
@@ -74,6 +74,12 @@ def trace_facts(trace: Trace) -> dict[str, Any]:
         "notes": [str(note) for note in trace.notes],
         "reading_notes": list(read_subject(trace.spans).notes),
     }
+
+
+def tree_order(trace: Trace) -> list[tuple[int, Span]]:
+    """(depth, span) of every span as the tree shows them: depth-first, siblings in start
+    order (the HTML report's waterfall draws its bars in this order)."""
+    return [(len(prefix) // 3, span) for prefix, span in _walk(trace)]
 
 
 def _walk(trace: Trace) -> Iterator[tuple[str, Span]]:
@@ -157,6 +163,11 @@ def _trace_duration(trace: Trace) -> int | None:
 
 def _ms(duration_ns: int | None) -> float | None:
     return None if duration_ns is None else duration_ns / 1_000_000
+
+
+def duration_text(duration_ns: int | None) -> str:
+    """A duration as the tree shows it (`850 µs`, `120 ms`, `1.25 s`); "" when unknown."""
+    return _duration(duration_ns)
 
 
 def _duration(duration_ns: int | None) -> str:

@@ -21,6 +21,7 @@ from tracecheck.cli import (
     lint,
     proxy,
     redact,
+    report,
     ship,
     show,
     verify_safe,
@@ -36,6 +37,7 @@ __all__ = ["build_parser", "main"]
 # and `run`, in the order `--help` lists them.
 COMMANDS: tuple[tuple[str, ModuleType], ...] = (
     ("check", check),
+    ("report", report),
     ("show", show),
     ("lint", lint),
     ("explain", explain),

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from tracecheck.report.spool import Records, Spool
     from tracecheck.verdict import Verdict
 
-__all__ = ["add_parser", "run", "visitor"]
+__all__ = ["add_parser", "run", "timeline_profile", "visitor"]
 
 SUMMARY = "check traces against contracts"
 DESCRIPTION = (
@@ -45,6 +45,7 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
         metavar="PATH",
         help="write a SARIF 2.1.0 log (for GitHub code scanning) to PATH, or - for stdout",
     )
+    _html_arguments(parser)
     parser.add_argument(
         "--annotations",
         action="store_true",
@@ -65,6 +66,19 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
         help="read and check with N processes (0 or auto: one per available core; default 1); "
         "the reports are those of one process",
     )
+    parser.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="read and check on the Dask scheduler at ADDRESS (tcp://HOST:8786; the fleet "
+        "extra); the reports are those of one process",
+    )
+    parser.add_argument(
+        "--storage-option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="an fsspec storage option for s3://, gs://, https:// inputs (repeatable)",
+    )
     verbosity = parser.add_mutually_exclusive_group()
     verbosity.add_argument("-q", "--quiet", action="store_true", help="one line per verdict")
     verbosity.add_argument("-v", "--verbose", action="store_true", help="list passing rules too")
@@ -80,6 +94,11 @@ def run(args: argparse.Namespace, env: Environment) -> ExitCode:
         other = "--json" if args.json == "-" else "--junit"
         env.error(f"--sarif - and {other} - both want stdout: send one of them to a file")
         raise Stop(ExitCode.USAGE)
+    if args.html is not None:  # before any reading: the page needs matplotlib
+        from tracecheck.cli.report import refuse_stdout, require_report_extra
+
+        refuse_stdout(env, args.html)
+        require_report_extra(env, "--html")
     contracts = load_contracts(env, args.contract)
     spool = Spool()
     verdicts = Records()
@@ -107,9 +126,14 @@ def _check_all(
     from tracecheck.report.text import text_lines
     from tracecheck.verdict import worst
 
-    visit = visitor(env.checker(), contracts, args.strict_capture, verdicts.append)
+    timelines = timeline_profile(args)
+    visit = visitor(env.checker(), contracts, args.strict_capture, verdicts.append, timelines)
     failures = None
-    if args.jobs > 1:
+    from tracecheck.cli.fleet import fleet_inputs, read_on_fleet
+
+    if args.scheduler or fleet_inputs(args.traces):
+        failures = read_on_fleet(env, args, contracts, verdicts)
+    elif args.jobs > 1:
         from tracecheck.cli.parallel import read_in_parallel
 
         failures = read_in_parallel(env, args, contracts, visit, verdicts)
@@ -151,6 +175,11 @@ def _check_all(
     summary = env.environ.get("GITHUB_STEP_SUMMARY")
     if summary:
         _append_summary(env, summary, checked, failures, [c.source or c.name for c in contracts])
+    if args.html is not None and verdicts:
+        from tracecheck.cli.report import write_page
+
+        names = [c.source or c.name for c in contracts]
+        write_page(env, args.html, checked, failures, args.traces, names, status, args.html_profile)
     code = {"pass": ExitCode.OK, "fail": ExitCode.FAILED, "error": ExitCode.USAGE}[status]
     return max([code, *(failure_code(failure) for failure in failures)])
 
@@ -160,17 +189,47 @@ def visitor(
     contracts: Sequence[Contract],
     strict: bool,
     keep: Callable[[bytes], object],
+    timelines: str | None = None,
 ) -> Callable[[Read], None]:
     """What `check` does with each trace read: every contract's verdict, pickled, to `keep`
-    (the spool of verdicts; in a worker of `--jobs`, what it sends back)."""
+    (the spool of verdicts; in a worker of `--jobs`, what it sends back). With `timelines`
+    (a redaction profile: `--html`), the first verdict of each trace carries what the page
+    draws of it, its names redacted, its spans capped."""
+    import dataclasses
     import pickle
 
     def visit(read: Read) -> None:  # all a trace leaves behind
-        for contract in contracts:
+        for number, contract in enumerate(contracts):
             item = _timed(check, read, contract, strict)
+            if timelines is not None and number == 0:
+                from tracecheck.report.timeline import timeline_of
+
+                timeline = timeline_of(read.trace, profile=timelines)
+                item = dataclasses.replace(item, timeline=timeline)
             keep(pickle.dumps(item, pickle.HIGHEST_PROTOCOL))
 
     return visit
+
+
+def _html_arguments(parser: argparse.ArgumentParser) -> None:
+    from tracecheck.cli.report import PROFILES
+
+    parser.add_argument(
+        "--html",
+        metavar="PATH",
+        help="write the verdicts as a self-contained HTML page to PATH (needs the report extra)",
+    )
+    parser.add_argument(
+        "--html-profile",
+        choices=PROFILES,
+        default="default",
+        help="redaction profile of the names the --html page draws (default: default)",
+    )
+
+
+def timeline_profile(args: argparse.Namespace) -> str | None:
+    """The redaction profile of the timelines `check` keeps: only with `--html`."""
+    return args.html_profile if getattr(args, "html", None) is not None else None
 
 
 def _append_summary(

@@ -118,14 +118,19 @@ def read_in_parallel(
         return None
     if not _main_importable():
         return None
-    work = Work(tuple(contracts), args.strict_capture, format, wanted, env.read, env.check)
+    from tracecheck.cli.check import timeline_profile
+
+    timelines = timeline_profile(args)
+    work = Work(
+        tuple(contracts), args.strict_capture, format, wanted, env.read, env.check, (), timelines
+    )
     try:
         payload = pickle.dumps(work, pickle.HIGHEST_PROTOCOL)
     except Exception:  # a contract that does not pickle: each worker compiles the files
         if env.compile is not None:
             return None
         paths = tuple(dict.fromkeys(args.contract))
-        work = Work((), args.strict_capture, format, wanted, env.read, env.check, paths)
+        work = Work((), args.strict_capture, format, wanted, env.read, env.check, paths, timelines)
         try:
             payload = pickle.dumps(work, pickle.HIGHEST_PROTOCOL)
         except Exception:  # a reader or checker of a test's making
@@ -163,6 +168,8 @@ class Work:
     # The contract files to compile in each worker, when the compiled contracts cannot be
     # sent (every bundled contract can: tests/test_cli_jobs.py).
     contract_paths: tuple[str, ...] = ()
+    # The redaction profile of the timelines kept for `--html` (None: none is kept).
+    timelines: str | None = None
 
 
 @dataclass(slots=True)
@@ -461,7 +468,7 @@ def _task(source: str, share: Share) -> _Done:
         progress_seconds=1e9,
     )
     kept = _Kept()
-    visit = visitor(env.checker(), work.contracts, work.strict, kept.append)
+    visit = visitor(env.checker(), work.contracts, work.strict, kept.append, work.timelines)
     done = read_source(env, source, work.format, work.wanted, visit, kept)  # type: ignore[arg-type]
     return _Done(
         done,

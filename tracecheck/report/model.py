@@ -4,9 +4,12 @@ and the inputs that could not be read at all."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from tracecheck.verdict import Verdict
+
+if TYPE_CHECKING:
+    from tracecheck.report.timeline import Timeline
 
 __all__ = ["CheckedTrace", "ReadFailure", "RuleTally"]
 
@@ -19,6 +22,9 @@ class CheckedTrace:
     seconds: float = 0.0  # how long the check took, for reports that show it
     # Every file the trace was read from, when it is spread over several files of a directory.
     sources: tuple[str, ...] = ()
+    # What the HTML report draws of the trace (`check --html`): carried by the first verdict
+    # of each trace only, so that it travels with the verdicts (to disk, from `--jobs` workers).
+    timeline: Timeline | None = None
 
     @property
     def files(self) -> str:

@@ -1,0 +1,235 @@
+"""The HTML report's charts, drawn by matplotlib as SVG to inline in the page.
+
+Only the SVG backend is used (no pyplot, no GUI, no global figure state); text stays text
+(`svg.fonttype: none`), so a browser's search finds a span's name and tests read it; the output
+is the same bytes on every run (no date, a fixed hash salt for the ids matplotlib makes up).
+Every drawn string arrives here already redacted and escaped of controls; matplotlib escapes
+it for XML, and never reads it as mathtext (`text.parse_math`: a `$` in a span name is text).
+
+Ids a reader (or a test) can address: `span-<span id>` on each span's bar, `violation-<span id>`
+on the mark of each span that broke a rule, `rule-<n>` on each rule's bars.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from tracecheck.report.model import RuleTally
+from tracecheck.report.timeline import SpanBar, Timeline
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+__all__ = ["KIND_COLORS", "Mark", "rule_chart", "waterfall"]
+
+KIND_COLORS = {"agent": "#7b61b8", "model": "#2f7ed8", "tool": "#e8913a", "other": "#9aa0a6"}
+OUTCOME_COLORS = {
+    "passed": "#3a9d5d",
+    "failed": "#d62728",
+    "errors": "#e0a800",
+    "skipped": "#c8c8c8",
+}
+VIOLATION_COLOR = "#d62728"
+_RC: Any = {  # matplotlib types its keys as one Literal of every rc name
+    "svg.fonttype": "none",
+    "text.parse_math": False,  # a `$` in a span's name is text, not TeX
+    "svg.hashsalt": "tracecheck",
+    "font.size": 8,
+    "font.family": "DejaVu Sans",
+    "axes.edgecolor": "#888888",
+    "axes.linewidth": 0.6,
+}
+_ROW_INCHES = 0.24
+_WIDTH_INCHES = 14.0
+# The waterfall's columns, in fractions of the figure's width: span names, bars (with room on
+# their right for each bar's tool, model, tokens and duration), the violations.
+_LABELS, _BARS, _NOTES = (0.01, 0.26), (0.27, 0.70), (0.715, 0.99)
+
+
+@dataclass(frozen=True, slots=True)
+class Mark:
+    """The violations of one span, as the waterfall writes them beside its bar."""
+
+    span_id: str
+    text: str  # rule labels and violation details, redacted
+
+
+def rule_chart(tallies: Sequence[RuleTally], labels: Sequence[str]) -> str:
+    """Each rule's traces as one horizontal bar, passed, failed, could not be evaluated and
+    skipped stacked, with its failure rate beside it; `labels` name the rules (redacted)."""
+    import matplotlib
+
+    with matplotlib.rc_context(_RC):
+        return _rule_chart(tallies, labels)
+
+
+def _rule_chart(tallies: Sequence[RuleTally], labels: Sequence[str]) -> str:
+    figure, ax = _figure(len(tallies), (0.30, 0.88))
+    rows = range(len(tallies))
+    left = [0] * len(tallies)
+    for outcome, color in OUTCOME_COLORS.items():
+        counts = [getattr(tally, outcome) for tally in tallies]
+        bars = ax.barh(rows, counts, left=left, color=color, height=0.7, label=outcome)
+        for row, bar in enumerate(bars):
+            bar.set_gid(f"rule-{row}-{outcome}")
+        left = [a + b for a, b in zip(left, counts, strict=True)]
+    widest = max(left, default=0) or 1
+    ax.set_xlim(0, widest)
+    for row, (tally, label) in enumerate(zip(tallies, labels, strict=True)):
+        ax.text(-0.01, row, label, transform=_row_transform(ax), ha="right", va="center")
+        rate = f"{tally.failure_rate:.0%} failed ({tally.failed + tally.errors}/{tally.total})"
+        ax.text(1.01, row, rate, transform=_row_transform(ax), va="center", color="#444444")
+    from matplotlib.ticker import MaxNLocator
+
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_xlabel("traces")
+    return _svg(figure)
+
+
+def waterfall(timeline: Timeline, marks: Mapping[str, Mark]) -> str:
+    """One bar per span of `timeline` (its names redacted), placed by its start and end,
+    indented by its depth in the tree and coloured by kind, labelled with its name, tool or
+    model, tokens and duration; each span of `marks` gets a violation mark and its words."""
+    import matplotlib
+
+    with matplotlib.rc_context(_RC):
+        return _waterfall(timeline, marks)
+
+
+def _waterfall(timeline: Timeline, marks: Mapping[str, Mark]) -> str:
+    bars = timeline.bars
+    figure, ax = _figure(len(bars), _BARS)
+    end = max((bar.end_ns for bar in bars if bar.end_ns is not None), default=0) / 1e6
+    scale = end or 1.0
+    ax.set_xlim(0, scale * 1.55)  # the right third: each bar's tool, tokens and duration
+    labels = _row_transform(ax)
+    label_x = (_LABELS[0] - _BARS[0]) / (_BARS[1] - _BARS[0])
+    note_x = (_NOTES[0] - _BARS[0]) / (_BARS[1] - _BARS[0])
+    used: set[str] = set()
+    for row, bar in enumerate(bars):
+        start, width = _extent(bar, scale)
+        drawn = ax.barh(row, width, left=start, height=0.72, color=KIND_COLORS[bar.kind])[0]
+        drawn.set_gid(_unique(f"span-{_id_part(bar.span_id, row)}", used))
+        if bar.duration_ns is None:
+            drawn.set_hatch("////")
+            drawn.set_alpha(0.35)
+        if bar.error:
+            drawn.set_edgecolor(VIOLATION_COLOR)
+            drawn.set_linewidth(1.2)
+        indent = label_x + 0.012 * min(bar.depth, 12)
+        ax.text(indent, row, bar.name, transform=labels, va="center", clip_on=False)
+        ax.annotate(
+            _facts(bar),
+            (start + width, row),
+            xytext=(9 if (bar.span_id or "") in marks else 3, 0),
+            textcoords="offset points",
+            va="center",
+            color="#555555",
+            annotation_clip=False,
+        )
+        mark = marks.get(bar.span_id or "")
+        if mark is not None:
+            _mark(ax, mark, start + width, row, note_x, used)
+    ax.set_xlabel("milliseconds from the trace's first span")
+    return _svg(figure)
+
+
+def _mark(ax: Axes, mark: Mark, x: float, row: int, note_x: float, used: set[str]) -> None:
+    (dot,) = ax.plot([x], [row], marker="X", markersize=7, color=VIOLATION_COLOR, clip_on=False)
+    dot.set_gid(_unique(f"violation-{_id_part(mark.span_id, row)}", used))
+    note = ax.text(
+        note_x, row, mark.text, transform=_row_transform(ax), va="center", color=VIOLATION_COLOR
+    )
+    note.set_gid(_unique(f"note-{_id_part(mark.span_id, row)}", used))
+
+
+def _extent(bar: SpanBar, scale: float) -> tuple[float, float]:
+    """Where a bar starts and how wide it is, in ms; a span of no recorded time spans the
+    whole trace (hatched), and a very short one is drawn wide enough to see."""
+    if bar.start_ns is None or bar.end_ns is None:
+        return 0.0, scale
+    start = bar.start_ns / 1e6
+    return start, max((bar.end_ns - bar.start_ns) / 1e6, scale * 0.003)
+
+
+def _facts(bar: SpanBar) -> str:
+    """What is drawn right of a bar: the tool or model (when not its name), tokens, time."""
+    from tracecheck.show import duration_text
+
+    parts = []
+    if bar.tool and bar.tool not in bar.name:
+        parts.append(f"tool={bar.tool}")
+    if bar.model:
+        parts.append(f"model={bar.model}")
+    if bar.tokens_in is not None or bar.tokens_out is not None:
+        parts.append(f"{_count(bar.tokens_in)} in / {_count(bar.tokens_out)} out tokens")
+    parts.append(duration_text(bar.duration_ns) or "no timing")
+    if bar.error:
+        parts.append("error")
+    return " · ".join(parts)
+
+
+def _count(value: int | float | None) -> str:
+    return "?" if value is None else f"{value:g}" if isinstance(value, float) else str(value)
+
+
+_NAMESPACES = re.compile(r' xmlns(?::xlink)?="[^"]*"')
+_NOT_ID = re.compile(r"[^0-9A-Za-z_.:-]")
+
+
+def _id_part(span_id: str | None, row: int) -> str:
+    """A span id as part of an SVG id (ids are hex; anything else is made safe), or its row."""
+    return _NOT_ID.sub("_", span_id)[:64] if span_id else f"row{row}"
+
+
+def _unique(gid: str, used: set[str]) -> str:
+    """`gid`, or `gid-2`, `gid-3`... when the page already holds it (a span id recorded twice)."""
+    candidate, number = gid, 1
+    while candidate in used:
+        number += 1
+        candidate = f"{gid}-{number}"
+    used.add(candidate)
+    return candidate
+
+
+def _row_transform(ax: Axes) -> Any:
+    """x in fractions of the axes' width, y in rows: text placed beside the bars."""
+    from matplotlib.transforms import blended_transform_factory
+
+    return blended_transform_factory(ax.transAxes, ax.transData)
+
+
+def _figure(rows: int, columns: tuple[float, float]) -> tuple[Figure, Axes]:
+    from matplotlib.figure import Figure
+
+    height = 0.9 + _ROW_INCHES * max(rows, 1)
+    figure = Figure(figsize=(_WIDTH_INCHES, height))
+    bottom, top = 0.55 / height, 0.15 / height
+    ax = figure.add_axes((columns[0], bottom, columns[1] - columns[0], 1 - bottom - top))
+    ax.set_ylim(max(rows, 1) - 0.5, -0.5)  # the first row on top
+    ax.set_yticks([])
+    for side in ("top", "right", "left"):
+        ax.spines[side].set_visible(False)
+    ax.grid(axis="x", color="#e4e4e4", linewidth=0.5)
+    ax.set_axisbelow(True)
+    return figure, ax
+
+
+def _svg(figure: Figure) -> str:
+    """The figure as an `<svg>` element to inline in HTML (no XML prolog, no doctype)."""
+    from matplotlib.backends.backend_svg import FigureCanvasSVG
+
+    FigureCanvasSVG(figure)
+    out = io.StringIO()
+    # No date (the same bytes on every run), no creator or licence block (namespaces, links).
+    metadata = {"Date": None, "Creator": None, "Format": None, "Type": None}
+    figure.savefig(out, format="svg", metadata=metadata)
+    text = out.getvalue()
+    svg = text[text.index("<svg") :]
+    # Inline in HTML, SVG needs no namespace declarations: the page names no address at all.
+    return _NAMESPACES.sub("", svg, count=2)

@@ -1,0 +1,104 @@
+"""The visual verdict: one self-contained HTML page for people.
+
+The page fetches nothing when it is opened (its style is inline, its charts inline SVG, and a
+Content-Security-Policy forbids any fetch), so it works offline and from an archive of CI
+artifacts. It shows a header (when, which inputs and contracts, the overall status, counts),
+each rule's outcomes as a table and a chart, and per trace a waterfall of its spans with every
+violation marked on the span that caused it.
+
+The page is drawn from rule tallies and trace views given apart: `check` tallies the verdicts
+it checked, while a fleet's tallies (counted over millions of traces elsewhere) come with only
+a few traces to draw. Every string drawn that came from a trace or a contract goes through the
+redactor (`profile`) first; the redactor and matplotlib are imported only when a page is drawn.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+
+from tracecheck.report.model import CheckedTrace, RuleTally
+from tracecheck.report.page import Cleaner, head, header_section, rules_section, trace_section
+from tracecheck.report.timeline import Timeline
+from tracecheck.verdict import Verdict, VerdictStatus
+
+__all__ = ["PageHeader", "TraceView", "html_parts", "render_html", "tallies_of", "trace_views"]
+
+
+@dataclass(frozen=True, slots=True)
+class PageHeader:
+    """What the page says first. `created` is shown as given (None: no time is shown, so
+    that two pages of the same verdicts are the same bytes)."""
+
+    status: VerdictStatus
+    inputs: tuple[str, ...] = ()
+    contracts: tuple[str, ...] = ()
+    traces: int = 0
+    verdicts: tuple[tuple[str, int], ...] = ()  # (status, how many), e.g. (("fail", 2),)
+    unread: tuple[str, ...] = ()  # the message of each input that could not be read
+    created: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TraceView:
+    """One trace as the page draws it: its timeline, the file it was read from, and its
+    verdict under each contract."""
+
+    timeline: Timeline
+    source: str
+    verdicts: tuple[Verdict, ...]
+
+
+def tallies_of(checked: Iterable[CheckedTrace]) -> list[RuleTally]:
+    """How each rule of each contract fared over `checked`, in the order rules first appear."""
+    counts: dict[tuple[str, str], list[int]] = {}
+    slots = {"pass": 0, "fail": 1, "error": 2, "skipped": 3}
+    for item in checked:
+        for rule in item.verdict.rules:
+            row = counts.setdefault((item.verdict.contract, rule.label), [0, 0, 0, 0])
+            row[slots[rule.status]] += 1
+    return [RuleTally(contract, rule, *row) for (contract, rule), row in counts.items()]
+
+
+def trace_views(checked: Iterable[CheckedTrace]) -> Iterator[TraceView]:
+    """The traces of `checked` that carry a timeline, each with the verdicts that follow it
+    (`check --html` gives each trace's timeline to its first verdict), one at a time."""
+    current: TraceView | None = None
+    for item in checked:
+        if item.timeline is not None:
+            if current is not None:
+                yield current
+            current = TraceView(item.timeline, item.files, (item.verdict,))
+        elif current is not None and item.verdict.trace_id == current.timeline.trace_id:
+            current = TraceView(current.timeline, current.source, (*current.verdicts, item.verdict))
+    if current is not None:
+        yield current
+
+
+def render_html(
+    header: PageHeader,
+    tallies: Sequence[RuleTally],
+    traces: Iterable[TraceView],
+    *,
+    profile: str = "default",
+) -> str:
+    """The whole page as one string (`html_parts` gives it piece by piece)."""
+    return "".join(html_parts(header, tallies, traces, profile=profile))
+
+
+def html_parts(
+    header: PageHeader,
+    tallies: Sequence[RuleTally],
+    traces: Iterable[TraceView],
+    *,
+    profile: str = "default",
+) -> Iterator[str]:
+    """The page in pieces: the head and header, the rules, then one trace at a time (so that
+    a page of many traces holds one trace's drawing in memory)."""
+    clean = Cleaner(profile)
+    yield head()
+    yield header_section(header, clean)
+    yield rules_section(tallies, clean)
+    for number, view in enumerate(traces):
+        yield trace_section(view, number, clean)
+    yield "</main>\n</body>\n</html>\n"

@@ -1,0 +1,282 @@
+"""The sections of the HTML report: head and style, header, rules, one section per trace.
+
+Every string from a trace or a contract passes through a `Cleaner` (the redactor, then control
+characters shown as escapes, then HTML escaping); ids (trace and span ids) are only escaped.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import html
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from tracecheck.report.model import RuleTally
+from tracecheck.report.safe import printable, shorten
+from tracecheck.report.timeline import Timeline
+from tracecheck.verdict import Violation
+
+if TYPE_CHECKING:
+    from tracecheck.report.charts import Mark
+    from tracecheck.report.html import PageHeader, TraceView
+
+__all__ = ["Cleaner", "head", "header_section", "rules_section", "trace_section"]
+
+_NOTE_CHARS = 60  # of a violation's words beside its bar; the list below the chart has them all
+_NAME_CHARS = 60  # of a span's name in the waterfall's label column
+_KINDS = (("agent", "agent"), ("model", "model call"), ("tool", "tool call"), ("other", "other"))
+
+# No fetch of any kind: a page that names a network address by mistake still loads nothing.
+_POLICY = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
+_STYLE = """
+body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; color: #222;
+       margin: 0; background: #fafafa; }
+main { max-width: 1400px; margin: 0 auto; padding: 1.5em; }
+h1 { font-size: 1.5em; margin: 0 0 .5em; } h2 { font-size: 1.2em; margin: 1.6em 0 .4em; }
+h3 { font-size: 1em; margin: 1em 0 .3em; }
+section, header { background: #fff; border: 1px solid #e2e2e2; border-radius: 6px;
+                  padding: 1em 1.2em; margin-bottom: 1.2em; }
+dl { display: grid; grid-template-columns: max-content 1fr; gap: .2em 1em; margin: 0; }
+dt { color: #666; } dd { margin: 0; }
+.status { display: inline-block; padding: .05em .5em; border-radius: 4px; color: #fff;
+          font-size: .8em; vertical-align: middle; }
+.status.pass { background: #3a9d5d; } .status.fail { background: #d62728; }
+.status.error { background: #b8860b; } .status.skipped { background: #999; }
+table { border-collapse: collapse; margin: .5em 0 1em; }
+th, td { border-bottom: 1px solid #eee; padding: .25em .8em; text-align: left; }
+td.n { text-align: right; font-variant-numeric: tabular-nums; }
+figure { margin: .5em 0; overflow-x: auto; }
+figure svg { max-width: 100%; height: auto; }
+.legend span { display: inline-block; margin-right: 1.2em; }
+.legend i { display: inline-block; width: .9em; height: .9em; margin-right: .3em;
+            vertical-align: -.1em; border-radius: 2px; }
+code { font-size: .92em; } .muted { color: #666; }
+ul.violations li { margin: .2em 0; } .rule { font-weight: 600; color: #b21f1f; }
+"""
+
+
+class Cleaner:
+    """Strings made fit to draw: redacted with one profile (many at once, in one pass of the
+    redactor), controls shown as escapes, very long ones shortened."""
+
+    def __init__(self, profile: str) -> None:
+        self.profile = profile
+
+    def all(self, texts: Sequence[str | None], limit: int = 300) -> list[str]:
+        from redact import redact
+
+        redacted: list[str | None] = redact(list(texts), profile=self.profile).value
+        return [shorten(printable(text or ""), limit) for text in redacted]
+
+    def html(self, text: str | None, limit: int = 300) -> str:
+        """One string, cleaned and escaped for HTML."""
+        return html.escape(self.all([text], limit)[0])
+
+
+def _id(text: str | None) -> str:
+    """An id (trace, span): escaped, not redacted."""
+    return html.escape(shorten(printable(text or "(no id)"), 80))
+
+
+def head() -> str:
+    return (
+        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        f'<meta http-equiv="Content-Security-Policy" content="{_POLICY}">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        "<title>tracecheck report</title>\n"
+        f"<style>{_STYLE}</style>\n</head>\n<body>\n<main>\n"
+    )
+
+
+def _status(status: str) -> str:
+    return f'<span class="status {html.escape(status)}">{html.escape(status.upper())}</span>'
+
+
+def header_section(header: PageHeader, clean: Cleaner) -> str:
+    inputs = clean.all(header.inputs)
+    contracts = clean.all(header.contracts)
+    counts = ", ".join(f"{n} {html.escape(status)}" for status, n in header.verdicts) or "none"
+    rows = []
+    if header.created is not None:
+        rows.append(("Created", html.escape(header.created)))
+    rows.append(("Inputs", "<br>".join(f"<code>{html.escape(t)}</code>" for t in inputs)))
+    rows.append(("Contracts", "<br>".join(f"<code>{html.escape(t)}</code>" for t in contracts)))
+    rows.append(("Traces", str(header.traces)))
+    rows.append(("Verdicts", counts))
+    if header.unread:
+        unread = "<br>".join(html.escape(t) for t in clean.all(header.unread))
+        rows.append(("Not read", unread))
+    items = "".join(f"<dt>{name}</dt><dd>{value}</dd>" for name, value in rows)
+    return (
+        f"<header>\n<h1>tracecheck report {_status(header.status)}</h1>\n"
+        f"<dl>{items}</dl>\n</header>\n"
+    )
+
+
+def rules_section(tallies: Sequence[RuleTally], clean: Cleaner) -> str:
+    from tracecheck.report.charts import rule_chart
+
+    if not tallies:
+        return '<section id="rules">\n<h2>Rules</h2>\n<p>No rule was checked.</p>\n</section>\n'
+    names = clean.all([t.contract for t in tallies] + [t.rule for t in tallies], 120)
+    contracts, rules = names[: len(tallies)], names[len(tallies) :]
+    several = len(set(contracts)) > 1
+    labels = [f"{c}: {r}" if several else r for c, r in zip(contracts, rules, strict=True)]
+    rows = "".join(
+        f"<tr><td>{html.escape(c)}</td><td>{html.escape(r)}</td><td class=n>{t.passed}</td>"
+        f"<td class=n>{t.failed}</td><td class=n>{t.errors}</td><td class=n>{t.skipped}</td>"
+        f"<td class=n>{t.failure_rate:.1%}</td></tr>"
+        for t, c, r in zip(tallies, contracts, rules, strict=True)
+    )
+    table = (
+        "<table><thead><tr><th>Contract</th><th>Rule</th><th>Passed</th><th>Failed</th>"
+        "<th>Could not be evaluated</th><th>Skipped</th><th>Failure rate</th></tr></thead>"
+        f"<tbody>{rows}</tbody></table>"
+    )
+    chart = rule_chart(tallies, [shorten(label, 70) for label in labels])
+    return (
+        f'<section id="rules">\n<h2>Rules</h2>\n{table}\n'
+        f'<figure class="rules-chart">{chart}</figure>\n</section>\n'
+    )
+
+
+def trace_section(view: TraceView, number: int, clean: Cleaner) -> str:
+    from tracecheck.report.charts import waterfall
+
+    timeline = _cleaned(view.timeline, clean)
+    found = _violations(view)
+    drawn = {bar.span_id for bar in timeline.bars if bar.span_id}
+    marks = _marks(found, drawn, clean)
+    verdicts = "".join(
+        f"<li>{html.escape(name)}: {_status(v.status)} "
+        f'<span class="muted">{html.escape(printable(v.notes))}</span></li>'
+        for v, name in zip(
+            view.verdicts, clean.all([v.contract for v in view.verdicts]), strict=True
+        )
+    )
+    left_out = (
+        f'<p class="muted">{timeline.left_out} more span(s) are not drawn: the waterfall shows '
+        f"the first {len(timeline.bars)} of {timeline.spans} in tree order.</p>\n"
+        if timeline.left_out
+        else ""
+    )
+    chart = waterfall(timeline, marks) if timeline.bars else "<p>No span to draw.</p>"
+    return (
+        f'<section class="trace" id="trace-{number}">\n'
+        f"<h2>trace <code>{_id(view.timeline.trace_id)}</code></h2>\n"
+        f'<p class="muted">{clean.html(view.source)} · {timeline.spans} span(s)</p>\n'
+        f'<ul>{verdicts}</ul>\n{_legend()}\n<figure class="waterfall">{chart}</figure>\n'
+        f"{left_out}{_listed(found, drawn, timeline, clean)}{_errors(view, clean)}</section>\n"
+    )
+
+
+def _cleaned(timeline: Timeline, clean: Cleaner) -> Timeline:
+    """The timeline with its names redacted again, with the page's profile, and shortened."""
+    texts: list[str | None] = []
+    for bar in timeline.bars:
+        texts.extend((bar.name, bar.tool, bar.model))
+    names = clean.all(texts, _NAME_CHARS)
+    bars = tuple(
+        dataclasses.replace(
+            bar,
+            name=names[3 * row],
+            tool=names[3 * row + 1] if bar.tool is not None else None,
+            model=names[3 * row + 2] if bar.model is not None else None,
+        )
+        for row, bar in enumerate(timeline.bars)
+    )
+    return dataclasses.replace(timeline, bars=bars)
+
+
+Found = list[tuple[str, str, Violation]]  # (contract, rule label, violation)
+
+
+def _violations(view: TraceView) -> Found:
+    return [
+        (verdict.contract, rule.label, violation)
+        for verdict in view.verdicts
+        for rule in verdict.rules
+        if rule.status == "fail"
+        for violation in rule.violations
+    ]
+
+
+def _marks(found: Found, drawn: set[str], clean: Cleaner) -> dict[str, Mark]:
+    """Per drawn span that broke a rule, the words beside its mark: each rule and detail."""
+    from tracecheck.report.charts import Mark
+
+    texts = clean.all([f"{label}: {v.detail}" for _, label, v in found], 1000)
+    words: dict[str, list[str]] = {}
+    for (_, _, violation), text in zip(found, texts, strict=True):
+        if violation.span_id in drawn:
+            words.setdefault(violation.span_id, []).append(text)
+    return {
+        span: Mark(span, "✗ " + shorten("; ".join(texts), _NOTE_CHARS))
+        for span, texts in words.items()
+    }
+
+
+def _listed(found: Found, drawn: set[str], timeline: Timeline, clean: Cleaner) -> str:
+    """Every violation in full: those on a drawn span, then those of no span (or of a span
+    beyond the cap), which the waterfall cannot mark."""
+    if not found:
+        return ""
+    names = {bar.span_id: bar.name for bar in timeline.bars if bar.span_id}
+    count = len(found)
+    texts = clean.all(
+        [c for c, _, _ in found]
+        + [label for _, label, _ in found]
+        + [v.detail for _, _, v in found],
+        2000,
+    )
+    on_spans, elsewhere = [], []
+    for row, (_, _, violation) in enumerate(found):
+        contract, label, detail = texts[row], texts[count + row], texts[2 * count + row]
+        rule = f'<span class="rule">{html.escape(label)}</span>'
+        line = (
+            f'{rule} <span class="muted">({html.escape(contract)})</span> — {html.escape(detail)}'
+        )
+        span = violation.span_id
+        if span in drawn:
+            name = html.escape(names.get(span, ""))
+            on_spans.append(f"<li>span <code>{_id(span)}</code> {name}: {line}</li>")
+        elif span is None:
+            elsewhere.append(f"<li>{line}</li>")
+        else:
+            elsewhere.append(f"<li>span <code>{_id(span)}</code> (not drawn): {line}</li>")
+    parts = []
+    if on_spans:
+        parts.append('<h3>Violations</h3>\n<ul class="violations">' + "".join(on_spans) + "</ul>")
+    if elsewhere:
+        parts.append(
+            '<h3>Violations not on a drawn span</h3>\n<ul class="violations">'
+            + "".join(elsewhere)
+            + "</ul>"
+        )
+    return "\n".join(parts) + "\n"
+
+
+def _errors(view: TraceView, clean: Cleaner) -> str:
+    """The rules that could not be evaluated, with why."""
+    broken = [
+        (rule.label, rule.error or "")
+        for v in view.verdicts
+        for rule in v.rules
+        if rule.status == "error"
+    ]
+    if not broken:
+        return ""
+    texts = clean.all([f"{label}: could not be evaluated: {error}" for label, error in broken])
+    items = "".join(f"<li>{html.escape(text)}</li>" for text in texts)
+    return f"<h3>Could not be evaluated</h3>\n<ul>{items}</ul>\n"
+
+
+def _legend() -> str:
+    from tracecheck.report.charts import KIND_COLORS, VIOLATION_COLOR
+
+    kinds = "".join(
+        f'<span><i style="background:{KIND_COLORS[kind]}"></i>{name}</span>'
+        for kind, name in _KINDS
+    )
+    mark = f'<span style="color:{VIOLATION_COLOR}">✗ violation</span>'
+    return f'<p class="legend">{kinds}{mark}</p>'
