@@ -15,7 +15,14 @@ if TYPE_CHECKING:
 
     from tracecheck.fleet.engine import InputOutcome
 
-__all__ = ["COLUMNS", "read_verdicts", "verdict_rows", "verdict_schema", "write_verdicts"]
+__all__ = [
+    "COLUMNS",
+    "VerdictWriter",
+    "read_verdicts",
+    "verdict_rows",
+    "verdict_schema",
+    "write_verdicts",
+]
 
 # (name, pyarrow type name, what it holds): the dataset's columns in order (docs/fleet.md).
 COLUMNS: tuple[tuple[str, str, str], ...] = (
@@ -83,29 +90,55 @@ def verdict_rows(outcome: InputOutcome) -> Iterator[dict[str, Any]]:
         }
 
 
+class VerdictWriter:
+    """Rows written to the Parquet file `path` (a local path or an fsspec URL) outcome by
+    outcome, in row groups, so memory holds one batch of rows at a time. Opening raises
+    OSError when the file cannot be written; the file is complete once the writer closes."""
+
+    def __init__(self, path: str, storage_options: dict[str, Any] | None = None) -> None:
+        import fsspec
+        import pyarrow.parquet as pq
+
+        self.schema = verdict_schema()
+        self.file = fsspec.open(path, "wb", **(storage_options or {})).open()
+        self.writer = pq.ParquetWriter(self.file, self.schema, compression="zstd")
+        self.batch: list[dict[str, Any]] = []
+
+    def add(self, outcome: InputOutcome) -> None:
+        self.batch.extend(verdict_rows(outcome))
+        if len(self.batch) >= _BATCH_ROWS:
+            self._flush()
+
+    def _flush(self) -> None:
+        import pyarrow as pa
+
+        self.writer.write_table(pa.Table.from_pylist(self.batch, self.schema))
+        self.batch = []
+
+    def close(self) -> None:
+        try:
+            self._flush()
+            self.writer.close()
+        finally:
+            self.file.close()
+
+    def __enter__(self) -> VerdictWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
 def write_verdicts(
     path: str, outcomes: Iterable[InputOutcome], storage_options: dict[str, Any] | None = None
-) -> Iterator[InputOutcome]:
-    """Every outcome passed on as its rows are written to the Parquet file `path` (a local
-    path or an fsspec URL), in row groups, so memory holds one batch of rows at a time. The
-    file is complete once the iteration ends."""
-    import fsspec
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    schema = verdict_schema()
-    batch: list[dict[str, Any]] = []
-    with (
-        fsspec.open(path, "wb", **(storage_options or {})) as out,
-        pq.ParquetWriter(out, schema, compression="zstd") as writer,
-    ):
+) -> int:
+    """Every outcome's rows written to the Parquet file `path`; how many inputs were written."""
+    count = 0
+    with VerdictWriter(path, storage_options) as writer:
         for outcome in outcomes:
-            batch.extend(verdict_rows(outcome))
-            if len(batch) >= _BATCH_ROWS:
-                writer.write_table(pa.Table.from_pylist(batch, schema))
-                batch = []
-            yield outcome
-        writer.write_table(pa.Table.from_pylist(batch, schema))
+            writer.add(outcome)
+            count += 1
+    return count
 
 
 def read_verdicts(path: str, storage_options: dict[str, Any] | None = None) -> pyarrow.Table:
