@@ -117,16 +117,14 @@ def _require(env: Environment, subject: str) -> None:
 
 
 def _check(args: argparse.Namespace, env: Environment) -> ExitCode:
+    import tempfile
+    from pathlib import Path
+
     from tracecheck.cli.check import load_contracts
-    from tracecheck.cli.inputs import failure_code
     from tracecheck.report.safe import printable
 
     contracts = load_contracts(env, args.contract)
     options = _options(env, args.storage_option)
-    failures: list[ReadFailure] = []
-    import tempfile
-    from pathlib import Path
-
     with tempfile.TemporaryDirectory(prefix="tracecheck-fleet-") as spare:
         target = args.verdicts or str(Path(spare) / "verdicts.parquet")
         with _writer(env, target, options) as writer:
@@ -134,25 +132,22 @@ def _check(args: argparse.Namespace, env: Environment) -> ExitCode:
                 writer.add(outcome)
                 for failure in outcome.failures:
                     env.error(printable(failure.message))
-                failures.extend(outcome.failures)
         summary = _summary(env, target, options)
-    code = {"pass": ExitCode.OK, "fail": ExitCode.FAILED, "error": ExitCode.USAGE}[summary.status]
-    code = max([code, *(failure_code(failure) for failure in failures)])
-    return max(code, _report(env, args, summary, options))
+    return max(_code(summary), _report(env, args, summary, options))
 
 
 def _summarize(args: argparse.Namespace, env: Environment) -> ExitCode:
-    from tracecheck.cli.inputs import failure_code
-    from tracecheck.report.model import ReadFailure
-
     options = _options(env, args.storage_option)
     summary = _summary(env, args.verdicts, options)
+    return max(_code(summary), _report(env, args, summary, options))
+
+
+def _code(summary: FleetSummary) -> ExitCode:
+    """The exit code `check` gives for the same verdicts and inputs not read."""
     code = {"pass": ExitCode.OK, "fail": ExitCode.FAILED, "error": ExitCode.USAGE}[summary.status]
     for item in summary.not_read:
-        kind = "ambiguous" if item.failure == "ambiguous" else "unreadable"
-        failure = ReadFailure(item.source, kind, item.message)
-        code = max(code, failure_code(failure))
-    return max(code, _report(env, args, summary, options))
+        code = max(code, ExitCode.AMBIGUOUS if item.failure == "ambiguous" else ExitCode.UNREADABLE)
+    return code
 
 
 def _report(
