@@ -55,7 +55,7 @@ def rule_lines(source: str | os.PathLike[str]) -> dict[str, int]:
         path = builtin_path(str(source)) if is_builtin(source) else Path(source)
         doc, _ = load_document(path)
         text = path.read_bytes().decode("utf-8-sig")
-    except (ContractError, OSError, UnicodeDecodeError):
+    except (ContractError, OSError, UnicodeDecodeError, ValueError):  # ValueError: a NUL
         return {}
     root = _compose(text)
     if root is None:

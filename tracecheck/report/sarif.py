@@ -239,7 +239,7 @@ def _log(
                 "toolExecutionNotifications": notifications,
             }
         ],
-        "originalUriBaseIds": {SRCROOT: {"uri": Path(root).as_uri().rstrip("/") + "/"}},
+        "originalUriBaseIds": {SRCROOT: {"uri": _file_uri(root).rstrip("/") + "/"}},
         "columnKind": "unicodeCodePoints",
         "results": [],
     }
@@ -316,9 +316,24 @@ def _artifact(source: str, root: str) -> dict[str, Any] | None:
     path = os.path.abspath(source)  # noqa: PTH100 (as `_base`)
     relative = os.path.relpath(path, root)
     if relative != os.pardir and not relative.startswith(os.pardir + os.sep):
-        posix = Path(relative).as_posix()
-        return {"uri": quote(os.fsencode(posix), safe="/"), "uriBaseId": SRCROOT}
-    return {"uri": Path(path).as_uri()}
+        return {"uri": quote(_bytes(Path(relative).as_posix()), safe="/"), "uriBaseId": SRCROOT}
+    return {"uri": _file_uri(path)}
+
+
+def _file_uri(path: str) -> str:
+    try:
+        return Path(path).as_uri()
+    except (UnicodeEncodeError, ValueError):  # a name no file system encoding can hold
+        return "file://" + quote(_bytes(path), safe="/")
+
+
+def _bytes(name: str) -> bytes:
+    """A file name's bytes, as the file system holds them (a lone surrogate: its UTF-8 form,
+    percent-encoded like the rest)."""
+    try:
+        return os.fsencode(name)
+    except UnicodeEncodeError:
+        return name.encode("utf-8", "surrogatepass")
 
 
 def _results(
