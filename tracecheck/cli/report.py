@@ -54,6 +54,7 @@ def run(args: argparse.Namespace, env: Environment) -> ExitCode:
     """`check` of the same inputs with `-q --html`, its GitHub outputs left to `check`."""
     from tracecheck.cli import check
 
+    require_report_extra(env, "report")
     parser = argparse.ArgumentParser(prog="tracecheck report", add_help=False)
     check.add_parser(parser)
     argv = [f"--contract={path}" for path in args.contract]

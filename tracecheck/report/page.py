@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import html
+import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -33,7 +34,7 @@ body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; color: 
        margin: 0; background: #fafafa; }
 main { max-width: 1400px; margin: 0 auto; padding: 1.5em; }
 h1 { font-size: 1.5em; margin: 0 0 .5em; } h2 { font-size: 1.2em; margin: 1.6em 0 .4em; }
-h3 { font-size: 1em; margin: 1em 0 .3em; }
+h3 { font-size: 1em; margin: 1em 0 .3em; } section > h2:first-child { margin-top: 0; }
 section, header { background: #fff; border: 1px solid #e2e2e2; border-radius: 6px;
                   padding: 1em 1.2em; margin-bottom: 1.2em; }
 dl { display: grid; grid-template-columns: max-content 1fr; gap: .2em 1em; margin: 0; }
@@ -205,15 +206,27 @@ def _marks(found: Found, drawn: set[str], clean: Cleaner) -> dict[str, Mark]:
     """Per drawn span that broke a rule, the words beside its mark: each rule and detail."""
     from tracecheck.report.charts import Mark
 
-    texts = clean.all([f"{label}: {v.detail}" for _, label, v in found], 1000)
+    texts = clean.all([f"{label}: {_unplaced(v)}" for _, label, v in found], 1000)
     words: dict[str, list[str]] = {}
     for (_, _, violation), text in zip(found, texts, strict=True):
         if violation.span_id in drawn:
             words.setdefault(violation.span_id, []).append(text)
     return {
-        span: Mark(span, "✗ " + shorten("; ".join(texts), _NOTE_CHARS))
+        span: Mark(span, "✗ " + _clipped("; ".join(texts), _NOTE_CHARS))
         for span, texts in words.items()
     }
+
+
+_SPAN_REF = re.compile(r'^span \S+ (?:\("(?:[^"\\]|\\.)*"\) )?')
+
+
+def _unplaced(violation: Violation) -> str:
+    """A violation's words without the span they name first: the mark stands on that span."""
+    return _SPAN_REF.sub("", violation.detail) if violation.span_id else violation.detail
+
+
+def _clipped(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _listed(found: Found, drawn: set[str], timeline: Timeline, clean: Cleaner) -> str:
