@@ -500,3 +500,21 @@ def test_any_verdicts_validate(items: list[CheckedTrace], failures: list[ReadFai
         for rule in item.verdict.rules
     )
     assert len(run["results"]) == expected
+
+
+def test_one_trace_given_twice_gives_two_alerts(tmp_path: Path) -> None:
+    sarif = tmp_path / "out.sarif"
+    binary = recorded("forbidden").replace(".otlp.jsonl", ".otlp.pb")
+    args = [
+        "check",
+        recorded("forbidden"),
+        binary,
+        "--contract",
+        REFUND_DESK,
+        "--sarif",
+        str(sarif),
+    ]
+    assert main([*args, "-q"]) == ExitCode.FAILED
+    results = assert_valid(sarif_of(sarif))["results"]
+    assert [result["properties"]["spanId"] for result in results] == ["4b1b907d90c3da97"] * 2
+    assert len({result["partialFingerprints"][FINGERPRINT] for result in results}) == 2

@@ -12,9 +12,9 @@ current directory, with `uriBaseId: %SRCROOT%`, when it lies below it; a `file:`
 at the rule's line (`tracecheck.contract.places`); a ready-made contract (`builtin:NAME`), or
 one that came from no file, only by a logical location. The trace file is a related location,
 and the trace id, span id and file are properties. `partialFingerprints` hold a hash of the
-rule, trace, span and argument pointer, so that a viewer knows the same violation in the next
-run. Inputs that could not be read are notifications of the invocation, which is then not
-`executionSuccessful`, nor is it when a rule could not be evaluated.
+rule, trace file, trace, span and argument pointer, so that a viewer knows the same violation
+in the next run. Inputs that could not be read are notifications of the invocation, which is
+then not `executionSuccessful`, nor is it when a rule could not be evaluated.
 
 Nothing is read from the trace beyond what the other reports print: ids, the violation's prose
 (written to hold names, never values), tool names, argument pointers and file names. Recorded
@@ -403,11 +403,13 @@ class _Place:
         return location
 
     def _fingerprint(self, violation: Violation | None, text: str) -> str:
-        """The same violation in the next run: rule, trace, span and pointer; the prose only
-        where no span says which one it is."""
+        """The same violation in the next run: rule, trace file and id, span and pointer; the
+        prose only where no span says which one it is. (The file tells apart one trace given
+        twice, as JSON and as protobuf.)"""
         span_id = violation.span_id if violation else None
         parts = [
             self.rule.id,
+            self.item.files,
             self.item.verdict.trace_id or "",
             span_id or "",
             (violation.pointer or "") if violation else "",
