@@ -132,6 +132,11 @@ def test_usage_errors_exit_2_and_write_nothing(tmp_path: Path, run: tuple[str, s
     page = tmp_path / "page.html"
     assert _cli(["report", trace, "-o", str(page)])[0] == ExitCode.USAGE  # no --contract
     assert _cli(["report", trace, "--contract", contract])[0] == ExitCode.USAGE  # no -o
+    code, _, err = _cli(["report", trace, "--contract", contract, "-o", "-"])
+    assert code == ExitCode.USAGE
+    assert (
+        err == "tracecheck: error: -o needs a file: the page is read in a browser, not on stdout\n"
+    )
     code, _, err = _cli(["check", trace, "--contract", contract, "--html", "-"])
     assert code == ExitCode.USAGE
     assert (
@@ -249,3 +254,14 @@ def test_names_are_redacted_with_the_profile_asked_for(tmp_path: Path) -> None:
     for text in pages.values():
         assert "jane.doe@example.com" not in text and SECRET not in text
     assert "notify [REDACTED:email]" in pages["default"]
+
+
+def test_a_run_given_twice_gets_ids_of_its_own_on_one_page(tmp_path: Path) -> None:
+    first, second = write_run(tmp_path, "first.otlp.json"), write_run(tmp_path, "second.otlp.json")
+    contract, page = write_contract(tmp_path), tmp_path / "page.html"
+    assert _cli(["report", first, second, "--contract", contract, "-o", str(page)])[0] == 1
+    bars = page_ids(page.read_text(), "span")
+    assert len(bars) == 2 * SPANS and len(set(bars)) == 2 * SPANS
+    assert f"span-{FORBIDDEN_SPAN}-2" in bars
+    marks = page_ids(page.read_text(), "violation")
+    assert marks == [f"violation-{FORBIDDEN_SPAN}", f"violation-{FORBIDDEN_SPAN}-2"]

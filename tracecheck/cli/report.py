@@ -55,6 +55,9 @@ def run(args: argparse.Namespace, env: Environment) -> ExitCode:
     from tracecheck.cli import check
 
     require_report_extra(env, "report")
+    if args.output == "-":
+        env.error("-o needs a file: the page is read in a browser, not on stdout")
+        raise Stop(ExitCode.USAGE)
     parser = argparse.ArgumentParser(prog="tracecheck report", add_help=False)
     check.add_parser(parser)
     argv = [f"--contract={path}" for path in args.contract]

@@ -92,17 +92,19 @@ def _rule_chart(tallies: Sequence[RuleTally], labels: Sequence[str]) -> str:
     return _svg(figure)
 
 
-def waterfall(timeline: Timeline, marks: Mapping[str, Mark]) -> str:
+def waterfall(timeline: Timeline, marks: Mapping[str, Mark], used: set[str] | None = None) -> str:
     """One bar per span of `timeline` (its names redacted), placed by its start and end,
     indented by its depth in the tree and coloured by kind, labelled with its name, tool or
-    model, tokens and duration; each span of `marks` gets a violation mark and its words."""
+    model, tokens and duration; each span of `marks` gets a violation mark and its words.
+    `used` holds the ids the page already has (each new one is added): a span recorded in two
+    traces of one page (a run saved twice) still gets ids of its own."""
     import matplotlib
 
     with matplotlib.rc_context(_RC):
-        return _waterfall(timeline, marks)
+        return _waterfall(timeline, marks, set() if used is None else used)
 
 
-def _waterfall(timeline: Timeline, marks: Mapping[str, Mark]) -> str:
+def _waterfall(timeline: Timeline, marks: Mapping[str, Mark], used: set[str]) -> str:
     bars = timeline.bars
     figure, ax = _figure(len(bars), _BARS)
     end = max((bar.end_ns for bar in bars if bar.end_ns is not None), default=0) / 1e6
@@ -111,7 +113,6 @@ def _waterfall(timeline: Timeline, marks: Mapping[str, Mark]) -> str:
     labels = _row_transform(ax)
     label_x = (_LABELS[0] - _BARS[0]) / (_BARS[1] - _BARS[0])
     note_x = (_NOTES[0] - _BARS[0]) / (_BARS[1] - _BARS[0])
-    used: set[str] = set()
     after = {dx: _points_right(ax, figure, dx) for dx in (3, 9)}
     for row, bar in enumerate(bars):
         start, width = _extent(bar, scale)

@@ -96,9 +96,10 @@ def html_parts(
     """The page in pieces: the head and header, the rules, then one trace at a time (so that
     a page of many traces holds one trace's drawing in memory)."""
     clean = Cleaner(profile)
+    used: set[str] = set()  # the SVG ids given so far: unique over the whole page
     yield head()
     yield header_section(header, clean)
     yield rules_section(tallies, clean)
     for number, view in enumerate(traces):
-        yield trace_section(view, number, clean)
+        yield trace_section(view, number, clean, used)
     yield "</main>\n</body>\n</html>\n"

@@ -141,7 +141,8 @@ def rules_section(tallies: Sequence[RuleTally], clean: Cleaner) -> str:
     )
 
 
-def trace_section(view: TraceView, number: int, clean: Cleaner) -> str:
+def trace_section(view: TraceView, number: int, clean: Cleaner, used: set[str]) -> str:
+    """One trace's section; `used` holds the SVG ids the page already has."""
     from tracecheck.report.charts import waterfall
 
     timeline = _cleaned(view.timeline, clean)
@@ -161,7 +162,7 @@ def trace_section(view: TraceView, number: int, clean: Cleaner) -> str:
         if timeline.left_out
         else ""
     )
-    chart = waterfall(timeline, marks) if timeline.bars else "<p>No span to draw.</p>"
+    chart = waterfall(timeline, marks, used) if timeline.bars else "<p>No span to draw.</p>"
     return (
         f'<section class="trace" id="trace-{number}">\n'
         f"<h2>trace <code>{_id(view.timeline.trace_id)}</code></h2>\n"
