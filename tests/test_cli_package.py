@@ -110,6 +110,7 @@ def test_every_command_is_a_module_with_options_and_a_run() -> None:
     names = [name for name, _ in COMMANDS]
     assert names == [
         "check",
+        "report",
         "show",
         "lint",
         "explain",
