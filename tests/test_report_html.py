@@ -265,3 +265,13 @@ def test_a_run_given_twice_gets_ids_of_its_own_on_one_page(tmp_path: Path) -> No
     assert f"span-{FORBIDDEN_SPAN}-2" in bars
     marks = page_ids(page.read_text(), "violation")
     assert marks == [f"violation-{FORBIDDEN_SPAN}", f"violation-{FORBIDDEN_SPAN}-2"]
+
+
+def test_a_trace_with_no_timing_draws_its_tree_without_a_made_up_time_axis(tmp_path: Path) -> None:
+    stream = str(FIXTURES / "claude" / "refund-stream.jsonl")
+    page = tmp_path / "page.html"
+    no_shell = str(ROOT / "contracts" / "no-shell.yaml")
+    assert _cli(["report", stream, "--contract", no_shell, "-o", str(page)])[0] == ExitCode.OK
+    text = page.read_text()
+    assert len(page_ids(text, "span")) == 11
+    assert "the bars show the tree only" in text and "milliseconds from" not in text

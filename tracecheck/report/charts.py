@@ -132,7 +132,11 @@ def _waterfall(timeline: Timeline, marks: Mapping[str, Mark], used: set[str]) ->
         ax.text(start + width, row, _facts(bar), transform=beside, va="center", color="#555555")
         if mark is not None:
             _mark(ax, mark, start + width, row, note_x, used)
-    ax.set_xlabel("milliseconds from the trace's first span")
+    if any(bar.duration_ns is not None for bar in bars):
+        ax.set_xlabel("milliseconds from the trace's first span")
+    else:  # no time to scale: an axis of milliseconds would be made up
+        ax.set_xticks([])
+        ax.set_xlabel("no span recorded its start and end: the bars show the tree only")
     return _svg(figure)
 
 
