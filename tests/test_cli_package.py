@@ -135,6 +135,7 @@ def _minimal(name: str) -> list[str]:
     """Arguments that parse for each command."""
     return {
         "check": ["check", "t.jsonl", "--contract", "c.json"],
+        "report": ["report", "t.jsonl", "--contract", "c.json", "-o", "report.html"],
         "show": ["show", "t.jsonl"],
         "lint": ["lint", "c.json"],
         "explain": ["explain", "c.json"],
