@@ -111,6 +111,7 @@ def test_every_command_is_a_module_with_options_and_a_run() -> None:
     assert names == [
         "check",
         "report",
+        "fleet",
         "show",
         "lint",
         "explain",
@@ -136,6 +137,7 @@ def _minimal(name: str) -> list[str]:
     return {
         "check": ["check", "t.jsonl", "--contract", "c.json"],
         "report": ["report", "t.jsonl", "--contract", "c.json", "-o", "report.html"],
+        "fleet": ["fleet", "summarize", "verdicts.parquet"],
         "show": ["show", "t.jsonl"],
         "lint": ["lint", "c.json"],
         "explain": ["explain", "c.json"],

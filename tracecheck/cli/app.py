@@ -17,6 +17,7 @@ from tracecheck.cli import (
     check,
     contracts,
     explain,
+    fleet,
     ingest,
     lint,
     proxy,
@@ -38,6 +39,7 @@ __all__ = ["build_parser", "main"]
 COMMANDS: tuple[tuple[str, ModuleType], ...] = (
     ("check", check),
     ("report", report),
+    ("fleet", fleet),
     ("show", show),
     ("lint", lint),
     ("explain", explain),

@@ -1,0 +1,341 @@
+"""Fleet checking: many inputs on Dask (a real scheduler and two workers as processes on
+127.0.0.1, and local worker processes), verdicts as Parquet rows equal to one-process `check`
+row for row, inputs in S3 (a local moto server), traces spread over files, workers that die,
+summaries and their comparison."""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("distributed", reason="the fleet extra is not installed")
+pq = pytest.importorskip("pyarrow.parquet", reason="the fleet extra is not installed")
+
+from fleet_support import (  # noqa: E402
+    CONTRACT,
+    DOOMED,
+    dask_cluster,
+    generated_fleet,
+    otlp_line,
+    rows_of_check_report,
+    rows_of_parquet,
+    run_spans,
+)
+
+from tracecheck.cli import Environment, ExitCode, main  # noqa: E402
+from tracecheck.fleet import check_many, compare, read_verdicts, summarize  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _main(argv: list[str]) -> tuple[int, str, str]:
+    stdout, stderr = io.StringIO(), io.StringIO()
+    env = Environment(io.TextIOWrapper(io.BytesIO()), stdout, stderr, {})
+    code = main(argv, env=env)
+    return code, stdout.getvalue(), stderr.getvalue()
+
+
+@pytest.fixture
+def fleet(tmp_path: Path) -> tuple[Path, Path]:
+    """A directory of 24 generated runs, a README and a broken file; and the contract."""
+    runs = tmp_path / "runs"
+    generated_fleet(runs, 24)
+    (runs / "README.md").write_text("# runs of the nightly suite\n")
+    (runs / "run-9999.otlp.jsonl").write_text('{"resourceSpans": [{"scopeSpans": 5}]}\n')
+    contract = tmp_path / "payments.json"
+    contract.write_text(CONTRACT)
+    return runs, contract
+
+
+def _check_rows(tmp_path: Path, inputs: list[str], contract: Path) -> tuple[int, list[Any]]:
+    report = tmp_path / "check.json"
+    code, _, _ = _main(["check", *inputs, "--contract", str(contract), "--json", str(report), "-q"])
+    return code, rows_of_check_report(json.loads(report.read_text()))
+
+
+def test_verdicts_on_a_real_scheduler_and_two_workers_equal_one_process_check(
+    tmp_path: Path, fleet: tuple[Path, Path]
+) -> None:
+    runs, contract = fleet
+    expected_code, expected = _check_rows(tmp_path, [str(runs)], contract)
+    verdicts = tmp_path / "verdicts.parquet"
+    with dask_cluster(tmp_path) as address:
+        code, out, err = _main(
+            ["fleet", "check", str(runs), "--contract", str(contract), "--scheduler", address,
+             "-o", str(verdicts)]
+        )  # fmt: skip
+    assert rows_of_parquet(verdicts) == expected
+    assert code == expected_code == ExitCode.UNREADABLE  # the broken file; failing runs too
+    assert "run-9999.otlp.jsonl" in err
+    table = pq.read_table(verdicts)
+    unread = [row for row in table.to_pylist() if row["failure"] is not None]
+    assert [(r["source"], r["status"], r["failure"]) for r in unread] == [
+        (str(runs / "run-9999.otlp.jsonl"), "error", "unreadable")
+    ]
+    assert "tools.maxCallsPerTool[issue_refund]" in out and "worst traces:" in out
+
+
+def test_check_on_a_scheduler_reports_as_one_process(
+    tmp_path: Path, fleet: tuple[Path, Path]
+) -> None:
+    runs, contract = fleet
+    one = tmp_path / "one.json"
+    many = tmp_path / "many.json"
+    code_one, out_one, err_one = _main(
+        ["check", str(runs), "--contract", str(contract), "--json", str(one)]
+    )
+    with dask_cluster(tmp_path) as address:
+        code, out, err = _main(
+            [
+                "check",
+                str(runs),
+                "--contract",
+                str(contract),
+                "--json",
+                str(many),
+                "--scheduler",
+                address,
+            ]
+        )
+    assert (code, out, err) == (code_one, out_one, err_one)
+    assert json.loads(many.read_text()) == json.loads(one.read_text())
+
+
+def test_local_worker_processes_give_the_rows_of_one_process(
+    tmp_path: Path, fleet: tuple[Path, Path]
+) -> None:
+    runs, contract = fleet
+    _, expected = _check_rows(tmp_path, [str(runs)], contract)
+    verdicts = tmp_path / "v.parquet"
+    code, _, _ = _main(
+        ["fleet", "check", str(runs), "--contract", str(contract), "-j", "2", "-o", str(verdicts)]
+    )
+    assert code == ExitCode.UNREADABLE
+    assert rows_of_parquet(verdicts) == expected
+
+
+def test_inputs_in_s3_are_checked_as_local_files(tmp_path: Path, fleet: tuple[Path, Path]) -> None:
+    moto_server = pytest.importorskip("moto.server", reason="moto is not installed")
+    s3fs = pytest.importorskip("s3fs", reason="s3fs is not installed")
+    runs, contract = fleet
+    _, expected = _check_rows(tmp_path, [str(runs)], contract)
+    server = moto_server.ThreadedMotoServer(ip_address="127.0.0.1", port=0)
+    server.start()
+    try:
+        host, port = server.get_host_and_port()
+        options = {"endpoint_url": f"http://{host}:{port}", "key": "testing", "secret": "testing"}
+        fs = s3fs.S3FileSystem(**options)
+        fs.mkdir("nightly")
+        fs.put(str(runs) + "/", "nightly/runs/", recursive=True)
+        flags = [f"--storage-option={k}={v}" for k, v in options.items()]
+        verdicts = tmp_path / "s3.parquet"
+        with dask_cluster(tmp_path) as address:
+            code, _, err = _main(
+                ["fleet", "check", "s3://nightly/runs/", "--contract", str(contract),
+                 "--scheduler", address, "-o", str(verdicts), *flags]
+            )  # fmt: skip
+        check_json = tmp_path / "s3-check.json"
+        check_code, _, _ = _main(
+            [
+                "check",
+                "s3://nightly/runs",
+                "--contract",
+                str(contract),
+                "--json",
+                str(check_json),
+                *flags,
+            ]
+        )
+    finally:
+        server.stop()
+    local = str(runs)
+    as_local = [
+        (row[0].replace("s3://nightly/runs", local), *row[1:]) for row in rows_of_parquet(verdicts)
+    ]
+    assert as_local == expected
+    assert code == check_code == ExitCode.UNREADABLE
+    assert "s3://nightly/runs/run-9999.otlp.jsonl" in err and "tracecheck-fleet-" not in err
+    via_check = rows_of_check_report(json.loads(check_json.read_text()))
+    assert [(row[0].replace("s3://nightly/runs", local), *row[1:]) for row in via_check] == expected
+
+
+def test_a_trace_spread_over_files_is_judged_whole(
+    tmp_path: Path, fleet: tuple[Path, Path]
+) -> None:
+    """Two refunds of one run, saved in two files: each file alone holds one refund and would
+    pass `maxCallsPerTool[issue_refund]: 1`; the fleet reads them together and fails it."""
+    _, contract = fleet
+    runs = tmp_path / "spread"
+    runs.mkdir()
+    trace_id = "ab" * 16
+    spans = run_spans(trace_id, ["lookup_order", "issue_refund", "issue_refund"])
+    (runs / "a.otlp.jsonl").write_text(otlp_line(spans[:4]) + "\n")
+    (runs / "b.otlp.jsonl").write_text(otlp_line(spans[4:]) + "\n")
+    outcomes = list(check_many([str(runs)], [str(contract)]))
+    verdicts = [checked.verdict for outcome in outcomes for checked in outcome.checked()]
+    assert len(verdicts) == 1 and verdicts[0].trace_id == trace_id
+    statuses = {rule.label: rule.status for rule in verdicts[0].rules}
+    assert statuses["tools.maxCallsPerTool[issue_refund]"] == "fail"
+    _, expected = _check_rows(tmp_path, [str(runs)], contract)
+    target = tmp_path / "spread.parquet"
+    code, _, _ = _main(
+        ["fleet", "check", str(runs), "--contract", str(contract), "-j", "1", "-o", str(target)]
+    )
+    assert code == ExitCode.FAILED and rows_of_parquet(target) == expected
+
+
+def test_a_worker_that_dies_fails_its_input_and_the_rest_go_on(
+    tmp_path: Path, fleet: tuple[Path, Path]
+) -> None:
+    from distributed import Client
+    from fleet_support import dying_check
+
+    from tracecheck.contract import compile_contract
+    from tracecheck.fleet.engine import outcomes, runner
+    from tracecheck.fleet.plan import plan
+    from tracecheck.fleet.task import Work
+
+    runs, contract = fleet
+    (runs / "run-0005.otlp.jsonl").write_text(otlp_line(run_spans(DOOMED, ["lookup_order"])) + "\n")
+    work = Work((compile_contract(str(contract)),), check=dying_check)
+    # One task at a time per worker, and none retried: only the task that kills its worker
+    # is lost with it (others queued on that worker would be retried elsewhere anyway).
+    allowed = {
+        "DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES": "0",
+        "DASK_DISTRIBUTED__SCHEDULER__WORKER_SATURATION": "1.0",
+    }
+    with (
+        dask_cluster(tmp_path, environ=allowed) as address,
+        Client(address) as client,
+        runner(work, client=client) as run,
+    ):
+        (outcome,) = outcomes(run, work, plan([str(runs)], workers=2))
+    failed = [f for f in outcome.failures if "run-0005" in f.source]
+    assert len(failed) == 1
+    assert failed[0].message.endswith("could not be checked: internal error: KilledWorker")
+    checked = {trace.trace_id for trace in outcome.traces}
+    assert DOOMED not in checked and len(checked) == 24 - 1 + 3  # four files hold two runs
+
+
+def test_summaries_compare_two_runs_of_a_suite(tmp_path: Path, fleet: tuple[Path, Path]) -> None:
+    runs, contract = fleet
+    before, after = tmp_path / "before.parquet", tmp_path / "after.parquet"
+    (runs / "run-9999.otlp.jsonl").unlink()
+    calm = tmp_path / "calm"
+    calm.mkdir()
+    for path in sorted(runs.glob("*.jsonl")):
+        if "run_shell" not in path.read_text():
+            shutil.copy(path, calm / path.name)
+    assert _main(
+        ["fleet", "check", str(calm), "--contract", str(contract), "-j", "1", "-o", str(before)]
+    )[0] in (0, 1)
+    _main(["fleet", "check", str(runs), "--contract", str(contract), "-j", "1", "-o", str(after)])
+    code, out, _ = _main(
+        [
+            "fleet",
+            "summarize",
+            str(after),
+            "--baseline",
+            str(before),
+            "--json",
+            str(tmp_path / "s.json"),
+        ]
+    )
+    assert code == ExitCode.FAILED
+    assert "started failing: payments / tools.forbidden[run_shell] (0.0% → " in out
+    report = json.loads((tmp_path / "s.json").read_text())
+    assert report["version"] == 1
+    assert {c["rule"] for c in report["changes"] if c["change"] == "started failing"} == {
+        "tools.forbidden[run_shell]"
+    }
+    library = compare(summarize(read_verdicts(str(after))), summarize(read_verdicts(str(before))))
+    assert [c.change for c in library if c.rule == "tools.forbidden[run_shell]"] == [
+        "started failing"
+    ]
+
+
+def test_the_summary_counts_every_rule_outcome(tmp_path: Path, fleet: tuple[Path, Path]) -> None:
+    runs, contract = fleet
+    target = tmp_path / "v.parquet"
+    _main(["fleet", "check", str(runs), "--contract", str(contract), "-j", "1", "-o", str(target)])
+    table = read_verdicts(str(target))
+    rows = [row for row in table.to_pylist() if row["rule"] is not None]
+    summary = summarize(table)
+    for tally in summary.tallies:
+        mine = [row["status"] for row in rows if row["rule"] == tally.rule]
+        assert (tally.passed, tally.failed, tally.errors) == (
+            mine.count("pass"), mine.count("fail"), mine.count("error")
+        )  # fmt: skip
+    assert summary.traces == len({(row["source"], row["trace_id"]) for row in rows})
+    assert summary.worst[0].rules_failed >= summary.worst[-1].rules_failed
+    assert [n.source for n in summary.not_read] == [str(runs / "run-9999.otlp.jsonl")]
+
+
+def test_globs_and_the_parquet_columns(tmp_path: Path, fleet: tuple[Path, Path]) -> None:
+    runs, contract = fleet
+    target = tmp_path / "v.parquet"
+    _code, _, _ = _main(
+        [
+            "fleet",
+            "check",
+            str(runs / "run-000*.otlp.jsonl"),
+            "--contract",
+            str(contract),
+            "-j",
+            "1",
+            "-o",
+            str(target),
+        ]
+    )
+    table = pq.read_table(target)
+    assert sorted({row["source"] for row in table.to_pylist()}) == [
+        str(runs / f"run-000{n}.otlp.jsonl") for n in range(10)
+    ]
+    types = {field.name: str(field.type) for field in table.schema}
+    assert types["violations"] == "int32" and types["tokens"] == "int64"
+    assert types["duration_ms"] == "double" and types["status"] == "string"
+    first = table.to_pylist()[0]
+    assert first["duration_ms"] == 1000.0 and first["model"] in ("gpt-4.1-mini", "gpt-4.1")
+    assert first["tokens"] in (320, 920, 5020) and first["spans"] >= 3
+
+
+def test_bad_verdicts_and_an_unreachable_scheduler_are_clear_errors(
+    tmp_path: Path, fleet: tuple[Path, Path]
+) -> None:
+    runs, contract = fleet
+    not_parquet = tmp_path / "v.parquet"
+    not_parquet.write_text("sk-not-a-secret-but-not-parquet either")
+    code, _out, err = _main(["fleet", "summarize", str(not_parquet)])
+    assert code == ExitCode.UNREADABLE
+    assert (
+        err
+        == f"tracecheck: error: {not_parquet}: cannot be read as Parquet verdicts (ArrowInvalid)\n"
+    )
+    other = tmp_path / "other.parquet"
+    import pyarrow as pa
+
+    pq.write_table(pa.table({"a": [1]}), other)
+    code, _, err = _main(["fleet", "summarize", str(other)])
+    assert code == ExitCode.UNREADABLE and "has no column source" in err
+    code, _, err = _main(
+        [
+            "fleet",
+            "check",
+            str(runs),
+            "--contract",
+            str(contract),
+            "--scheduler",
+            "tcp://127.0.0.1:9",
+        ]
+    )
+    assert code == ExitCode.USAGE
+    assert err.startswith(
+        "tracecheck: error: the Dask scheduler at tcp://127.0.0.1:9 cannot be reached"
+    )
+    code, _, err = _main(["fleet"])
+    assert code == ExitCode.USAGE and "fleet needs a command" in err
