@@ -339,3 +339,50 @@ def test_bad_verdicts_and_an_unreachable_scheduler_are_clear_errors(
     )
     code, _, err = _main(["fleet"])
     assert code == ExitCode.USAGE and "fleet needs a command" in err
+
+
+def test_the_fleet_page_draws_the_rules_and_the_worst_traces_and_sarif_validates(
+    tmp_path: Path, fleet: tuple[Path, Path]
+) -> None:
+    import re
+
+    from jsonschema import Draft4Validator
+
+    pytest.importorskip("matplotlib", reason="the report extra is not installed")
+    runs, contract = fleet
+    page, sarif, verdicts = (
+        tmp_path / "fleet.html",
+        tmp_path / "fleet.sarif",
+        tmp_path / "v.parquet",
+    )
+    code, _, _ = _main(
+        ["fleet", "check", str(runs), "--contract", str(contract), "-j", "1", "-o", str(verdicts),
+         "--html", str(page), "--sarif", str(sarif)]
+    )  # fmt: skip
+    assert code == ExitCode.UNREADABLE
+    rows = [row for row in pq.read_table(verdicts).to_pylist() if row["rule"] is not None]
+    text = page.read_text()
+    assert "http://" not in text and "https://" not in text
+    for rule in {row["rule"] for row in rows}:
+        assert rule in text  # every rule in the table
+    drawn = set(re.findall(r'id="span-([0-9a-f]{16})', text))
+    marked = set(re.findall(r'id="violation-([0-9a-f]{16})', text))
+    assert drawn and marked <= drawn  # the worst traces drawn, violations on their spans
+    traces = re.findall(r"<h2>trace <code>([0-9a-f]{32})", text)
+    bad: dict[str, int] = {}
+    for row in rows:
+        if row["status"] in ("fail", "error"):
+            bad[row["trace_id"]] = bad.get(row["trace_id"], 0) + 1
+    assert len(traces) == len(set(traces)) == min(10, len(bad))  # the ten worst, each once
+    cut = min(w.rules_failed for w in summarize(read_verdicts(str(verdicts))).worst)
+    assert all(bad[trace] >= cut for trace in traces)
+    schema = json.loads((ROOT / "tests" / "schemas" / "sarif-schema-2.1.0.json").read_text())
+    log = json.loads(sarif.read_text())
+    Draft4Validator(schema).validate(log)
+    failing = sum(row["violations"] for row in rows if row["status"] == "fail")
+    assert len([r for r in log["runs"][0]["results"] if r["kind"] == "fail"]) == failing
+    code, _, _ = _main(["fleet", "summarize", str(verdicts), "--html", str(tmp_path / "s.html")])
+    assert (
+        code == ExitCode.UNREADABLE
+        and "tools.forbidden[run_shell]" in (tmp_path / "s.html").read_text()
+    )

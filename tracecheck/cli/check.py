@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from tracecheck.report.spool import Records, Spool
     from tracecheck.verdict import Verdict
 
-__all__ = ["add_parser", "run", "timeline_profile", "visitor"]
+__all__ = ["add_parser", "html_arguments", "run", "timeline_profile", "visitor"]
 
 SUMMARY = "check traces against contracts"
 DESCRIPTION = (
@@ -45,7 +45,7 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
         metavar="PATH",
         help="write a SARIF 2.1.0 log (for GitHub code scanning) to PATH, or - for stdout",
     )
-    _html_arguments(parser)
+    html_arguments(parser)
     parser.add_argument(
         "--annotations",
         action="store_true",
@@ -211,7 +211,7 @@ def visitor(
     return visit
 
 
-def _html_arguments(parser: argparse.ArgumentParser) -> None:
+def html_arguments(parser: argparse.ArgumentParser) -> None:
     from tracecheck.cli.report import PROFILES
 
     parser.add_argument(

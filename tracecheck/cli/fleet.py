@@ -13,11 +13,15 @@ from tracecheck.cli.codes import EPILOG, PRECEDENCE, ExitCode, Stop
 from tracecheck.cli.environment import Environment
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from tracecheck.contract import Contract
     from tracecheck.fleet.engine import InputOutcome
     from tracecheck.fleet.summary import FleetSummary, RuleChange
+    from tracecheck.fleet.task import TraceResult
     from tracecheck.fleet.verdicts import VerdictWriter
-    from tracecheck.report.model import ReadFailure
+    from tracecheck.report.html import TraceView
+    from tracecheck.report.model import CheckedTrace, ReadFailure
     from tracecheck.report.spool import Records
 
 __all__ = ["add_parser", "fleet_inputs", "read_on_fleet", "run"]
@@ -67,6 +71,11 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
         "like calls no convention maps",
     )
     _summary_arguments(checking)
+    checking.add_argument(
+        "--sarif",
+        metavar="PATH",
+        help="write every violation as a SARIF 2.1.0 log (for code scanning) to PATH, or - for stdout",
+    )
     checking.set_defaults(fleet_run=_check)
     summarizing = commands.add_parser(
         "summarize", help="summarize Parquet verdicts, compared with a baseline's"
@@ -99,6 +108,9 @@ def _summary_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="PATH",
         help="write the summary as JSON (version 1) to PATH, or - for stdout",
     )
+    from tracecheck.cli.check import html_arguments
+
+    html_arguments(parser)
 
 
 def run(args: argparse.Namespace, env: Environment) -> ExitCode:
@@ -117,29 +129,136 @@ def _require(env: Environment, subject: str) -> None:
 
 
 def _check(args: argparse.Namespace, env: Environment) -> ExitCode:
+    import pickle
     import tempfile
+    from dataclasses import replace
     from pathlib import Path
 
     from tracecheck.cli.check import load_contracts
     from tracecheck.report.safe import printable
+    from tracecheck.report.spool import Records
 
+    if args.sarif == "-" and args.json == "-":
+        env.error("--sarif - and --json - both want stdout: send one of them to a file")
+        raise Stop(ExitCode.USAGE)
+    _require_page(env, args)
     contracts = load_contracts(env, args.contract)
     options = _options(env, args.storage_option)
+    failures: list[ReadFailure] = []
+    worst = _Worst()
+    kept = Records()
     with tempfile.TemporaryDirectory(prefix="tracecheck-fleet-") as spare:
         target = args.verdicts or str(Path(spare) / "verdicts.parquet")
         with _writer(env, target, options) as writer:
-            for outcome in _fleet(env, args, contracts, options):
+            for outcome in _fleet(env, args, contracts, options, failing_only=True):
                 writer.add(outcome)
                 for failure in outcome.failures:
                     env.error(printable(failure.message))
+                failures.extend(outcome.failures)
+                worst.offer(outcome.traces)
+                for checked in outcome.checked() if args.sarif else ():
+                    kept.append(
+                        pickle.dumps(replace(checked, timeline=None), pickle.HIGHEST_PROTOCOL)
+                    )
         summary = _summary(env, target, options)
-    return max(_code(summary), _report(env, args, summary, options))
+        if args.sarif:
+            from tracecheck.cli.output import write_parts
+            from tracecheck.report.sarif import sarif_parts
+
+            def spooled() -> Iterator[CheckedTrace]:
+                return (pickle.loads(data) for data in kept)
+
+            write_parts(env, args.sarif, sarif_parts(spooled, failures, contracts))
+    kept.close()
+    code = max(_code(summary), _report(env, args, summary, options))
+    _page(env, args, summary, worst.views(), [c.source or c.name for c in contracts])
+    return code
+
+
+class _Worst:
+    """The traces a fleet's page draws: the `WORST` with the most rules failed (then the most
+    violations), of those whose first verdict carries a timeline; earlier ones win ties."""
+
+    def __init__(self) -> None:
+        self.kept: list[tuple[tuple[int, int, int], TraceResult]] = []
+        self.seen = 0
+
+    def offer(self, traces: Iterable[TraceResult]) -> None:
+        import heapq
+
+        from tracecheck.fleet.summary import WORST
+
+        for trace in traces:
+            self.seen += 1
+            if not trace.checked or trace.checked[0].timeline is None:
+                continue
+            rules = [rule for c in trace.checked for rule in c.verdict.rules]
+            bad = sum(rule.status in ("fail", "error") for rule in rules)
+            violations = sum(len(rule.violations) for rule in rules)
+            item = ((bad, violations, -self.seen), trace)
+            if len(self.kept) < WORST:
+                heapq.heappush(self.kept, item)
+            else:
+                heapq.heappushpop(self.kept, item)
+
+    def views(self) -> list[TraceView]:
+        from tracecheck.report.html import TraceView
+
+        views = []
+        for _, trace in sorted(self.kept, key=lambda item: item[0], reverse=True):
+            first = trace.checked[0]
+            if first.timeline is not None:  # as `offer` kept only these
+                views.append(
+                    TraceView(first.timeline, first.files, tuple(c.verdict for c in trace.checked))
+                )
+        return views
+
+
+def _require_page(env: Environment, args: argparse.Namespace) -> None:
+    if args.html is not None:
+        from tracecheck.cli.report import refuse_stdout, require_report_extra
+
+        refuse_stdout(env, args.html)
+        require_report_extra(env, "--html")
+
+
+def _page(
+    env: Environment,
+    args: argparse.Namespace,
+    summary: FleetSummary,
+    traces: Sequence[TraceView],
+    contracts: Sequence[str],
+) -> None:
+    """The fleet's page: its rules as a table and a chart, then the worst traces drawn."""
+    if args.html is None:
+        return
+    from tracecheck.cli.output import encoded, write_parts
+    from tracecheck.cli.report import created
+    from tracecheck.report.html import PageHeader, html_parts
+
+    header = PageHeader(
+        status=summary.status,
+        inputs=tuple(getattr(args, "traces", None) or [args.verdicts]),
+        contracts=tuple(contracts),
+        traces=summary.traces,
+        verdicts=tuple(
+            (s, summary.verdicts[s]) for s in ("pass", "fail", "error") if summary.verdicts.get(s)
+        ),
+        unread=tuple(item.message for item in summary.not_read),
+        created=created(env),
+    )
+    parts = html_parts(header, summary.tallies, traces, profile=args.html_profile)
+    write_parts(env, args.html, encoded(parts))
 
 
 def _summarize(args: argparse.Namespace, env: Environment) -> ExitCode:
+    _require_page(env, args)
     options = _options(env, args.storage_option)
     summary = _summary(env, args.verdicts, options)
-    return max(_code(summary), _report(env, args, summary, options))
+    code = max(_code(summary), _report(env, args, summary, options))
+    contracts = sorted({tally.contract for tally in summary.tallies})
+    _page(env, args, summary, (), contracts)  # verdict rows hold no spans to draw
+    return code
 
 
 def _code(summary: FleetSummary) -> ExitCode:
@@ -208,9 +327,12 @@ def _fleet(
     args: argparse.Namespace,
     contracts: list[Contract],
     options: dict[str, Any],
+    *,
+    failing_only: bool = False,
 ) -> Iterator[InputOutcome]:
     """The outcomes of `args.traces`, on the cluster `args` names; a scheduler that cannot be
-    reached stops the command (exit 2)."""
+    reached stops the command (exit 2). With `--html`, traces carry timelines (only those
+    some contract did not pass, when `failing_only`)."""
     from tracecheck.cli.arguments import available_cores
     from tracecheck.fleet.engine import check_many
     from tracecheck.report.safe import printable
@@ -227,6 +349,8 @@ def _fleet(
             strict_capture=args.strict_capture,
             trace_id=args.trace_id,
             storage_options=options,
+            timelines=args.html_profile if args.html is not None else None,
+            failing_only=failing_only,
         )
     except (OSError, TimeoutError) as exc:
         if scheduler is None:

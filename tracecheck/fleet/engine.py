@@ -70,18 +70,24 @@ def check_many(
     strict_capture: bool = False,
     trace_id: str | None = None,
     storage_options: dict[str, Any] | None = None,
+    timelines: str | None = None,
+    failing_only: bool = False,
 ) -> Iterator[InputOutcome]:
     """Every trace of every input checked against every contract, input by input in the
     order given (a glob's matches in sorted order). Inputs are files, directories, globs or
     fsspec URLs (`s3://bucket/runs/`); contracts are compiled `Contract`s or what
     `compile_contract` takes. Work runs on `client` (a `distributed.Client`), on the Dask
-    scheduler at `scheduler`, on `jobs` local worker processes, or (jobs=1) here."""
+    scheduler at `scheduler`, on `jobs` local worker processes, or (jobs=1) here. With
+    `timelines` (a redaction profile), each trace's first verdict carries the timeline an HTML
+    page draws (only of traces some contract did not pass, when `failing_only`)."""
     work = Work(
         tuple(_compiled(contract) for contract in contracts),
         format,
         strict_capture,
         trace_id.strip().lower() if trace_id is not None else None,
         dict(storage_options or {}),
+        timelines=timelines,
+        failing_only=failing_only,
     )
     with runner(work, client=client, scheduler=scheduler, jobs=jobs) as run:
         yield from outcomes(

@@ -4,6 +4,7 @@ contract. What comes back is small: verdicts and a few facts per trace, never sp
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -47,6 +48,11 @@ class Work:
     wanted: str | None = None  # one trace id, as traces spell it
     storage_options: dict[str, Any] = field(default_factory=dict)
     check: Callable[..., Any] | None = None  # None: tracecheck.check.check
+    # The redaction profile of the timelines an HTML page draws (None: no page is drawn);
+    # the first verdict of a trace carries its timeline, of every trace or only of those
+    # some contract did not pass (`failing_only`: a fleet's page shows its worst traces).
+    timelines: str | None = None
+    failing_only: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,6 +148,12 @@ def _checked(trace: Trace, unit: Unit, work: Work, local: Staged) -> TraceResult
         )
         took = time.perf_counter() - started
         verdicts.append(CheckedTrace(source, contract.source, verdict, took, sources))
+    drawn = work.timelines is not None and verdicts
+    if drawn and (not work.failing_only or any(not v.verdict.ok for v in verdicts)):
+        from tracecheck.report.timeline import timeline_of
+
+        timeline = timeline_of(trace, profile=work.timelines or "default")
+        verdicts[0] = dataclasses.replace(verdicts[0], timeline=timeline)
     return TraceResult(trace.trace_id, trace_facts(trace), tuple(verdicts))
 
 
