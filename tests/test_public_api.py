@@ -21,6 +21,7 @@ import pytest
         "tracecheck.testing",
         "tracecheck.pytest_plugin",
         "tracecheck.show",
+        "tracecheck.fleet",
         "redact.shipping",
         "redact.shipping.signals",
     ],
@@ -92,6 +93,21 @@ def test_importing_the_shipping_wing_loads_no_server() -> None:
     code = (
         "import sys, redact.shipping; "
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('httpx', 'uvicorn')))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_importing_the_fleet_loads_no_dask_or_arrow() -> None:
+    """`tracecheck.fleet`'s names load on first use: `tracecheck --help` and the library pay
+    nothing for Dask, pyarrow or fsspec until a fleet is checked."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, tracecheck.fleet, tracecheck.cli.app; "
+        "print(sorted(m for m in sys.modules "
+        "if m.split('.')[0] in ('dask', 'distributed', 'pyarrow', 'fsspec')))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
