@@ -203,12 +203,9 @@ def test_a_worker_that_dies_fails_its_input_and_the_rest_go_on(
     runs, contract = fleet
     (runs / "run-0005.otlp.jsonl").write_text(otlp_line(run_spans(DOOMED, ["lookup_order"])) + "\n")
     work = Work((compile_contract(str(contract)),), check=dying_check)
-    # One task at a time per worker, and none retried: only the task that kills its worker
-    # is lost with it (others queued on that worker would be retried elsewhere anyway).
-    allowed = {
-        "DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES": "0",
-        "DASK_DISTRIBUTED__SCHEDULER__WORKER_SATURATION": "1.0",
-    }
+    # No task retried by Dask: a batch lost with its worker is retried unit by unit by the
+    # fleet itself, so only the unit that kills its worker fails.
+    allowed = {"DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES": "0"}
     with (
         dask_cluster(tmp_path, environ=allowed) as address,
         Client(address) as client,
@@ -386,3 +383,19 @@ def test_the_fleet_page_draws_the_rules_and_the_worst_traces_and_sarif_validates
         code == ExitCode.UNREADABLE
         and "tools.forbidden[run_shell]" in (tmp_path / "s.html").read_text()
     )
+
+
+def test_small_files_go_many_to_a_task_and_every_worker_gets_work() -> None:
+    from tracecheck.fleet.engine import BATCH_BYTES, BATCH_UNITS, batches
+    from tracecheck.fleet.task import Unit
+
+    def members(count: int, size: int) -> list[tuple[int, Unit]]:
+        return [(n, Unit(f"f{n}", None, (f"f{n}",), size=size)) for n in range(count)]
+
+    tiny = list(batches(members(10_000, 2_000), workers=2))
+    assert [len(batch) for batch in tiny[:3]] == [BATCH_UNITS] * 3
+    assert [n for batch in tiny for n, _ in batch] == list(range(10_000))  # in order, each once
+    few = list(batches(members(16, 2_000), workers=2))
+    assert len(few) == 8  # four tasks per worker at least
+    large = list(batches(members(6, BATCH_BYTES // 2 + 1), workers=1))
+    assert [len(batch) for batch in large] == [1] * 6

@@ -91,3 +91,46 @@ def test_the_page_in_chromium(driver: Any, tmp_path: Path, monkeypatch: pytest.M
     assert marks == [f"violation-{FORBIDDEN_SPAN}"]
     assert "tools.forbidden[run_shell]" in text  # the rule's label beside its mark
     assert SECRET not in text and SECRET not in driver.page_source
+
+
+def test_a_fleet_page_in_chromium(
+    driver: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`fleet check --html`: the rules of the whole fleet, then its worst traces drawn, each
+    bar a span of a drawn trace and each violation marked on a span of that trace."""
+    pq = pytest.importorskip("pyarrow.parquet", reason="the fleet extra is not installed")
+    from fleet_support import CONTRACT, generated_fleet
+
+    monkeypatch.chdir(tmp_path)
+    generated_fleet(tmp_path / "runs", 30)
+    (tmp_path / "payments.json").write_text(CONTRACT)
+    env = Environment.current(stdout=io.StringIO(), stderr=io.StringIO(), environ={})
+    argv = ["fleet", "check", "runs", "--contract", "payments.json", "-j", "1"]
+    assert main([*argv, "-o", "v.parquet", "--html", "fleet.html"], env=env) == ExitCode.FAILED
+
+    driver.get((tmp_path / "fleet.html").as_uri())
+    drawn = driver.execute_script(
+        "return Array.from(document.querySelectorAll('h2 code'), e => e.textContent)"
+    )
+    bars = driver.execute_script(
+        "return Array.from(document.querySelectorAll('[id^=\"span-\"]'), e => e.id)"
+    )
+    marks = driver.execute_script(
+        "return Array.from(document.querySelectorAll('[id^=\"violation-\"]'), e => e.id)"
+    )
+    errors = [entry for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    assert driver.save_screenshot(str(SCREENSHOTS / "fleet.png"))
+
+    rows = [row for row in pq.read_table(tmp_path / "v.parquet").to_pylist() if row["rule"]]
+    spans = {row["trace_id"]: row["spans"] for row in rows}
+    failing = {row["trace_id"] for row in rows if row["status"] != "pass"}
+    assert errors == []
+    assert len(drawn) == 10 and set(drawn) <= failing
+    assert len(bars) == sum(spans[trace] for trace in drawn)  # one bar per span drawn
+    on_spans = {
+        f"violation-{row['first_violating_span']}"
+        for row in rows
+        if row["trace_id"] in drawn and row["first_violating_span"]
+    }
+    assert on_spans <= set(marks) and set(marks) <= {b.replace("span-", "violation-") for b in bars}

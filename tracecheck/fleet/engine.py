@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from tracecheck.fleet.plan import Planned, plan
-from tracecheck.fleet.task import TraceResult, Unit, UnitResult, Work, check_unit, failed_unit
+from tracecheck.fleet.task import TraceResult, Unit, UnitResult, Work, check_units, failed_unit
 from tracecheck.report.model import CheckedTrace, ReadFailure
 
 if TYPE_CHECKING:
@@ -28,6 +28,9 @@ __all__ = ["InputOutcome", "Runner", "check_many", "runner"]
 # Tasks in flight per worker: enough to keep every worker busy while results are taken back
 # in order, few enough that a fleet of millions of files is not all queued at once.
 IN_FLIGHT_PER_WORKER = 8
+# How much one task checks at most: files are batched up to these many bytes or files.
+BATCH_BYTES = 8 << 20
+BATCH_UNITS = 64
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,7 +51,7 @@ class InputOutcome:
 
 
 class Pending(Protocol):
-    def result(self) -> UnitResult: ...
+    def result(self) -> Sequence[UnitResult]: ...
 
 
 class Runner(Protocol):
@@ -56,7 +59,7 @@ class Runner(Protocol):
 
     workers: int
 
-    def submit(self, unit: Unit) -> Pending: ...
+    def submit(self, units: tuple[Unit, ...]) -> Pending: ...
 
 
 def check_many(
@@ -98,34 +101,62 @@ def check_many(
 
 
 def outcomes(run: Runner, work: Work, planned: Sequence[Planned]) -> Iterator[InputOutcome]:
-    """Each planned input's outcome in order, its tasks submitted ahead of time."""
+    """Each planned input's outcome in order, its tasks submitted ahead of time in batches of
+    neighbouring units (`batches`)."""
     window = max(2, run.workers * IN_FLIGHT_PER_WORKER)
-    queue: deque[tuple[int, Unit, Pending]] = deque()
-    units = ((number, unit) for number, item in enumerate(planned) for unit in item.units)
-    done: list[UnitResult] = []
+    members = [(number, unit) for number, item in enumerate(planned) for unit in item.units]
+    pending_batches = iter(batches(members, run.workers))
+    queue: deque[tuple[list[tuple[int, Unit]], Pending]] = deque()
+    ready: deque[tuple[int, UnitResult]] = deque()
 
     def fill() -> None:
         while len(queue) < window:
-            item = next(units, None)
-            if item is None:
+            batch = next(pending_batches, None)
+            if batch is None:
                 return
-            queue.append((item[0], item[1], run.submit(item[1])))
+            queue.append((batch, run.submit(tuple(unit for _, unit in batch))))
 
     fill()
     for number, item in enumerate(planned):
-        while queue and queue[0][0] == number:
-            _, unit, pending = queue.popleft()
-            done.append(_result(unit, pending))
+        done: list[UnitResult] = []
+        while True:
+            while ready and ready[0][0] == number:
+                done.append(ready.popleft()[1])
+            if ready or not queue:  # the next results are a later input's, or none are left
+                break
+            batch, pending = queue.popleft()
+            units = [unit for _, unit in batch]
+            ready.extend(zip([n for n, _ in batch], _results(run, units, pending), strict=True))
             fill()
         yield _outcome(run, item, done)
-        done = []
 
 
-def _result(unit: Unit, pending: Pending) -> UnitResult:
+def batches(members: Sequence[tuple[int, Unit]], workers: int) -> Iterator[list[tuple[int, Unit]]]:
+    """`members` cut into runs of neighbours, each one task: Dask spends a few milliseconds on
+    every task, so small files go many to a task (up to `BATCH_BYTES` and `BATCH_UNITS`), but
+    never so many that a worker would wait for work (at least 4 tasks per worker)."""
+    cap = max(1, min(BATCH_UNITS, -(-len(members) // (max(1, workers) * 4))))
+    batch: list[tuple[int, Unit]] = []
+    size = 0
+    for member in members:
+        if batch and (len(batch) >= cap or size + member[1].size > BATCH_BYTES):
+            yield batch
+            batch, size = [], 0
+        batch.append(member)
+        size += member[1].size
+    if batch:
+        yield batch
+
+
+def _results(run: Runner, units: Sequence[Unit], pending: Pending) -> Sequence[UnitResult]:
+    """What a batch gave; when it was lost (a worker that died), each of its units again on
+    its own, so that only the unit that kills its worker fails and the rest go on."""
     try:
         return pending.result()
-    except Exception as exc:  # a worker that died or was lost: its unit fails, the rest go on
-        return failed_unit(unit, exc)
+    except Exception as exc:
+        if len(units) == 1:
+            return [failed_unit(units[0], exc)]
+        return [_results(run, [unit], run.submit((unit,)))[0] for unit in units]
 
 
 def _outcome(run: Runner, item: Planned, results: list[UnitResult]) -> InputOutcome:
@@ -174,7 +205,7 @@ def _regrouped(run: Runner, results: list[UnitResult]) -> list[UnitResult]:
         files = tuple(file for number in sorted(members) for file in results[number].unit.files)
         only = frozenset(t for t, numbers in spread.items() if set(numbers) <= members)
         unit = Unit(first.source, first.root, files, only=only)
-        again = _result(unit, run.submit(unit))
+        (again,) = _results(run, [unit], run.submit((unit,)))
         # Only the traces re-read count; what the files say alone is already in `kept`.
         kept[min(members)] = UnitResult(
             first,
@@ -221,28 +252,30 @@ class _Here:
     def __init__(self, work: Work) -> None:
         self.work = work
 
-    def submit(self, unit: Unit) -> Pending:
-        return _Deferred(lambda: check_unit(unit, self.work))
+    def submit(self, units: tuple[Unit, ...]) -> Pending:
+        return _Deferred(lambda: check_units(units, self.work))
 
 
 class _Deferred:
-    def __init__(self, compute: Callable[[], UnitResult]) -> None:
+    def __init__(self, compute: Callable[[], Sequence[UnitResult]]) -> None:
         self.compute = compute
 
-    def result(self) -> UnitResult:
+    def result(self) -> Sequence[UnitResult]:
         return self.compute()
 
 
 class _Dask:
-    """Tasks run by a Dask cluster's workers; the work is sent to each worker once."""
+    """Tasks run by a Dask cluster's workers."""
 
     def __init__(self, client: Any, work: Work) -> None:
         self.client = client
         self.workers = max(1, len(client.scheduler_info().get("workers", {})))
-        self.work = client.scatter(work, broadcast=True, hash=False)
+        # Sent with every task (a few kilobytes), not scattered once: scattered data lives only
+        # on workers, and when the workers holding it die, every task that needs it is lost.
+        self.work = work
 
-    def submit(self, unit: Unit) -> Pending:
-        future: Pending = self.client.submit(check_unit, unit, self.work, pure=False)
+    def submit(self, units: tuple[Unit, ...]) -> Pending:
+        future: Pending = self.client.submit(check_units, units, self.work, pure=False)
         return future
 
 

@@ -55,15 +55,21 @@ def plan(
 
 def _units(found: Any, format: str | None, workers: int) -> tuple[Unit, ...]:
     if found.root is not None:
-        return tuple(Unit(found.source, found.root, (file,)) for file in found.files)
+        return tuple(
+            Unit(found.source, found.root, (file,), size=size)
+            for file, size in zip(found.files, found.sizes, strict=True)
+        )
     (file,), (size,) = found.files, found.sizes
     parts = min(max(1, size // PART_BYTES), max(1, workers) * 2)
     if parts > 1 and not is_remote(file):
         from tracecheck.readers.by_trace import splits_by_trace
 
         if splits_by_trace(file, format):
-            return tuple(Unit(found.source, None, (file,), part=(k, parts)) for k in range(parts))
-    return (Unit(found.source, None, (file,)),)
+            share = size // parts
+            return tuple(
+                Unit(found.source, None, (file,), part=(k, parts), size=share) for k in range(parts)
+            )
+    return (Unit(found.source, None, (file,), size=size),)
 
 
 def _listing_problem(source: str, exc: BaseException) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -21,7 +21,15 @@ if TYPE_CHECKING:
     from tracecheck.fleet.facts import TraceFacts
     from tracecheck.spans import Trace
 
-__all__ = ["TraceResult", "Unit", "UnitResult", "Work", "check_unit", "failed_unit"]
+__all__ = [
+    "TraceResult",
+    "Unit",
+    "UnitResult",
+    "Work",
+    "check_unit",
+    "check_units",
+    "failed_unit",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,6 +44,7 @@ class Unit:
     files: tuple[str, ...]
     part: tuple[int, int] | None = None
     only: frozenset[str] | None = None
+    size: int = 0  # bytes, as listed: how tasks are batched
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +81,11 @@ class UnitResult:
     notes: tuple[str, ...] = ()
     read: int = 0  # traces read, the wanted one or not
     spans: int = 0
+
+
+def check_units(units: Sequence[Unit], work: Work) -> list[UnitResult]:
+    """`check_unit` of each unit, in order: one task of several small files."""
+    return [check_unit(unit, work) for unit in units]
 
 
 def check_unit(unit: Unit, work: Work) -> UnitResult:
