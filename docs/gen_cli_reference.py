@@ -155,21 +155,32 @@ def render() -> str:
     lines.append("")
     lines += options_table(parser)
     for name, summary, sub in commands:
-        lines += [f"## tracecheck {name}", "", f"*{_escape(summary)}*" if summary else "", ""]
-        lines += ["```text", usage(sub), "```", ""]
-        if sub.description:
-            lines += [_paragraphs(sub.description), ""]
-        lines += options_table(sub)
-        epilog = (sub.epilog or "").strip()
-        if epilog.startswith(shared_epilog.strip()):
-            # The exit codes every command shares are on their own page; keep what follows.
-            epilog = epilog[len(shared_epilog.strip()) :].strip()
-            if epilog:
-                lines += [_paragraphs(epilog), ""]
-        elif epilog:
-            lines += ["```text", epilog, "```", ""]
+        lines += command_section(f"tracecheck {name}", summary, sub, shared_epilog, "##")
     text = "\n".join(lines)
     return re.sub(r"\n{3,}", "\n\n", text).rstrip() + "\n"
+
+
+def command_section(
+    title: str, summary: str, sub: argparse.ArgumentParser, shared_epilog: str, level: str
+) -> list[str]:
+    """A command's heading, usage, description, options and epilog, then its own commands
+    (`fleet check`, `fleet summarize`) one level down."""
+    lines = [f"{level} {title}", "", f"*{_escape(summary)}*" if summary else "", ""]
+    lines += ["```text", usage(sub), "```", ""]
+    if sub.description:
+        lines += [_paragraphs(sub.description), ""]
+    lines += options_table(sub)
+    epilog = (sub.epilog or "").strip()
+    if epilog.startswith(shared_epilog.strip()):
+        # The exit codes every command shares are on their own page; keep what follows.
+        epilog = epilog[len(shared_epilog.strip()) :].strip()
+        if epilog:
+            lines += [_paragraphs(epilog), ""]
+    elif epilog:
+        lines += ["```text", epilog, "```", ""]
+    for name, help_text, nested in _subcommands(sub):
+        lines += command_section(f"{title} {name}", help_text, nested, shared_epilog, level + "#")
+    return lines
 
 
 def _anchor(name: str) -> str:
