@@ -399,3 +399,23 @@ def test_small_files_go_many_to_a_task_and_every_worker_gets_work() -> None:
     assert len(few) == 8  # four tasks per worker at least
     large = list(batches(members(6, BATCH_BYTES // 2 + 1), workers=1))
     assert [len(batch) for batch in large] == [1] * 6
+
+
+def test_rows_built_by_workers_are_the_rows_of_the_verdicts(
+    tmp_path: Path, fleet: tuple[Path, Path]
+) -> None:
+    from tracecheck.fleet import write_verdicts
+
+    runs, contract = fleet
+    spans = run_spans("cd" * 16, ["lookup_order", "issue_refund", "issue_refund"])
+    (runs / "split-a.otlp.jsonl").write_text(otlp_line(spans[:4]) + "\n")
+    (runs / "split-b.otlp.jsonl").write_text(otlp_line(spans[4:]) + "\n")
+    tables = []
+    for rows in (False, True):
+        target = tmp_path / f"rows-{rows}.parquet"
+        outcomes = list(check_many([str(runs)], [str(contract)], rows=rows))
+        assert all(bool(outcome.rows) is rows for outcome in outcomes)
+        write_verdicts(str(target), outcomes)
+        tables.append(pq.read_table(target).to_pylist())
+    assert tables[0] == tables[1]
+    assert sum(row["trace_id"] == "cd" * 16 for row in tables[1]) == 5  # one trace, five rules

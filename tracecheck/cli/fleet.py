@@ -150,7 +150,9 @@ def _check(args: argparse.Namespace, env: Environment) -> ExitCode:
     with tempfile.TemporaryDirectory(prefix="tracecheck-fleet-") as spare:
         target = args.verdicts or str(Path(spare) / "verdicts.parquet")
         with _writer(env, target, options) as writer:
-            for outcome in _fleet(env, args, contracts, options, failing_only=True):
+            for outcome in _fleet(
+                env, args, contracts, options, failing_only=True, rows=not args.sarif
+            ):
                 writer.add(outcome)
                 for failure in outcome.failures:
                     env.error(printable(failure.message))
@@ -329,10 +331,12 @@ def _fleet(
     options: dict[str, Any],
     *,
     failing_only: bool = False,
+    rows: bool = False,
 ) -> Iterator[InputOutcome]:
     """The outcomes of `args.traces`, on the cluster `args` names; a scheduler that cannot be
     reached stops the command (exit 2). With `--html`, traces carry timelines (only those
-    some contract did not pass, when `failing_only`)."""
+    some contract did not pass, when `failing_only`); with `rows`, workers send verdict rows
+    back instead of verdicts."""
     from tracecheck.cli.arguments import available_cores
     from tracecheck.fleet.engine import check_many
     from tracecheck.report.safe import printable
@@ -351,6 +355,7 @@ def _fleet(
             storage_options=options,
             timelines=args.html_profile if args.html is not None else None,
             failing_only=failing_only,
+            rows=rows,
         )
     except (OSError, TimeoutError) as exc:
         if scheduler is None:

@@ -9,9 +9,10 @@ spread over files is never judged in pieces (a false PASS of `atMost`)."""
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections import deque
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
@@ -44,6 +45,9 @@ class InputOutcome:
     notes: tuple[str, ...]
     read: int
     spans: int
+    # With `rows`: the verdict rows workers built (Arrow tables), and `traces` holds only the
+    # traces that carry a timeline.
+    rows: tuple[Any, ...] = ()
 
     def checked(self) -> Iterator[CheckedTrace]:
         for trace in self.traces:
@@ -75,6 +79,7 @@ def check_many(
     storage_options: dict[str, Any] | None = None,
     timelines: str | None = None,
     failing_only: bool = False,
+    rows: bool = False,
 ) -> Iterator[InputOutcome]:
     """Every trace of every input checked against every contract, input by input in the
     order given (a glob's matches in sorted order). Inputs are files, directories, globs or
@@ -82,7 +87,8 @@ def check_many(
     `compile_contract` takes. Work runs on `client` (a `distributed.Client`), on the Dask
     scheduler at `scheduler`, on `jobs` local worker processes, or (jobs=1) here. With
     `timelines` (a redaction profile), each trace's first verdict carries the timeline an HTML
-    page draws (only of traces some contract did not pass, when `failing_only`)."""
+    page draws (only of traces some contract did not pass, when `failing_only`). With `rows`,
+    workers send back verdict rows (`InputOutcome.rows`) and only the traces with a timeline."""
     work = Work(
         tuple(_compiled(contract) for contract in contracts),
         format,
@@ -91,6 +97,7 @@ def check_many(
         dict(storage_options or {}),
         timelines=timelines,
         failing_only=failing_only,
+        rows=rows,
     )
     with runner(work, client=client, scheduler=scheduler, jobs=jobs) as run:
         yield from outcomes(
@@ -172,7 +179,8 @@ def _outcome(run: Runner, item: Planned, results: list[UnitResult]) -> InputOutc
         message = f"{item.source}: holds no spans, so there is nothing to check"
         failures = (ReadFailure(item.source, "unreadable", message),)
     spans = sum(result.spans for result in results)
-    return InputOutcome(item.source, traces, failures, notes, read, spans)
+    rows = tuple(result.rows for result in results if result.rows is not None)
+    return InputOutcome(item.source, traces, failures, notes, read, spans, rows)
 
 
 def _regrouped(run: Runner, results: list[UnitResult]) -> list[UnitResult]:
@@ -182,24 +190,14 @@ def _regrouped(run: Runner, results: list[UnitResult]) -> list[UnitResult]:
     for number, result in enumerate(results):
         if result.unit.part is not None:
             continue  # the parts of one file never share a trace
-        for trace in result.traces:
-            if trace.trace_id is not None:
-                owners.setdefault(trace.trace_id, []).append(number)
+        for trace_id in result.trace_ids:
+            if trace_id is not None:
+                owners.setdefault(trace_id, []).append(number)
     spread = {trace_id: numbers for trace_id, numbers in owners.items() if len(set(numbers)) > 1}
     if not spread:
         return results
     groups = _groups(list(spread.values()))
-    kept = [
-        UnitResult(
-            result.unit,
-            tuple(trace for trace in result.traces if trace.trace_id not in spread),
-            result.failures,
-            result.notes,
-            result.read,
-            result.spans,
-        )
-        for result in results
-    ]
+    kept = [_without(result, spread.keys()) for result in results]
     for members in groups:
         first = results[min(members)].unit
         files = tuple(file for number in sorted(members) for file in results[number].unit.files)
@@ -207,15 +205,41 @@ def _regrouped(run: Runner, results: list[UnitResult]) -> list[UnitResult]:
         unit = Unit(first.source, first.root, files, only=only)
         (again,) = _results(run, [unit], run.submit((unit,)))
         # Only the traces re-read count; what the files say alone is already in `kept`.
-        kept[min(members)] = UnitResult(
-            first,
-            again.traces + kept[min(members)].traces,
-            kept[min(members)].failures + again.failures,
-            kept[min(members)].notes,
-            kept[min(members)].read,
-            kept[min(members)].spans,
+        alone = kept[min(members)]
+        kept[min(members)] = dataclasses.replace(
+            alone,
+            traces=again.traces + alone.traces,
+            failures=alone.failures + again.failures,
+            trace_ids=again.trace_ids + alone.trace_ids,
+            rows=_joined_rows(again.rows, alone.rows),
         )
     return kept
+
+
+def _without(result: UnitResult, spread: Iterable[str]) -> UnitResult:
+    """`result` without the traces `spread` names (read again elsewhere)."""
+    gone = set(spread)
+    rows = result.rows
+    if rows is not None and gone & set(result.trace_ids):
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        kept = pc.invert(pc.is_in(rows["trace_id"], value_set=pa.array(sorted(gone))))
+        rows = rows.filter(kept)
+    return dataclasses.replace(
+        result,
+        traces=tuple(trace for trace in result.traces if trace.trace_id not in gone),
+        trace_ids=tuple(trace_id for trace_id in result.trace_ids if trace_id not in gone),
+        rows=rows,
+    )
+
+
+def _joined_rows(first: Any, second: Any) -> Any:
+    if first is None or second is None:
+        return first if second is None else second
+    import pyarrow as pa
+
+    return pa.concat_tables([first, second])
 
 
 def _groups(links: list[list[int]]) -> list[set[int]]:

@@ -14,11 +14,16 @@ if TYPE_CHECKING:
     import pyarrow
 
     from tracecheck.fleet.engine import InputOutcome
+    from tracecheck.fleet.task import TraceResult
+    from tracecheck.report.model import ReadFailure
 
 __all__ = [
     "COLUMNS",
     "VerdictWriter",
+    "failure_rows",
     "read_verdicts",
+    "rows_table",
+    "trace_rows",
     "verdict_rows",
     "verdict_schema",
     "write_verdicts",
@@ -56,30 +61,39 @@ def verdict_schema() -> pyarrow.Schema:
 def verdict_rows(outcome: InputOutcome) -> Iterator[dict[str, Any]]:
     """The rows of one input: each rule of each verdict, then each failure."""
     for trace in outcome.traces:
-        facts = trace.facts
-        for checked in trace.checked:
-            verdict = checked.verdict
-            for rule in verdict.rules:
-                first = rule.violations[0] if rule.violations else None
-                yield {
-                    "source": checked.source,
-                    "trace_id": verdict.trace_id,
-                    "contract": verdict.contract,
-                    "contract_source": checked.contract_source,
-                    "rule": rule.label,
-                    "rule_kind": rule.kind,
-                    "status": rule.status,
-                    "verdict": verdict.status,
-                    "violations": len(rule.violations),
-                    "first_violating_span": first.span_id if first else None,
-                    "detail": rule.error or (first.detail if first else None),
-                    "failure": None,
-                    "duration_ms": _finite(facts.duration_ms),
-                    "tokens": facts.tokens,
-                    "model": facts.model,
-                    "spans": facts.spans,
-                }
-    for failure in outcome.failures:
+        yield from trace_rows(trace)
+    yield from failure_rows(outcome.failures)
+
+
+def trace_rows(trace: TraceResult) -> Iterator[dict[str, Any]]:
+    """The rows of one trace: each rule of each contract's verdict."""
+    facts = trace.facts
+    for checked in trace.checked:
+        verdict = checked.verdict
+        for rule in verdict.rules:
+            first = rule.violations[0] if rule.violations else None
+            yield {
+                "source": checked.source,
+                "trace_id": verdict.trace_id,
+                "contract": verdict.contract,
+                "contract_source": checked.contract_source,
+                "rule": rule.label,
+                "rule_kind": rule.kind,
+                "status": rule.status,
+                "verdict": verdict.status,
+                "violations": len(rule.violations),
+                "first_violating_span": first.span_id if first else None,
+                "detail": rule.error or (first.detail if first else None),
+                "failure": None,
+                "duration_ms": _finite(facts.duration_ms),
+                "tokens": facts.tokens,
+                "model": facts.model,
+                "spans": facts.spans,
+            }
+
+
+def failure_rows(failures: Iterable[ReadFailure]) -> Iterator[dict[str, Any]]:
+    for failure in failures:
         yield {
             "source": failure.source,
             "status": "error",
@@ -88,6 +102,16 @@ def verdict_rows(outcome: InputOutcome) -> Iterator[dict[str, Any]]:
             "detail": failure.message,
             "failure": failure.kind,
         }
+
+
+def rows_table(traces: Iterable[TraceResult]) -> pyarrow.Table:
+    """The rows of `traces` as an Arrow table: what a worker sends back instead of verdicts
+    when only rows are wanted (a fleet's client then writes them as they are)."""
+    import pyarrow as pa
+
+    return pa.Table.from_pylist(
+        [row for trace in traces for row in trace_rows(trace)], verdict_schema()
+    )
 
 
 class VerdictWriter:
@@ -103,17 +127,25 @@ class VerdictWriter:
         self.file = fsspec.open(path, "wb", **(storage_options or {})).open()
         self.writer = pq.ParquetWriter(self.file, self.schema, compression="zstd")
         self.batch: list[dict[str, Any]] = []
+        self.tables: list[pyarrow.Table] = []  # rows workers built, waiting with `batch`
+        self.waiting = 0
 
     def add(self, outcome: InputOutcome) -> None:
-        self.batch.extend(verdict_rows(outcome))
-        if len(self.batch) >= _BATCH_ROWS:
+        if outcome.rows:
+            self.tables.extend(table for table in outcome.rows if table.num_rows)
+            self.waiting += sum(table.num_rows for table in outcome.rows)
+            self.batch.extend(failure_rows(outcome.failures))
+        else:
+            self.batch.extend(verdict_rows(outcome))
+        if self.waiting + len(self.batch) >= _BATCH_ROWS:
             self._flush()
 
     def _flush(self) -> None:
         import pyarrow as pa
 
-        self.writer.write_table(pa.Table.from_pylist(self.batch, self.schema))
-        self.batch = []
+        tables = [*self.tables, pa.Table.from_pylist(self.batch, self.schema)]
+        self.writer.write_table(pa.concat_tables(tables))
+        self.batch, self.tables, self.waiting = [], [], 0
 
     def close(self) -> None:
         try:
