@@ -12,7 +12,8 @@ trace per file, OTLP JSON Lines), copied into a temporary directory, checked aga
 - `fleet -j 1`: `tracecheck fleet check DIR -j 1` (the fleet's code, no Dask);
 - `fleet -j 2`: `tracecheck fleet check DIR -j 2` (a Dask LocalCluster of two worker
   processes, its start included);
-- steady state, in this process, with the cluster already up (`check_many(client=...)`): the
+- steady state, in this process, with the cluster already up (`check_many(client=...,
+  rows=True)`, what `fleet check` asks for: verdict rows back as Arrow tables): the
   fleet's code in this process (no Dask, no start-up), a LocalCluster of one and of two workers, and a scheduler and two workers started as separate
   `dask` processes on 127.0.0.1 (what a real cluster adds: every task and result crosses TCP).
 
@@ -84,13 +85,13 @@ def command(argv: list[str]) -> Callable[[], object]:
 def on(client: object, runs: Path, contract: object) -> Callable[[], object]:
     from tracecheck.fleet import check_many
 
-    return lambda: sum(1 for _ in check_many([str(runs)], [contract], client=client))
+    return lambda: sum(1 for _ in check_many([str(runs)], [contract], client=client, rows=True))
 
 
 def here(runs: Path, contract: object) -> Callable[[], object]:
     from tracecheck.fleet import check_many
 
-    return lambda: sum(1 for _ in check_many([str(runs)], [contract], jobs=1))
+    return lambda: sum(1 for _ in check_many([str(runs)], [contract], jobs=1, rows=True))
 
 
 def main(argv: list[str] | None = None) -> int:
