@@ -131,6 +131,7 @@ def _require(env: Environment, subject: str) -> None:
 def _check(args: argparse.Namespace, env: Environment) -> ExitCode:
     import pickle
     import tempfile
+    from contextlib import closing
     from dataclasses import replace
     from pathlib import Path
 
@@ -146,8 +147,8 @@ def _check(args: argparse.Namespace, env: Environment) -> ExitCode:
     options = _options(env, args.storage_option)
     failures: list[ReadFailure] = []
     worst = _Worst()
-    kept = Records()
-    with tempfile.TemporaryDirectory(prefix="tracecheck-fleet-") as spare:
+    kept = Records()  # with --sarif: every verdict, pickled, in order
+    with tempfile.TemporaryDirectory(prefix="tracecheck-fleet-") as spare, closing(kept):
         target = args.verdicts or str(Path(spare) / "verdicts.parquet")
         with _writer(env, target, options) as writer:
             for outcome in _fleet(
@@ -171,7 +172,6 @@ def _check(args: argparse.Namespace, env: Environment) -> ExitCode:
                 return (pickle.loads(data) for data in kept)
 
             write_parts(env, args.sarif, sarif_parts(spooled, failures, contracts))
-    kept.close()
     code = max(_code(summary), _report(env, args, summary, options))
     _page(env, args, summary, worst.views(), [c.source or c.name for c in contracts])
     return code
