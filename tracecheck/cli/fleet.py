@@ -404,9 +404,8 @@ def read_on_fleet(
 
     _require(env, "check --scheduler" if args.scheduler else "check of an fsspec URL")
     wanted_trace(env, args.traces, args.trace_id)
-    fleet_args = argparse.Namespace(**{**vars(args), "jobs": args.jobs})
     reads = []
-    for outcome in _fleet(env, fleet_args, contracts, _options(env, args.storage_option)):
+    for outcome in _fleet(env, args, contracts, _options(env, args.storage_option)):
         for checked in outcome.checked():
             kept.append(pickle.dumps(checked, pickle.HIGHEST_PROTOCOL))
         visited = len(outcome.traces)
