@@ -35,9 +35,11 @@ def test_the_base_install_holds_no_server_client_or_sdk() -> None:
     assert names(extras["otel"]) == {"opentelemetry-sdk"}
 
 
-def test_the_test_extra_brings_serve_and_otel() -> None:
+def test_the_test_extra_brings_every_other_extra_the_suite_runs() -> None:
     assert PROJECT["name"] == DISTRIBUTION
-    assert f"{DISTRIBUTION}[serve,otel]" in PROJECT["optional-dependencies"]["test"]
+    assert f"{DISTRIBUTION}[serve,otel,fleet,report]" in PROJECT["optional-dependencies"]["test"]
+    assert names(PROJECT["optional-dependencies"]["fleet"]) == {"dask", "pyarrow", "fsspec"}
+    assert names(PROJECT["optional-dependencies"]["report"]) == {"matplotlib"}
 
 
 @pytest.mark.parametrize(

@@ -310,6 +310,11 @@ LATE_GO, LATE_DONE = threading.Event(), threading.Event()
             assert sorted(s.name for s in trace_spans.spans()) == ["child", "parent"]
 
 
+        @pytest.fixture
+        def anyio_backend():  # the test uses asyncio's own calls; trio may be installed too
+            return "asyncio"
+
+
         @pytest.mark.anyio
         async def test_an_async_test_captures_its_tasks(trace_spans):
             async def work(n):
