@@ -1502,7 +1502,9 @@ def test_readyz_follows_the_upstream_and_healthz_stays_liveness() -> None:
 
 def test_trickling_clients_get_408_and_free_their_slots_for_a_real_exporter() -> None:
     count = 16
-    with stack(queue_size=count, body_timeout=0.5, upstream_timeout=3.0) as (url, app, upstream):
+    # The tricklers hold every slot for 2 s: long enough that the exporter, started on a busy
+    # machine, still finds the queue full (at 0.5 s it sometimes came after the slots freed).
+    with stack(queue_size=count, body_timeout=2.0, upstream_timeout=3.0) as (url, app, upstream):
         port = int(url.rsplit(":", 1)[1])
         head = (
             b"POST /v1/traces HTTP/1.1\r\nHost: proxy\r\n"
