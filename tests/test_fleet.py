@@ -28,7 +28,8 @@ from fleet_support import (  # noqa: E402
 )
 
 from tracecheck.cli import Environment, ExitCode, main  # noqa: E402
-from tracecheck.fleet import check_many, compare, read_verdicts, summarize  # noqa: E402
+from tracecheck.contract import compile_contract  # noqa: E402
+from tracecheck.fleet import check_many, compare, read_verdicts, summarize, write_verdicts  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -419,3 +420,29 @@ def test_rows_built_by_workers_are_the_rows_of_the_verdicts(
         tables.append(pq.read_table(target).to_pylist())
     assert tables[0] == tables[1]
     assert sum(row["trace_id"] == "cd" * 16 for row in tables[1]) == 5  # one trace, five rules
+
+
+def test_a_large_file_is_checked_in_parts_by_trace(
+    tmp_path: Path, fleet: tuple[Path, Path]
+) -> None:
+    from tracecheck.fleet.engine import outcomes, runner
+    from tracecheck.fleet.plan import plan
+    from tracecheck.fleet.task import Work
+
+    _, contract = fleet
+    big = tmp_path / "big.otlp.jsonl"
+    padding = "x" * 6_000  # a long system prompt, as real runs have
+    with big.open("w") as out:
+        for number in range(600):
+            spans = run_spans(f"{number + 1:032x}", ["lookup_order", "issue_refund"])
+            spans[0]["attributes"].append({"key": "note", "value": {"stringValue": padding}})
+            out.write(otlp_line(spans) + "\n")
+    assert big.stat().st_size > 4 << 20  # the streaming reader indexes files this large
+    (planned,) = plan([str(big)], workers=2, part_bytes=1 << 20)
+    assert [unit.part for unit in planned.units] == [(k, 4) for k in range(4)]
+    work = Work((compile_contract(str(contract)),), rows=True)
+    target = tmp_path / "parts.parquet"
+    with runner(work) as run:
+        write_verdicts(str(target), outcomes(run, work, [planned]))
+    _, expected = _check_rows(tmp_path, [str(big)], contract)
+    assert rows_of_parquet(target) == expected and len(expected) == 600 * 5

@@ -33,8 +33,10 @@ def plan(
     format: str | None = None,
     workers: int = 1,
     storage_options: dict[str, Any] | None = None,
+    part_bytes: int = PART_BYTES,
 ) -> list[Planned]:
-    """Every input's tasks, each input once (a glob's matches each as an input of its own)."""
+    """Every input's tasks, each input once (a glob's matches each as an input of its own); a
+    local file of records larger than `part_bytes` in parts (at most two per worker)."""
     planned: list[Planned] = []
     seen: set[str] = set()
     for source in sources:
@@ -49,18 +51,18 @@ def plan(
             if found.source in seen:
                 continue
             seen.add(found.source)
-            planned.append(Planned(found.source, _units(found, format, workers)))
+            planned.append(Planned(found.source, _units(found, format, workers, part_bytes)))
     return planned
 
 
-def _units(found: Any, format: str | None, workers: int) -> tuple[Unit, ...]:
+def _units(found: Any, format: str | None, workers: int, part_bytes: int) -> tuple[Unit, ...]:
     if found.root is not None:
         return tuple(
             Unit(found.source, found.root, (file,), size=size)
             for file, size in zip(found.files, found.sizes, strict=True)
         )
     (file,), (size,) = found.files, found.sizes
-    parts = min(max(1, size // PART_BYTES), max(1, workers) * 2)
+    parts = min(max(1, size // part_bytes), max(1, workers) * 2)
     if parts > 1 and not is_remote(file):
         from tracecheck.readers.by_trace import splits_by_trace
 
