@@ -446,3 +446,35 @@ def test_a_large_file_is_checked_in_parts_by_trace(
         write_verdicts(str(target), outcomes(run, work, [planned]))
     _, expected = _check_rows(tmp_path, [str(big)], contract)
     assert rows_of_parquet(target) == expected and len(expected) == 600 * 5
+
+
+def test_inputs_served_over_http_are_checked_as_local_files(
+    tmp_path: Path, fleet: tuple[Path, Path]
+) -> None:
+    """An `http://` file (fsspec's HTTP filesystem, as `https://` is), from a server on
+    loopback: the same rows as the file read locally, named by its URL."""
+    import functools
+    import http.server
+    import threading
+
+    runs, contract = fleet
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(runs))
+    handler.log_message = lambda *args: None  # type: ignore[attr-defined]
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/run-0003.otlp.jsonl"
+        target = tmp_path / "http.parquet"
+        code, _, _ = _main(
+            ["fleet", "check", url, "--contract", str(contract), "-j", "1", "-o", str(target)]
+        )
+        missing = url.replace("run-0003", "run-7777")
+        gone, _, err = _main(["check", missing, "--contract", str(contract)])
+    finally:
+        server.shutdown()
+    _, expected = _check_rows(tmp_path, [str(runs / "run-0003.otlp.jsonl")], contract)
+    local = str(runs / "run-0003.otlp.jsonl")
+    assert [(local, *row[1:]) for row in rows_of_parquet(target)] == expected
+    assert {row[0] for row in rows_of_parquet(target)} == {url}
+    assert code == ExitCode.FAILED
+    assert gone == ExitCode.UNREADABLE and err == f"tracecheck: error: {missing}: does not exist\n"
