@@ -478,3 +478,19 @@ def test_inputs_served_over_http_are_checked_as_local_files(
     assert {row[0] for row in rows_of_parquet(target)} == {url}
     assert code == ExitCode.FAILED
     assert gone == ExitCode.UNREADABLE and err == f"tracecheck: error: {missing}: does not exist\n"
+
+
+def test_the_readers_notes_are_those_of_one_process(tmp_path: Path) -> None:
+    """The fixtures hold each run twice (JSON Lines and protobuf): read together, the spans
+    recorded twice are noted, as `check` notes them."""
+    fixtures, contract = (
+        str(ROOT / "fixtures" / "otel-genai"),
+        str(ROOT / "contracts" / "no-shell.yaml"),
+    )
+    _, _, one = _main(["check", fixtures, "--contract", contract])
+    _, _, fleet = _main(["fleet", "check", fixtures, "--contract", contract, "-j", "1"])
+
+    def notes(err: str) -> list[str]:
+        return [line for line in err.splitlines() if line.startswith("note: ")]
+
+    assert notes(fleet) == notes(one) and "recorded more than once" in notes(one)[0]

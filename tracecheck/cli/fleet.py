@@ -35,6 +35,7 @@ DESCRIPTION = (
 )
 FLEET = ("dask", "distributed", "pyarrow", "fsspec")
 STARTED_FAILING = "started failing"
+NOTES_SHOWN = 20
 
 
 def add_parser(parser: argparse.ArgumentParser) -> None:
@@ -146,6 +147,7 @@ def _check(args: argparse.Namespace, env: Environment) -> ExitCode:
     contracts = load_contracts(env, args.contract)
     options = _options(env, args.storage_option)
     failures: list[ReadFailure] = []
+    notes: dict[str, None] = {}
     worst = _Worst()
     kept = Records()  # with --sarif: every verdict, pickled, in order
     with tempfile.TemporaryDirectory(prefix="tracecheck-fleet-") as spare, closing(kept):
@@ -158,6 +160,7 @@ def _check(args: argparse.Namespace, env: Environment) -> ExitCode:
                 for failure in outcome.failures:
                     env.error(printable(failure.message))
                 failures.extend(outcome.failures)
+                notes.update(dict.fromkeys(outcome.notes))
                 worst.offer(outcome.traces)
                 for checked in outcome.checked() if args.sarif else ():
                     kept.append(
@@ -172,9 +175,21 @@ def _check(args: argparse.Namespace, env: Environment) -> ExitCode:
                 return (pickle.loads(data) for data in kept)
 
             write_parts(env, args.sarif, sarif_parts(spooled, failures, contracts))
+    _print_notes(env, list(notes))
     code = max(_code(summary), _report(env, args, summary, options))
     _page(env, args, summary, worst.views(), [c.source or c.name for c in contracts])
     return code
+
+
+def _print_notes(env: Environment, notes: Sequence[str]) -> None:
+    """The readers' notes on stderr, as `check` prints them, the first `NOTES_SHOWN` of a
+    fleet's (a fleet of runs from one producer repeats the same note run after run)."""
+    from tracecheck.report.safe import printable
+
+    for note in notes[:NOTES_SHOWN]:
+        print(f"note: {printable(note)}", file=env.stderr)
+    if len(notes) > NOTES_SHOWN:
+        print(f"note: and {len(notes) - NOTES_SHOWN} more notes", file=env.stderr)
 
 
 class _Worst:

@@ -210,6 +210,7 @@ def _regrouped(run: Runner, results: list[UnitResult]) -> list[UnitResult]:
             alone,
             traces=again.traces + alone.traces,
             failures=alone.failures + again.failures,
+            notes=tuple(dict.fromkeys(alone.notes + again.notes)),
             trace_ids=again.trace_ids + alone.trace_ids,
             rows=_joined_rows(again.rows, alone.rows),
         )
