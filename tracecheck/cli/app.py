@@ -2,54 +2,57 @@
 
 Building the parser imports each command module's options and nothing they run: no reader,
 checker, reporter, redactor or server is loaded until a command's `run` asks for it, so
-`tracecheck --version` and `--help` start about as fast as Python does.
+`tracecheck --version` and `--help` start about as fast as Python does. A command line that
+names its command first builds (and imports) that command's options alone.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 from collections.abc import Sequence
 from types import ModuleType
 from typing import Any
 
-from tracecheck.cli import (
-    check,
-    contracts,
-    explain,
-    fleet,
-    ingest,
-    lint,
-    proxy,
-    redact,
-    report,
-    ship,
-    show,
-    verify_safe,
-)
 from tracecheck.cli.codes import EPILOG, INTERRUPTED, ExitCode, Stop, internal_error
 from tracecheck.cli.environment import Environment
-from tracecheck.cli.output import silence
-from tracecheck.distribution import version
 
 __all__ = ["build_parser", "main"]
 
 # Each command: its name and the module holding its `SUMMARY`, `DESCRIPTION`, `add_parser`
-# and `run`, in the order `--help` lists them.
-COMMANDS: tuple[tuple[str, ModuleType], ...] = (
-    ("check", check),
-    ("report", report),
-    ("fleet", fleet),
-    ("show", show),
-    ("lint", lint),
-    ("explain", explain),
-    ("contracts", contracts),
-    ("redact", redact),
-    ("verify-safe", verify_safe),
-    ("proxy", proxy),
-    ("ship", ship),
-    ("ingest-server", ingest),
+# and `run`, in the order `--help` lists them. A command line that names its command first
+# imports only that command's module (`check` need not load the options of `fleet`, `proxy`
+# or `ship`); `COMMANDS` gives every (name, module) pair, importing them all.
+_COMMANDS: tuple[tuple[str, str], ...] = (
+    ("check", "tracecheck.cli.check"),
+    ("report", "tracecheck.cli.report"),
+    ("fleet", "tracecheck.cli.fleet"),
+    ("show", "tracecheck.cli.show"),
+    ("lint", "tracecheck.cli.lint"),
+    ("explain", "tracecheck.cli.explain"),
+    ("contracts", "tracecheck.cli.contracts"),
+    ("redact", "tracecheck.cli.redact"),
+    ("verify-safe", "tracecheck.cli.verify_safe"),
+    ("proxy", "tracecheck.cli.proxy"),
+    ("ship", "tracecheck.cli.ship"),
+    ("ingest-server", "tracecheck.cli.ingest"),
 )
+
+
+def __getattr__(name: str) -> Any:
+    if name == "COMMANDS":
+        return _commands(None)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _commands(only: str | None) -> tuple[tuple[str, ModuleType], ...]:
+    """Every command's name and module, or only the command `only` names."""
+    return tuple(
+        (name, importlib.import_module(module))
+        for name, module in _COMMANDS
+        if only is None or name == only
+    )
 
 
 def main(argv: Sequence[str] | None = None, *, env: Environment | None = None) -> int:
@@ -57,9 +60,10 @@ def main(argv: Sequence[str] | None = None, *, env: Environment | None = None) -
     code. `env` is what the command reads and writes (default: this process's streams and
     environment)."""
     env = env if env is not None else Environment.current()
-    parser = build_parser()
+    words = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(_first_command(words))
     try:
-        args = parser.parse_args(argv)
+        args = parser.parse_args(words)
     except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help
         return int(exc.code or ExitCode.OK)
     if args.command is None:
@@ -73,6 +77,8 @@ def main(argv: Sequence[str] | None = None, *, env: Environment | None = None) -
         env.error("interrupted")
         return INTERRUPTED
     except BrokenPipeError:  # the reader went away (`| head`): stop quietly
+        from tracecheck.cli.output import silence
+
         silence(env.stdout)
         return ExitCode.FAILED
     except Exception as exc:  # a bug must not reach the user as a traceback
@@ -84,7 +90,19 @@ def main(argv: Sequence[str] | None = None, *, env: Environment | None = None) -
         return ExitCode.USAGE
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _first_command(words: Sequence[str]) -> str | None:
+    """The command a command line names first, when it does: argparse then reads every other
+    word with that command's parser alone, so the other commands' parsers need not exist.
+    `--version` first is answered before anything else is read, so it needs none of them."""
+    if not words:
+        return None
+    if words[0] == "--version":
+        return ""
+    return words[0] if any(words[0] == name for name, _ in _COMMANDS) else None
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every command, or (`only`) of the one command named, `""` for none."""
     parser = argparse.ArgumentParser(
         prog="tracecheck",
         description="Prove which path an AI agent took, from its OpenTelemetry traces.",
@@ -94,7 +112,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action=_Version, help="show program's version number and exit")
     parser.set_defaults(command=None)
     commands = parser.add_subparsers(title="commands", metavar="COMMAND")
-    for name, module in COMMANDS:
+    for name, module in _commands(only):
         sub = commands.add_parser(
             name,
             help=module.SUMMARY,
@@ -121,5 +139,7 @@ class _Version(argparse.Action):
         values: Any,
         option_string: str | None = None,
     ) -> None:
+        from tracecheck.distribution import version  # its `pathlib` only when asked
+
         print(f"tracecheck {version()}", file=sys.stdout)
         parser.exit()
