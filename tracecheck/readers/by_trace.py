@@ -28,15 +28,13 @@ directory again without that file.
 from __future__ import annotations
 
 import os
-import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Final, TypeVar
+from typing import IO, TYPE_CHECKING, Final, TypeVar
 
 from tracecheck.errors import TraceReadError
-from tracecheck.readers.common import ReadContext, collector_paused
-from tracecheck.readers.flat import span_of_line
+from tracecheck.readers.common import Decline, ReadContext, collector_paused
 from tracecheck.readers.grouping import Located, build_trace, place_notes
 from tracecheck.readers.inputs import (
     INPUT_ERRORS,
@@ -54,12 +52,12 @@ from tracecheck.readers.inputs import (
     start_of,
     trace_files,
 )
-from tracecheck.readers.otlp_json import spans_of_line
-from tracecheck.readers.otlp_proto import record_place, spans_of_record
-from tracecheck.readers.record_index import SCANNERS, Decline
 from tracecheck.readers.sniff import FORMATS, HEAD_SIZE
 from tracecheck.readers.trace_index import Place, Row, TraceIndex
 from tracecheck.spans import ReadNote, Span, Trace
+
+if TYPE_CHECKING:
+    import tempfile
 
 __all__ = ["WHOLE_BELOW", "iter_traces", "map_traces", "splits_by_trace", "visit_traces"]
 
@@ -435,6 +433,8 @@ class _Reader:
             if kind is None:
                 return False
             unit.kind = kind
+            from tracecheck.readers.record_index import SCANNERS  # msgspec: large files only
+
             if unit.size is None:  # gzip: its records are read again from an inflated copy
                 store = self._temp_file()
                 with store.open("wb") as copy:
@@ -462,11 +462,15 @@ class _Reader:
         return list(spans)
 
     def _temp_dir(self) -> Path:
+        import tempfile  # only a file read record by record, or a large index, needs a folder
+
         if self.temp is None:
             self.temp = tempfile.TemporaryDirectory(prefix="tracecheck-")
         return Path(self.temp.name)
 
     def _temp_file(self) -> Path:
+        import tempfile
+
         handle, name = tempfile.mkstemp(dir=self._temp_dir(), suffix=".records")
         os.close(handle)
         return Path(name)
@@ -651,15 +655,24 @@ def _record_kind(format: str, stream: IO[bytes], head: bytes, size: int | None) 
     return None
 
 
+# The readers of records, imported when a file is read record by record (a large one).
+
+
 def _otlp_line(data: bytes, number: int, offset: int, ctx: ReadContext) -> Iterator[Span]:
+    from tracecheck.readers.otlp_json import spans_of_line
+
     return spans_of_line(data, number, ctx)
 
 
 def _flat_line(data: bytes, number: int, offset: int, ctx: ReadContext) -> Iterator[Span]:
+    from tracecheck.readers.flat import span_of_line
+
     yield span_of_line(data, number, ctx)
 
 
 def _proto_record(data: bytes, number: int, offset: int, ctx: ReadContext) -> Iterator[Span]:
+    from tracecheck.readers.otlp_proto import record_place, spans_of_record
+
     return spans_of_record(data[4:], record_place(number, offset), ctx)
 
 

@@ -25,6 +25,7 @@ __all__ = [
     "MAX_VALUE_DEPTH",
     "SPAN_KINDS",
     "U64_MAX",
+    "Decline",
     "ReadContext",
     "Skipped",
     "checked",
@@ -121,6 +122,12 @@ class ReadContext:
         """The error for JSON that does not parse, at the line and column of the fault."""
         where = f"line {exc.lineno if line is None else line}, column {exc.colno}"
         return self.error(where, f"malformed JSON: {exc.msg.rstrip('.')}")
+
+
+class Decline(Exception):
+    """The record holds something only its reader can judge (what `record_index`'s scanners
+    raise). Defined here, so that the streaming reader catches it without importing the
+    scanners for a file it reads whole."""
 
 
 @dataclass(frozen=True, slots=True)

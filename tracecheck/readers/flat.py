@@ -31,9 +31,16 @@ from tracecheck.readers.common import (
     parse_unix_nano,
     too_deep,
 )
-from tracecheck.readers.jaeger import is_jaeger_document, read_jaeger
+from tracecheck.readers.jaeger import read_jaeger
 from tracecheck.readers.otlp_json import attribute_map
-from tracecheck.readers.zipkin import is_zipkin_span, read_zipkin
+from tracecheck.readers.shapes import (
+    SPAN_ID_KEYS,
+    TRACE_ID_KEYS,
+    is_jaeger_document,
+    is_zipkin_span,
+    looks_like_flat_row,
+)
+from tracecheck.readers.zipkin import read_zipkin
 from tracecheck.spans import EMPTY_ATTRIBUTES, Event, Span
 
 __all__ = [
@@ -44,8 +51,8 @@ __all__ = [
     "spans_from_rows",
 ]
 
-_TRACE_ID = ("traceId", "trace_id", "traceID")
-_SPAN_ID = ("spanId", "span_id", "spanID", "id")
+_TRACE_ID = TRACE_ID_KEYS
+_SPAN_ID = SPAN_ID_KEYS
 _PARENT_ID = ("parentSpanId", "parent_span_id", "parentId", "parent_id", "parentSpanID")
 # (field, unit): None means an OTLP nanosecond count; "ms" an epoch in milliseconds;
 # "auto" an ISO-8601 string or an epoch number whose unit is read from its magnitude.
@@ -134,15 +141,6 @@ def span_of_line(line: bytes, number: int, ctx: ReadContext) -> Span:
 def spans_from_rows(rows: list[Any], ctx: ReadContext, prefix: str) -> Iterator[Span]:
     for index, row in enumerate(rows):
         yield _row(row, ctx, f"{prefix}[{index}]")
-
-
-def looks_like_flat_row(row: Any) -> bool:
-    """A flat span row has span identity or timing at the top level and no OTLP nesting."""
-    if not isinstance(row, dict) or "resourceSpans" in row or "resource_spans" in row:
-        return False
-    has_id = any(key in row for key in _TRACE_ID + _SPAN_ID[:3])
-    has_eval_shape = "kind" in row and ("startedAt" in row or "toolName" in row)
-    return has_id or has_eval_shape
 
 
 def _row(row: Any, ctx: ReadContext, where: str) -> Span:

@@ -16,17 +16,9 @@ from pathlib import Path
 from typing import IO, Any
 
 from tracecheck.errors import AmbiguousFormatError, TraceReadError, UnrecognizedFormatError
-from tracecheck.readers.claude import read_claude_stream
 from tracecheck.readers.common import ReadContext
-from tracecheck.readers.flat import read_flat_json, read_flat_jsonl
 from tracecheck.readers.layers import PROBE_SIZE, layer_of, open_decoded
-from tracecheck.readers.otlp_json import read_otlp_json, read_otlp_jsonl
-from tracecheck.readers.otlp_proto import (
-    looks_like_proto_message,
-    looks_like_proto_stream,
-    read_otlp_proto,
-    read_otlp_proto_stream,
-)
+from tracecheck.readers.shapes import looks_like_proto_message, looks_like_proto_stream
 from tracecheck.readers.sniff import HEAD_SIZE, json_layout, sniff
 from tracecheck.readers.tracers import TRACER_READERS
 from tracecheck.spans import ReadNote, Span
@@ -197,29 +189,43 @@ def is_proto_stream(head: bytes, size: int | None) -> bool:
     return looks_like_proto_stream(head, size) and not looks_like_proto_message(head, size)
 
 
+# Each format's reader is imported when a file of that format is read: `check` on an OTLP
+# file loads no protobuf, flat-span, Claude Code or other tracer's reader.
+
+
 def _read_otlp_json(stream: IO[bytes], head: bytes, size: int | None, ctx: ReadContext) -> Any:
+    from tracecheck.readers.otlp_json import read_otlp_json, read_otlp_jsonl
+
     if layout(stream, head) == "lines":
         return read_otlp_jsonl(stream, ctx)
     return read_otlp_json(stream.read(), ctx)
 
 
 def _read_otlp_jsonl(stream: IO[bytes], head: bytes, size: int | None, ctx: ReadContext) -> Any:
+    from tracecheck.readers.otlp_json import read_otlp_jsonl
+
     return read_otlp_jsonl(stream, ctx)
 
 
 def _read_otlp_proto(stream: IO[bytes], head: bytes, size: int | None, ctx: ReadContext) -> Any:
+    from tracecheck.readers.otlp_proto import read_otlp_proto, read_otlp_proto_stream
+
     if is_proto_stream(head, size):
         return read_otlp_proto_stream(stream, ctx)
     return read_otlp_proto(stream.read(), ctx)
 
 
 def _read_spans(stream: IO[bytes], head: bytes, size: int | None, ctx: ReadContext) -> Any:
+    from tracecheck.readers.flat import read_flat_json, read_flat_jsonl
+
     if layout(stream, head) == "lines":
         return read_flat_jsonl(stream, ctx)
     return read_flat_json(stream.read(), ctx)
 
 
 def _read_claude(stream: IO[bytes], head: bytes, size: int | None, ctx: ReadContext) -> Any:
+    from tracecheck.readers.claude import read_claude_stream
+
     return read_claude_stream(stream, ctx)
 
 

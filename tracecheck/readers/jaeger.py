@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tracecheck.readers.common import ReadContext, checked, decode_base64, described
+from tracecheck.readers.shapes import is_jaeger_document, is_jaeger_span
 from tracecheck.readers.tracer_parts import (
     JsonValue,
     at,
@@ -58,21 +59,6 @@ WARNINGS = "jaeger.warnings"
 TRACE_WARNINGS = "jaeger.trace.warnings"
 FLAGS = "jaeger.flags"
 _TYPES = ("string", "bool", "int64", "float64", "binary")
-
-
-def is_jaeger_document(document: Any) -> bool:
-    """`{"data": [{"traceID": …, "spans": […], "processes": {…}}, …]}`."""
-    data = document.get("data") if isinstance(document, dict) else None
-    return (
-        isinstance(data, list)
-        and bool(data)
-        and all(isinstance(t, dict) and "traceID" in t and "spans" in t for t in data[:3])
-    )
-
-
-def is_jaeger_span(row: Any) -> bool:
-    """A span of Jaeger's JSON: `traceID` and `spanID`, spelled as Jaeger spells them."""
-    return isinstance(row, dict) and "spanID" in row and "traceID" in row
 
 
 @dataclass(frozen=True, slots=True)

@@ -27,6 +27,7 @@ from tracecheck.readers.common import (
 )
 from tracecheck.readers.jaeger import TRACE_WARNINGS, Reference, jaeger_span, log_events
 from tracecheck.readers.otlp_json import spans_from_request
+from tracecheck.readers.shapes import is_api_v3_answer, is_model_span
 from tracecheck.readers.tracer_parts import JsonValue, at, checked_id, refuse_misread, text
 from tracecheck.spans import Event, Span
 
@@ -47,23 +48,6 @@ _VALUE_FIELDS = {
 }
 _VALUE_TYPES = ("STRING", "BOOL", "INT64", "FLOAT64", "BINARY")
 _DURATION = re.compile(r"^(-?)(\d+)(?:\.(\d{1,9}))?s$")
-
-
-def is_model_span(row: Any) -> bool:
-    """A span of the model's JSON: `operationName` or a Duration string, with protobuf JSON's
-    `traceId`/`spanId` (Jaeger's own JSON spells them `traceID`/`spanID`)."""
-    if not isinstance(row, dict) or "spanID" in row or "traceID" in row or "name" in row:
-        return False
-    if "spanId" not in row and "traceId" not in row:
-        return False
-    duration = row.get("duration")
-    return "operationName" in row or (isinstance(duration, str) and duration.endswith("s"))
-
-
-def is_api_v3_answer(value: Any) -> bool:
-    """`{"result": {"resourceSpans": [...]}}`."""
-    result = value.get("result") if isinstance(value, dict) else None
-    return isinstance(result, dict) and "resourceSpans" in result
 
 
 def model_layout(value: Any) -> str:

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tracecheck.readers.common import ReadContext, checked, described
+from tracecheck.readers.shapes import is_otel_js_span
 from tracecheck.readers.tracer_parts import JsonValue, at, checked_id, refuse_misread, text
 from tracecheck.spans import EMPTY_ATTRIBUTES, Event, Link, Scope, Span, SpanStatus
 
@@ -40,15 +41,6 @@ class OtelJsStyle:
 
     major: int = 2
     raw: bool = False
-
-
-def is_otel_js_span(row: Any) -> bool:
-    """A span context object, and `startTime` as an `HrTime` pair."""
-    if not isinstance(row, dict):
-        return False
-    context = row.get("_spanContext", row.get("spanContext"))
-    start = row.get("startTime")
-    return isinstance(context, dict) and (isinstance(start, list) or "traceId" in context)
 
 
 def otel_js_style(values: list[JsonValue]) -> OtelJsStyle:

@@ -32,11 +32,11 @@ from tracecheck.readers.common import (
     parse_unix_nano,
     special_double,
 )
-from tracecheck.readers.otlp_json_typed import typed_spans
 from tracecheck.spans import EMPTY_ATTRIBUTES, Event, Link, Scope, Span
 
 __all__ = [
     "DEEP",
+    "TYPED_AFTER",
     "ValueTooDeep",
     "any_value",
     "attribute_map",
@@ -73,6 +73,26 @@ class ValueTooDeep(Exception):
 DEEP = f"holds a value nested deeper than {MAX_VALUE_DEPTH} levels"
 # What `attribute_map` raises for a value too deep, unless it is told what to put instead.
 _RAISE: Any = object()
+
+
+# The typed fast path (`otlp_json_typed`) saves about 5 µs a span but costs msgspec's import,
+# over 10 ms of a command's start-up: it pays for itself only past a few megabytes. So the
+# first `TYPED_AFTER` bytes of OTLP/JSON a process reads take the general path alone, the rest
+# the typed path first (the two build the same spans and notes: tests/test_roundtrip.py).
+TYPED_AFTER = 4 << 20
+_read_generally = 0  # bytes of OTLP/JSON read so far without the typed path
+
+
+def typed_spans(data: bytes | memoryview, ctx: ReadContext, prefix: str) -> list[Span] | None:
+    """`otlp_json_typed.typed_spans`, or None (the general reader reads it) while this process
+    has read less than `TYPED_AFTER` bytes of OTLP/JSON."""
+    global _read_generally
+    if _read_generally < TYPED_AFTER:
+        _read_generally += len(data)
+        return None
+    from tracecheck.readers import otlp_json_typed
+
+    return otlp_json_typed.typed_spans(data, ctx, prefix)
 
 
 def read_otlp_json(data: bytes, ctx: ReadContext) -> Iterator[Span]:

@@ -16,6 +16,7 @@ from typing import IO, Any
 from tracecheck.readers.common import ReadContext, checked, indexed_place
 from tracecheck.readers.proto_attributes import ProtoAttributes, proto_attributes
 from tracecheck.readers.proto_split import PROTOBUF_DEPTH, DeepSpan, ResourcePart, split_request
+from tracecheck.readers.shapes import looks_like_proto_message, looks_like_proto_stream
 from tracecheck.spans import EMPTY_ATTRIBUTES, Event, Link, Scope, Span, SpanStatus
 
 __all__ = [
@@ -31,10 +32,6 @@ __all__ = [
 
 _STATUS: dict[int, SpanStatus | None] = {0: None, 1: "ok", 2: "error"}
 _PREFIX = struct.Struct(">I")
-# ExportTraceServiceRequest holds only field 1 (resource_spans), length-delimited: tag 0x0A.
-_RESOURCE_SPANS_TAG = 0x0A
-# The fields a ResourceSpans message starts with: resource (1), scope_spans (2), schema_url (3).
-_RESOURCE_SPANS_FIELDS = (0x0A, 0x12, 0x1A)
 
 
 def read_otlp_proto(data: bytes, ctx: ReadContext) -> Iterator[Span]:
@@ -203,34 +200,3 @@ def _span(
 def _hex(raw: bytes) -> str | None:
     text = raw.hex()
     return text if text.strip("0") else None  # all zeros, like empty, means no id
-
-
-def looks_like_proto_message(head: bytes, size: int | None) -> bool:
-    """True when `head` starts like an `ExportTraceServiceRequest` of `size` bytes."""
-    if len(head) < 2 or head[0] != _RESOURCE_SPANS_TAG:
-        return False
-    length, end = _varint(head, 1)
-    if length is None or (size is not None and end + length > size):
-        return False
-    return end >= len(head) or length == 0 or head[end] in _RESOURCE_SPANS_FIELDS
-
-
-def looks_like_proto_stream(head: bytes, size: int | None) -> bool:
-    """True when `head` starts like a length-prefixed stream of requests."""
-    if len(head) < _PREFIX.size + 2:
-        return False
-    (length,) = _PREFIX.unpack_from(head)
-    if length == 0 or (size is not None and _PREFIX.size + length > size):
-        return False
-    return looks_like_proto_message(head[_PREFIX.size :], length)
-
-
-def _varint(data: bytes, start: int) -> tuple[int | None, int]:
-    value = shift = 0
-    for index in range(start, min(len(data), start + 10)):
-        byte = data[index]
-        value |= (byte & 0x7F) << shift
-        if not byte & 0x80:
-            return value, index + 1
-        shift += 7
-    return None, start

@@ -21,16 +21,12 @@ from typing import IO, Any
 
 import msgspec
 
-from tracecheck.readers.common import normalize_id
+from tracecheck.readers.common import Decline, normalize_id
 from tracecheck.readers.zipkin import is_zipkin_span
 
 __all__ = ["SCANNERS", "Decline", "Record", "Scanner"]
 
 _PREFIX = struct.Struct(">I")
-
-
-class Decline(Exception):
-    """The record holds something only its reader can judge."""
 
 
 @dataclass(frozen=True, slots=True)

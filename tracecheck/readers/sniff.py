@@ -8,8 +8,11 @@ from typing import Any
 import orjson
 
 from tracecheck.formats import FORMATS
-from tracecheck.readers.flat import looks_like_flat_row
-from tracecheck.readers.otlp_proto import looks_like_proto_message, looks_like_proto_stream
+from tracecheck.readers.shapes import (
+    looks_like_flat_row,
+    looks_like_proto_message,
+    looks_like_proto_stream,
+)
 from tracecheck.readers.tracers import tracer_format_of_text, tracer_format_of_value
 
 __all__ = ["FORMATS", "HEAD_SIZE", "is_claude_record", "json_layout", "sniff"]

@@ -20,11 +20,14 @@ or once they hold many traces.
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from tracecheck.readers.record_index import Record
+if TYPE_CHECKING:
+    import sqlite3
+
+    from tracecheck.readers.record_index import Record
 
 __all__ = ["Place", "Row", "TraceIndex"]
 
@@ -162,6 +165,8 @@ class TraceIndex:
     def _connection(self) -> sqlite3.Connection:
         if self._db is None:
             path = self._folder() / "index.sqlite"
+            import sqlite3  # only once the index moves to disk: a small file's stays in memory
+
             db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
             for statement in _SCHEMA:
                 db.execute(statement)

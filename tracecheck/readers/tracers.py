@@ -13,22 +13,21 @@ Each file is read whole: Zipkin's two halves of one call may be anywhere in it.
 
 from __future__ import annotations
 
+import importlib
 import re
 from collections.abc import Callable, Iterable
 from typing import IO, Any
 
 from tracecheck.formats import TRACER_FORMATS
 from tracecheck.readers.common import ReadContext
-from tracecheck.readers.jaeger import is_jaeger_document, is_jaeger_span, read_jaeger
-from tracecheck.readers.jaeger_model import (
+from tracecheck.readers.shapes import (
     is_api_v3_answer,
+    is_jaeger_document,
+    is_jaeger_span,
     is_model_span,
-    read_jaeger_api_v3,
-    read_jaeger_model,
+    is_otel_js_span,
+    is_zipkin_span,
 )
-from tracecheck.readers.otel_js import is_otel_js_span, read_otel_js
-from tracecheck.readers.tracer_parts import JsonValue, json_values
-from tracecheck.readers.zipkin import is_zipkin_span, read_zipkin
 from tracecheck.spans import Span
 
 __all__ = [
@@ -39,18 +38,24 @@ __all__ = [
     "tracer_format_of_value",
 ]
 
-_READ_VALUES: dict[str, Callable[[list[JsonValue], ReadContext], list[Span]]] = {
-    "zipkin": read_zipkin,
-    "jaeger": read_jaeger,
-    "jaeger-model": read_jaeger_model,
-    "jaeger-api-v3": read_jaeger_api_v3,
-    "otel-js": read_otel_js,
+# Each format's reader, as (module, function), imported when a file of that format is read:
+# telling the formats apart (below) needs none of them.
+_READ_VALUES: dict[str, tuple[str, str]] = {
+    "zipkin": ("tracecheck.readers.zipkin", "read_zipkin"),
+    "jaeger": ("tracecheck.readers.jaeger", "read_jaeger"),
+    "jaeger-model": ("tracecheck.readers.jaeger_model", "read_jaeger_model"),
+    "jaeger-api-v3": ("tracecheck.readers.jaeger_model", "read_jaeger_api_v3"),
+    "otel-js": ("tracecheck.readers.otel_js", "read_otel_js"),
 }
 
 
 def read_tracer_values(format: str, data: bytes, ctx: ReadContext) -> list[Span]:
     """The spans of a whole file of one of these formats."""
-    return _READ_VALUES[format](json_values(data, ctx), ctx)
+    from tracecheck.readers.tracer_parts import json_values
+
+    module, name = _READ_VALUES[format]
+    read: Callable[[Any, ReadContext], list[Span]] = getattr(importlib.import_module(module), name)
+    return read(json_values(data, ctx), ctx)
 
 
 def _reader(

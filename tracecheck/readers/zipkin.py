@@ -33,6 +33,7 @@ from typing import Any
 import orjson
 
 from tracecheck.readers.common import ReadContext, checked, described, normalize_id
+from tracecheck.readers.shapes import is_zipkin_span
 from tracecheck.readers.tracer_parts import (
     JsonValue,
     at,
@@ -65,15 +66,6 @@ SHARED = "zipkin.shared"
 CLIENT_TAGS = "zipkin.clientTags"  # the tag keys of a call's client half
 DEBUG = "zipkin.debug"
 ENDPOINT_FIELDS = ("serviceName", "ipv4", "ipv6", "port")
-
-
-def is_zipkin_span(row: Any) -> bool:
-    """`id` rather than `spanId`, with an endpoint or a duration."""
-    if not isinstance(row, dict) or "id" not in row or "traceId" not in row:
-        return False
-    if any(name in row for name in ("spanId", "span_id", "spanID")):
-        return False
-    return "localEndpoint" in row or "remoteEndpoint" in row or "duration" in row
 
 
 def read_zipkin(values: list[JsonValue], ctx: ReadContext) -> list[Span]:
