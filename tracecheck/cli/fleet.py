@@ -402,6 +402,9 @@ def _options(env: Environment, pairs: Iterable[str]) -> dict[str, Any]:
 
 def fleet_inputs(sources: Iterable[str]) -> bool:
     """Whether `check` must read these inputs on the fleet: some are URLs only fsspec opens."""
+    sources = list(sources)
+    if not any("://" in source for source in sources):  # no URL: the storage module can wait
+        return False
     from tracecheck.fleet.storage import is_remote
 
     return any(is_remote(source) for source in sources)

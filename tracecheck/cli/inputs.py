@@ -5,8 +5,6 @@ and a progress line when reading takes long."""
 from __future__ import annotations
 
 import os
-import shutil
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -250,6 +248,9 @@ def progress_of(env: Environment, source: str) -> Progress:
 def _spooled_stdin(stdin: TextIO) -> Iterator[str]:
     """Standard input copied to a temporary file, so that it is read like one: one trace at
     a time, not all of it held."""
+    import shutil  # here: a file given by name needs neither
+    import tempfile
+
     with tempfile.NamedTemporaryFile(prefix="tracecheck-stdin-", delete=False) as spool:
         shutil.copyfileobj(stdin.buffer, spool, 1 << 20)
     try:

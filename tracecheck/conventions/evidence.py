@@ -7,6 +7,7 @@ call. Such spans are named in a note, and `check --strict-capture` refuses to pa
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -15,25 +16,34 @@ from tracecheck.conventions.generic import is_template
 
 __all__ = ["unmapped_evidence"]
 
-# Attribute keys that record a tool, a model or token counts, in any producer's spelling.
-_EVIDENCE_KEY = re.compile(
-    r"(?:^|[._])(?:tool|function)(?:[._]?(?:name|call|calls|input|args|arguments|id))?(?:$|[._])"
-    r"|(?:^|[._])tool[A-Z]|toolCall|(?:^|[._])model(?:[._]?(?:name|id))?(?:$|[._])|modelId"
-    r"|(?:^|[._])(?:input|output|prompt|completion|total)[._]?tokens?(?:$|[._])"
-    r"|(?:^|[._])token[._]?count|(?:^|[._])usage(?:$|[._])",
-    re.IGNORECASE,
-)
-# Span names of tool and model calls, in any producer's spelling.
-_EVIDENCE_NAME = re.compile(
-    r"^(?:function|tool)\b|execute_tool|\btool[ _.:-]?call|call_llm|\bchat\b|completions?\b"
-    r"|\bllm\b|\bgenerate(?:_content|Text|Object)?\b|\bembed|\b(?:gpt|claude|gemini|o[134])-",
-    re.IGNORECASE,
-)
-# A template names a call when it speaks of one (`Function: {name}`, `Chat with {model}`); an
-# application's own templates (`processing {item}`) are no evidence.
-_CALL_WORD = re.compile(
-    r"function|tool|chat|completion|llm|model|agent|generat|embed|call|invoke|run", re.IGNORECASE
-)
+
+# Compiled on first use: only spans read as UNKNOWN are judged, and the three patterns cost
+# over a millisecond of every `check`'s start-up.
+@functools.cache
+def _patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    """Attribute keys that record a tool, a model or token counts, and span names of tool and
+    model calls, in any producer's spelling; and the words by which a template names a call
+    (`Function: {name}`, `Chat with {model}`; an application's own templates, `processing
+    {item}`, are no evidence)."""
+    evidence_key = re.compile(
+        r"(?:^|[._])(?:tool|function)(?:[._]?(?:name|call|calls|input|args|arguments|id))?(?:$|[._])"
+        r"|(?:^|[._])tool[A-Z]|toolCall|(?:^|[._])model(?:[._]?(?:name|id))?(?:$|[._])|modelId"
+        r"|(?:^|[._])(?:input|output|prompt|completion|total)[._]?tokens?(?:$|[._])"
+        r"|(?:^|[._])token[._]?count|(?:^|[._])usage(?:$|[._])",
+        re.IGNORECASE,
+    )
+    evidence_name = re.compile(
+        r"^(?:function|tool)\b|execute_tool|\btool[ _.:-]?call|call_llm|\bchat\b|completions?\b"
+        r"|\bllm\b|\bgenerate(?:_content|Text|Object)?\b|\bembed|\b(?:gpt|claude|gemini|o[134])-",
+        re.IGNORECASE,
+    )
+    call_word = re.compile(
+        r"function|tool|chat|completion|llm|model|agent|generat|embed|call|invoke|run",
+        re.IGNORECASE,
+    )
+    return evidence_key, evidence_name, call_word
+
+
 # Keys every span may carry that say nothing of a call (resource and scope attributes).
 _IGNORED_PREFIXES = (
     "service.",
@@ -63,7 +73,8 @@ def unmapped_evidence(
         return None if tool_name else "a tool call with no tool name"
     if kind != "UNKNOWN":
         return None
-    if is_template(name) and _CALL_WORD.search(name):
+    evidence_key, evidence_name, call_word = _patterns()
+    if is_template(name) and call_word.search(name):
         return "a message-template name"
     hinted = [key for key in hints if key in attributes]
     if hinted:
@@ -73,11 +84,11 @@ def unmapped_evidence(
     keys = sorted(
         key
         for key in attributes
-        if _EVIDENCE_KEY.search(key) and not key.startswith(_IGNORED_PREFIXES)
+        if evidence_key.search(key) and not key.startswith(_IGNORED_PREFIXES)
     )
     if keys:
         more = f" and {len(keys) - 2} more" if len(keys) > 2 else ""
         return f"attributes {', '.join(keys[:2])}{more}"
-    if _EVIDENCE_NAME.search(name):
+    if evidence_name.search(name):
         return "a tool- or model-like name"
     return None

@@ -92,14 +92,16 @@ class KindRule:
     _lookup: Mapping[str, str] | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        if self.name is not None:
-            object.__setattr__(self, "_pattern", re.compile(self.name))
         if self.values is not None:
             lowered = {key.lower(): value for key, value in self.values.items()}
             object.__setattr__(self, "_lookup", lowered)
 
     @property
     def pattern(self) -> re.Pattern[str] | None:
+        """`name` compiled, on first use: a command reading one producer's spans need not
+        compile every producer's patterns (a few milliseconds of its start-up)."""
+        if self._pattern is None and self.name is not None:
+            object.__setattr__(self, "_pattern", re.compile(self.name))
         return self._pattern
 
     def kind_of(self, value: str) -> str | None:

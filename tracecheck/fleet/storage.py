@@ -5,9 +5,6 @@ said again in the remote file's name."""
 
 from __future__ import annotations
 
-import glob
-import shutil
-import tempfile
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -43,6 +40,8 @@ def listing(source: str, storage_options: dict[str, Any] | None = None) -> list[
         return _remote_listing(source, storage_options or {})
     local = source.removeprefix("file://")
     if _GLOB & set(local):
+        import glob  # here, like shutil and tempfile: `check` asks `is_remote` of every input
+
         return [
             item
             for match in sorted(glob.glob(local, recursive=True))  # noqa: PTH207 (a pattern, not a path)
@@ -126,6 +125,9 @@ def staged(
     if not any(is_remote(name) for name in files):
         yield Staged(root if root is not None else files[0], tuple(files), {})
         return
+    import shutil
+    import tempfile
+
     import fsspec
 
     where = tempfile.mkdtemp(prefix="tracecheck-fleet-")

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import bz2
 import codecs
-import gzip
 import io
 import lzma
 import os
@@ -325,6 +324,8 @@ class _Layer(io.RawIOBase):
 
 def _decoder(kind: str, source: IO[bytes]) -> io.BufferedIOBase | io.RawIOBase:
     if kind == "gzip":
+        import gzip  # here: only a gzip file needs it (bz2 and lzma come with argparse's shutil)
+
         return gzip.GzipFile(fileobj=source, mode="rb")
     if kind == "bzip2":
         return bz2.BZ2File(source, "rb")

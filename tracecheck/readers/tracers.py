@@ -13,6 +13,7 @@ Each file is read whole: Zipkin's two halves of one call may be anywhere in it.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import re
 from collections.abc import Callable, Iterable
@@ -104,39 +105,49 @@ def _span_format(row: Any) -> str | None:
     return None
 
 
-_RESULT = re.compile(rb'^\{\s*"result"\s*:\s*\{')
-_OTLP = re.compile(rb'"(?:resourceSpans|resource_spans)"\s*:')
-_OPERATION = re.compile(rb'"operationName"\s*:')
+_TextRule = tuple[str, tuple[re.Pattern[bytes], ...], re.Pattern[bytes] | None]
 
 
 def _keys(*names: str) -> re.Pattern[bytes]:
     return re.compile(rb'"(?:' + "|".join(names).encode() + rb')"\s*:')
 
 
-# For a document whose first line does not parse (pretty-printed, or longer than the head):
-# every pattern of a row must be found in the first bytes, and not its `unless`.
-_TEXT_RULES: tuple[tuple[str, tuple[re.Pattern[bytes], ...], re.Pattern[bytes] | None], ...] = (
-    ("jaeger", (re.compile(rb'"data"\s*:\s*\['), _keys("traceID"), _OPERATION), None),
-    ("jaeger", (_keys("traceID"), _keys("spanID"), _OPERATION), None),
-    ("jaeger-model", (_keys("spanId"), _OPERATION), _keys("spanID", "traceID")),
-    (
-        "otel-js",
-        (_keys("_spanContext", "spanContext"), re.compile(rb'"startTime"\s*:\s*\[')),
-        None,
-    ),
-    ("zipkin", (_keys("traceId"), _keys("localEndpoint", "remoteEndpoint")), _keys("spanId")),
-)
+# Compiled on first use: only a document whose first line does not parse is judged by its
+# text, and a dozen patterns cost a millisecond of every command's start-up.
+@functools.cache
+def _text_rules() -> tuple[
+    re.Pattern[bytes], re.Pattern[bytes], re.Pattern[bytes], tuple[_TextRule, ...]
+]:
+    """`{"result": {`, an OTLP key, `operationName`, and the rules for a document whose first
+    line does not parse (pretty-printed, or longer than the head): every pattern of a rule must
+    be found in the first bytes, and not its `unless`."""
+    operation = re.compile(rb'"operationName"\s*:')
+    rules: tuple[_TextRule, ...] = (
+        ("jaeger", (re.compile(rb'"data"\s*:\s*\['), _keys("traceID"), operation), None),
+        ("jaeger", (_keys("traceID"), _keys("spanID"), operation), None),
+        ("jaeger-model", (_keys("spanId"), operation), _keys("spanID", "traceID")),
+        (
+            "otel-js",
+            (_keys("_spanContext", "spanContext"), re.compile(rb'"startTime"\s*:\s*\[')),
+            None,
+        ),
+        ("zipkin", (_keys("traceId"), _keys("localEndpoint", "remoteEndpoint")), _keys("spanId")),
+    )
+    result = re.compile(rb'^\{\s*"result"\s*:\s*\{')
+    otlp = re.compile(rb'"(?:resourceSpans|resource_spans)"\s*:')
+    return result, otlp, operation, rules
 
 
 def tracer_format_of_text(text: bytes) -> str | None:
     """The format the first bytes of a document show by their keys, or None."""
-    if _RESULT.match(text):
-        if _OTLP.search(text):
+    result, otlp, operation, rules = _text_rules()
+    if result.match(text):
+        if otlp.search(text):
             return "jaeger-api-v3"
-        return "jaeger-model" if _OPERATION.search(text) else None
-    if _OTLP.search(text):
+        return "jaeger-model" if operation.search(text) else None
+    if otlp.search(text):
         return None
-    for format, patterns, unless in _TEXT_RULES:
+    for format, patterns, unless in rules:
         if all(p.search(text) for p in patterns) and not (unless and unless.search(text)):
             return format
     return None

@@ -8,19 +8,31 @@ Each is shown as a visible escape (`\\x1b`, `\\n`, `\\u202e`) instead.
 
 from __future__ import annotations
 
+import functools
 import re
 
 __all__ = ["printable", "shorten", "xml_safe"]
 
-# C0 and C1 controls, DEL, line/paragraph separators, bidi embeddings/overrides/isolates,
-# and lone surrogates (which no UTF-8 stream can carry).
-_UNPRINTABLE = re.compile(
-    "[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff\ufffe\uffff]"
-)
-# Everything XML 1.0 cannot hold: its Char production minus tab, newline and carriage return
-# (which XML can carry; attribute values escape them).
-_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+# The patterns are compiled on first use, and only for text that holds a character
+# `str.isprintable` refuses (every character both patterns match is one): most text shown
+# needs no escape, and compiling them costs a millisecond of every command's start-up.
+@functools.cache
+def _unprintable() -> re.Pattern[str]:
+    # C0 and C1 controls, DEL, line/paragraph separators, bidi embeddings/overrides/isolates,
+    # and lone surrogates (which no UTF-8 stream can carry).
+    return re.compile(
+        "[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff\ufffe\uffff]"
+    )
+
+
+@functools.cache
+def _not_xml() -> re.Pattern[str]:
+    # Everything XML 1.0 cannot hold: its Char production minus tab, newline and carriage
+    # return (which XML can carry; attribute values escape them).
+    return re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 
 def _escape(match: re.Match[str]) -> str:
@@ -34,12 +46,12 @@ def _escape(match: re.Match[str]) -> str:
 
 def printable(text: str) -> str:
     """`text` with every control, separator and bidi character shown as an escape."""
-    return _UNPRINTABLE.sub(_escape, text)
+    return text if text.isprintable() else _unprintable().sub(_escape, text)
 
 
 def xml_safe(text: str) -> str:
     """`text` with the characters XML 1.0 cannot hold shown as escapes."""
-    return _NOT_XML.sub(_escape, text)
+    return text if text.isprintable() else _not_xml().sub(_escape, text)
 
 
 def shorten(text: str, limit: int = 500) -> str:

@@ -10,11 +10,11 @@ order, holding no handle per piece (a verdict per trace of a file of many traces
 
 from __future__ import annotations
 
+import io
 import json
 import struct
-import tempfile
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Any
+from typing import IO, Any
 
 import orjson
 
@@ -29,12 +29,50 @@ _ENCODING = ("utf-8", "surrogatepass")
 _LENGTH = struct.Struct("<Q")
 
 
+class _Spooled:
+    """`tempfile.SpooledTemporaryFile(_IN_MEMORY)` for the calls made here (seek, tell, read,
+    write, truncate, close): in memory, then in a temporary file once it grows past
+    `_IN_MEMORY` bytes. Written here because `tempfile` (with the `random` and `shutil` it
+    imports) would cost every `check` about 5 ms of start-up that only a large report needs."""
+
+    def __init__(self) -> None:
+        self._file: IO[bytes] = io.BytesIO()
+        self._in_memory = True
+
+    def write(self, data: bytes) -> None:
+        self._file.write(data)
+        if self._in_memory and self._file.tell() > _IN_MEMORY:
+            self._move_to_disk()
+
+    def _move_to_disk(self) -> None:
+        import tempfile
+
+        memory = self._file
+        assert isinstance(memory, io.BytesIO)
+        disk = tempfile.TemporaryFile()  # noqa: SIM115 (closed by `close`)
+        disk.write(memory.getbuffer())
+        disk.seek(memory.tell())
+        self._file, self._in_memory = disk, False
+
+    def seek(self, position: int) -> None:
+        self._file.seek(position)
+
+    def read(self, size: int) -> bytes:
+        return self._file.read(size)
+
+    def truncate(self, size: int) -> None:
+        self._file.truncate(size)
+
+    def close(self) -> None:
+        self._file.close()
+
+
 class Spool:
     """Pieces kept in order on disk, read back by the handle `add` returned."""
 
     def __init__(self) -> None:
         # Closed by `close`: the spool outlives any one block of the command.
-        self._file = tempfile.SpooledTemporaryFile(max_size=_IN_MEMORY, mode="w+b")  # noqa: SIM115
+        self._file = _Spooled()
         self._end = 0
 
     def add_bytes(self, data: bytes) -> Piece:
@@ -64,7 +102,7 @@ class Records:
 
     def __init__(self) -> None:
         # Closed by `close`, like `Spool`.
-        self._file = tempfile.SpooledTemporaryFile(max_size=_IN_MEMORY, mode="w+b")  # noqa: SIM115
+        self._file = _Spooled()
         self._end = 0
         self._count = 0
 

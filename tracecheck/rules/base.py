@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from decimal import Decimal
-from fractions import Fraction
-from typing import Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from tracecheck.rules.subject import Subject
 from tracecheck.spans import Span
 from tracecheck.verdict import Violation
+
+if TYPE_CHECKING:
+    from decimal import Decimal
+    from fractions import Fraction
 
 __all__ = ["SHOWN_NAMES", "Occurrence", "Rule", "at", "listed", "named", "number_text"]
 
@@ -52,6 +54,10 @@ def listed(items: Sequence[str]) -> str:
 
 def number_text(number: int | float | Fraction | Decimal) -> str:
     """A number as a reader expects it: integral values without a fraction, no exponent."""
+    # Imported here: most checks print no number, and the two cost a millisecond to import.
+    from decimal import Decimal
+    from fractions import Fraction
+
     if isinstance(number, float) and not math.isfinite(number):
         return repr(number)
     if isinstance(number, Fraction):
@@ -66,4 +72,6 @@ def number_text(number: int | float | Fraction | Decimal) -> str:
 
 
 def _fraction_decimal(number: Fraction) -> Decimal:
+    from decimal import Decimal
+
     return Decimal(number.numerator) / Decimal(number.denominator)
