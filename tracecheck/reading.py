@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from tracecheck.conventions import read
 from tracecheck.conventions.evidence import unmapped_evidence
@@ -16,8 +16,10 @@ _NAMED = 3  # spans named in a note; the rest are counted
 _NAME_LIMIT = 60
 
 
-@dataclass(frozen=True, slots=True)
-class SubjectReading:
+class SubjectReading(NamedTuple):
+    """A named tuple, not a frozen dataclass: the checker's own record, which every `check`
+    creates at import, and a frozen dataclass costs five times as much to create."""
+
     notes: tuple[str, ...]
     conventions: tuple[tuple[str, int], ...]
     # Why rules about tool calls, or about model calls, cannot be trusted on these spans.

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, TextIO
+from typing import TYPE_CHECKING, Literal, NamedTuple, TextIO
 
 from tracecheck.cli.codes import ExitCode, Stop, internal_error
 from tracecheck.cli.environment import Environment
@@ -44,10 +44,12 @@ def failure_code(failure: ReadFailure) -> ExitCode:
     return ExitCode.AMBIGUOUS if failure.kind == "ambiguous" else ExitCode.UNREADABLE
 
 
-@dataclass(frozen=True, slots=True)
-class Read:
+class Read(NamedTuple):
     """A trace as it is read, with the file reports name: the source as given, or for a
-    directory the file below it holding the trace (`sources`: each file, when several)."""
+    directory the file below it holding the trace (`sources`: each file, when several).
+
+    A named tuple rather than a frozen dataclass, which costs five times as much to create
+    at import (bench/README.md, "Command start-up")."""
 
     trace: Trace
     source: str

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import itertools
 import json
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from tracecheck.contract.load import ContractSource, load_document
 from tracecheck.contract.model import Alternative, Contract
@@ -32,8 +32,7 @@ from tracecheck.rules.predicates import Exact, OneOf, Predicate
 __all__ = ["CompiledRule", "compile_contract", "compile_spec", "path_rules"]
 
 
-@dataclass(frozen=True)
-class CompiledRule:
+class CompiledRule(NamedTuple):  # a named tuple, as the parsed sections are (section_spec.py)
     """A rule and the place in the document it was compiled from (`tools.required[0]`)."""
 
     where: str

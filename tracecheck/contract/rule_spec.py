@@ -66,7 +66,7 @@ RULE_REQUIRED: dict[str, tuple[str, ...]] = {
 }
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True)  # a dataclass, not a named tuple: a named tuple's `index` is tuple.index
 class RuleSpec:
     """A low-level `rules` entry, already built, with its index."""
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any, NamedTuple, cast
 
 from tracecheck.contract.checker import MISSING, Checker
 from tracecheck.contract.words import describe, map_path
@@ -54,14 +54,17 @@ OCCURRENCES = ("first", "last", "any", "all")
 JSON_TYPES = ("string", "number", "boolean", "object", "array", "null")
 
 
-@dataclass(frozen=True)
-class RunSpec:
+# The parsed sections are named tuples, not frozen dataclasses: they live only inside the
+# compiler and lint, immutable and compared by value either way, and a frozen dataclass costs
+# five times as much to create when the module is imported (every `check` imports this one;
+# bench/README.md, "Command start-up").
+class RunSpec(NamedTuple):
     require_completed: bool | None = None
     allowed_statuses: tuple[str, ...] | None = None
     max_duration_ms: float | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True)  # a dataclass: a named tuple's `index` is tuple.index
 class ArgumentSpec:
     index: int
     tool: str
@@ -70,8 +73,7 @@ class ArgumentSpec:
     occurrence: Occurrence = "all"
 
 
-@dataclass(frozen=True)
-class ToolsSpec:
+class ToolsSpec(NamedTuple):
     required: tuple[str, ...] = ()
     forbidden: tuple[str, ...] = ()
     allowed: tuple[str, ...] | None = None
@@ -83,15 +85,13 @@ class ToolsSpec:
     enforced: bool = False
 
 
-@dataclass(frozen=True)
-class LlmSpec:
+class LlmSpec(NamedTuple):
     max_calls: int | None = None
     max_total_tokens: int | None = None
     allowed_models: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
-class RetriesSpec:
+class RetriesSpec(NamedTuple):
     reads: tuple[str, ...] = ()
     writes: tuple[WriteTool, ...] = ()
 

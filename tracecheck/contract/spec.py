@@ -10,8 +10,7 @@ compiler can add its own checks (labels, empty contract) in the same report. A t
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 # `X as X` re-exports the words and helpers that lived here before the split (tests read them).
 from tracecheck.contract.checker import pointer_problem as pointer_problem
@@ -79,8 +78,8 @@ ALTERNATIVE_KEYS = ("id", *PATH_KEYS)
 # The parsed document: valid parts only, each with the path it came from
 
 
-@dataclass(frozen=True)
-class PathSpec:
+# Named tuples, as the sections are (section_spec.py says why).
+class PathSpec(NamedTuple):
     """The base contract (`where == ""`) or one alternative (`alternatives.anyOf[i]`)."""
 
     where: str
@@ -95,8 +94,7 @@ class PathSpec:
         return f"{self.where}.{key}" if self.where else key
 
 
-@dataclass(frozen=True)
-class ContractSpec:
+class ContractSpec(NamedTuple):
     name: str
     description: str | None
     scope: Predicate | None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from fractions import Fraction
+from typing import TYPE_CHECKING
 
 from tracecheck.rules.base import (
     number_text,
@@ -12,6 +12,9 @@ from tracecheck.rules.base import (
 from tracecheck.rules.predicates import RuleError
 from tracecheck.rules.subject import Subject
 from tracecheck.verdict import Violation
+
+if TYPE_CHECKING:
+    from fractions import Fraction
 
 __all__ = ["RunCheck"]
 
@@ -53,6 +56,8 @@ class RunCheck:
                     Violation(None, "run duration is unknown: start or end time is missing")
                 )
             else:
+                from fractions import Fraction  # only a duration ceiling needs it (1-2 ms)
+
                 limit = _exact(self.max_duration_ms)
                 took = Fraction(duration_ns, 1_000_000)
                 if took > limit:
@@ -77,6 +82,8 @@ class RunCheck:
 
 
 def _exact(number: float | int) -> Fraction:
+    from fractions import Fraction
+
     if isinstance(number, float) and not math.isfinite(number):
         raise RuleError(f"maxDurationMs {number!r} is not a finite number")
     return Fraction(repr(number)) if isinstance(number, float) else Fraction(number)
