@@ -1,13 +1,22 @@
-"""Contracts: read, validate strictly, compile, lint and explain (contracts.md §2, §3, §7)."""
+"""Contracts: read, validate strictly, compile, lint and explain (contracts.md §2, §3, §7).
+
+The names are imported on first use, so that `tracecheck check` loads the compiler and lint
+it runs, and not the Python builder or the explainer.
+"""
 
 from __future__ import annotations
 
-from tracecheck.contract.builder import ContractBuilder, contract_builder
-from tracecheck.contract.compile import compile_contract
-from tracecheck.contract.explain import explain_contract
-from tracecheck.contract.lint import LintFinding, lint_contract
-from tracecheck.contract.load import load_document
-from tracecheck.contract.model import Alternative, Contract
+from typing import TYPE_CHECKING
+
+from tracecheck.lazy import lazy_names
+
+if TYPE_CHECKING:
+    from tracecheck.contract.builder import ContractBuilder, contract_builder
+    from tracecheck.contract.compile import compile_contract
+    from tracecheck.contract.explain import explain_contract
+    from tracecheck.contract.lint import LintFinding, lint_contract
+    from tracecheck.contract.load import load_document
+    from tracecheck.contract.model import Alternative, Contract
 
 __all__ = [
     "Alternative",
@@ -20,3 +29,19 @@ __all__ = [
     "lint_contract",
     "load_document",
 ]
+
+# The module each public name is imported from.
+_HOMES = {
+    "Alternative": "tracecheck.contract.model",
+    "Contract": "tracecheck.contract.model",
+    "ContractBuilder": "tracecheck.contract.builder",
+    "contract_builder": "tracecheck.contract.builder",
+    "compile_contract": "tracecheck.contract.compile",
+    "explain_contract": "tracecheck.contract.explain",
+    "LintFinding": "tracecheck.contract.lint",
+    "lint_contract": "tracecheck.contract.lint",
+    "load_document": "tracecheck.contract.load",
+}
+
+
+__getattr__, __dir__ = lazy_names(__name__, _HOMES)
