@@ -81,18 +81,22 @@ _RAISE: Any = object()
 # the typed path first (the two build the same spans and notes: tests/test_roundtrip.py).
 TYPED_AFTER = 4 << 20
 _read_generally = 0  # bytes of OTLP/JSON read so far without the typed path
+_TypedSpans = Callable[[bytes | memoryview, ReadContext, str], "list[Span] | None"]
+_typed: _TypedSpans | None = None  # `otlp_json_typed.typed_spans`, once imported
 
 
 def typed_spans(data: bytes | memoryview, ctx: ReadContext, prefix: str) -> list[Span] | None:
     """`otlp_json_typed.typed_spans`, or None (the general reader reads it) while this process
     has read less than `TYPED_AFTER` bytes of OTLP/JSON."""
-    global _read_generally
-    if _read_generally < TYPED_AFTER:
-        _read_generally += len(data)
-        return None
-    from tracecheck.readers import otlp_json_typed
+    global _read_generally, _typed
+    if _typed is None:
+        if _read_generally < TYPED_AFTER:
+            _read_generally += len(data)
+            return None
+        from tracecheck.readers.otlp_json_typed import typed_spans as typed
 
-    return otlp_json_typed.typed_spans(data, ctx, prefix)
+        _typed = typed
+    return _typed(data, ctx, prefix)
 
 
 def read_otlp_json(data: bytes, ctx: ReadContext) -> Iterator[Span]:

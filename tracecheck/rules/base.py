@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from decimal import Decimal
 from typing import TYPE_CHECKING, Literal, Protocol
 
 from tracecheck.rules.subject import Subject
 from tracecheck.spans import Span
 from tracecheck.verdict import Violation
 
-if TYPE_CHECKING:
-    from decimal import Decimal
+if TYPE_CHECKING:  # only a run's duration is a Fraction: `fractions` waits for `rules.run`
     from fractions import Fraction
 
 __all__ = ["SHOWN_NAMES", "Occurrence", "Rule", "at", "listed", "named", "number_text"]
@@ -54,24 +54,18 @@ def listed(items: Sequence[str]) -> str:
 
 def number_text(number: int | float | Fraction | Decimal) -> str:
     """A number as a reader expects it: integral values without a fraction, no exponent."""
-    # Imported here: most checks print no number, and the two cost a millisecond to import.
-    from decimal import Decimal
-    from fractions import Fraction
-
     if isinstance(number, float) and not math.isfinite(number):
         return repr(number)
-    if isinstance(number, Fraction):
-        exact = _fraction_decimal(number)
-    elif isinstance(number, float):
+    if isinstance(number, float):
         exact = Decimal(repr(number))
-    else:
+    elif isinstance(number, int | Decimal):
         exact = Decimal(number)
+    else:  # a Fraction
+        exact = _fraction_decimal(number)
     if exact == exact.to_integral_value():
         return str(int(exact))
     return format(exact.normalize(), "f")
 
 
 def _fraction_decimal(number: Fraction) -> Decimal:
-    from decimal import Decimal
-
     return Decimal(number.numerator) / Decimal(number.denominator)

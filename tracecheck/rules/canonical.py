@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping
+from decimal import Decimal
 from typing import Any
 
 from tracecheck.rules.predicates import RuleError
@@ -57,8 +58,6 @@ def canonical_number(number: int | float) -> str:
         return "0"
     if number < 0:
         return "-" + canonical_number(-number)
-    from decimal import Decimal  # here: most arguments hold no fraction, and it costs 1-2 ms
-
     _sign, digit_tuple, exponent = Decimal(repr(number)).as_tuple()
     assert isinstance(exponent, int)
     digits = "".join(map(str, digit_tuple)).rstrip("0")
