@@ -30,10 +30,10 @@ _LENGTH = struct.Struct("<Q")
 
 
 class _Spooled:
-    """`tempfile.SpooledTemporaryFile(_IN_MEMORY)` for the calls made here (seek, tell, read,
-    write, truncate, close): in memory, then in a temporary file once it grows past
-    `_IN_MEMORY` bytes. Written here because `tempfile` (with the `random` and `shutil` it
-    imports) would cost every `check` about 5 ms of start-up that only a large report needs."""
+    """`tempfile.SpooledTemporaryFile(_IN_MEMORY)` for the calls made here (seek, read, write,
+    truncate, close): in memory, then in a temporary file once it grows past `_IN_MEMORY`
+    bytes. Written here because importing `tempfile` (and the `random` it imports) would cost
+    every `check` about 2 ms of start-up that only a large report needs."""
 
     def __init__(self) -> None:
         self._file: IO[bytes] = io.BytesIO()
