@@ -50,6 +50,9 @@ CONTRACT = compile_contract(
         ("x", {"ai.toolCall.name": "t"}, "UNKNOWN", None, "attributes ai.toolCall.name"),
         ("x", {"vendor.usage": "{}"}, "UNKNOWN", None, "attributes vendor.usage"),
         ("tool_call lookup", {}, "UNKNOWN", None, "a tool- or model-like name"),
+        # Traceloop's tool spans, in an instrumentation whose kinds no convention describes.
+        ("run_shell.tool", {}, "UNKNOWN", None, "a tool- or model-like name"),
+        ("tools.task", {}, "UNKNOWN", None, None),
         ("execute_tool", {}, "TOOL", None, "a tool call with no tool name"),
         ("execute_tool x", {}, "TOOL", "x", None),
         ("chat gpt", {"gen_ai.request.model": "gpt"}, "LLM", None, None),

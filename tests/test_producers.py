@@ -83,6 +83,8 @@ RECORDINGS = (
         cache_totals=(1630, 1396),
     ),
     Recording("traceloop-sdk", frozenset({"openllmetry", "traceloop-sdk"})),
+    Recording("langgraph-openllmetry/v0.52", frozenset({"openllmetry-langchain"})),
+    Recording("langgraph-openllmetry/v0.62", frozenset({"openllmetry-langchain"})),
     Recording("langsmith-otel", frozenset({"langsmith"}), first_call=1381),
     Recording("langfuse-v3", frozenset({"langfuse"}), first_call=1381),
     Recording("langfuse-v3/v4", frozenset({"langfuse"}), first_call=1381),

@@ -23,9 +23,9 @@ _EVIDENCE_KEY = re.compile(
     r"|(?:^|[._])token[._]?count|(?:^|[._])usage(?:$|[._])",
     re.IGNORECASE,
 )
-# Span names of tool and model calls, in any producer's spelling.
+# Span names of tool and model calls, in any producer's spelling (`<tool>.tool` is Traceloop's).
 _EVIDENCE_NAME = re.compile(
-    r"^(?:function|tool)\b|execute_tool|\btool[ _.:-]?call|call_llm|\bchat\b|completions?\b"
+    r"^(?:function|tool)\b|\.tool$|execute_tool|\btool[ _.:-]?call|call_llm|\bchat\b|completions?\b"
     r"|\bllm\b|\bgenerate(?:_content|Text|Object)?\b|\bembed|\b(?:gpt|claude|gemini|o[134])-",
     re.IGNORECASE,
 )

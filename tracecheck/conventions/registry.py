@@ -14,6 +14,7 @@ from tracecheck.conventions.model import Convention
 from tracecheck.conventions.openllmetry import (
     OPENLLMETRY,
     OPENLLMETRY_BEDROCK,
+    OPENLLMETRY_LANGCHAIN,
     TRACELOOP_DECORATORS,
 )
 from tracecheck.conventions.select import Selector
@@ -25,6 +26,7 @@ CONVENTIONS: tuple[Convention, ...] = (
     # Chosen by instrumentation scope (and version): the most specific evidence.
     OPENLLMETRY,
     OPENLLMETRY_BEDROCK,
+    OPENLLMETRY_LANGCHAIN,
     TRACELOOP_DECORATORS,
     LOGFIRE_OPENAI_AGENTS,
     LOGFIRE_CLAUDE_AGENT_SDK,
