@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 
 import pytest
@@ -187,6 +188,27 @@ def test_a_value_decoded_from_json_text_decides_a_kind() -> None:
         "c", "C", "any", kinds=(KindRule(attribute="t", values={"TOOL": "TOOL"}, decode_json=True),)
     )
     assert read.kind(convention, span(t='"TOOL"')) == "TOOL"
+
+
+def test_a_kind_rule_points_into_json_text_and_reads_flags_as_json() -> None:
+    from tracecheck.conventions import read
+
+    convention = Convention(
+        "c",
+        "C",
+        "any",
+        kinds=(
+            KindRule(attribute="out#/result/failed", values={"true": "TOOL"}, otherwise="CHAIN"),
+            KindRule("TOOL", attribute="out#/raw_input"),
+        ),
+    )
+    failed = json.dumps({"result": {"failed": True}})
+    assert read.kind(convention, span(out=failed)) == "TOOL"
+    assert read.kind(convention, span(out=json.dumps({"result": {"failed": False}}))) == "CHAIN"
+    # JSON text encoded twice (OpenLLMetry's LlamaIndex instrumentation before 0.51).
+    twice = json.dumps(json.dumps({"raw_input": {"kwargs": {}}}))
+    assert read.kind(convention, span(out=twice)) == "TOOL"
+    assert read.kind(convention, span(out="not json")) == "UNKNOWN"
 
 
 def test_a_tool_name_is_read_only_on_tool_spans_and_never_from_a_template() -> None:

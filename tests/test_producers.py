@@ -53,13 +53,15 @@ class Recording:
     cache_totals: tuple[int, int] = (1630, 1716)  # the `cache` run's calls (the script's own)
     records_cache: bool = True  # whether the producer keeps the cached count at all
     offers_tools: bool = True
+    records_tool_errors: bool = True  # whether a failed tool's span is in error
     runs: tuple[str, ...] = RUNS
 
     def path(self, run: str, suffix: str | None = None) -> Path:
         return PRODUCERS / self.folder / f"{run}.{suffix or self.suffix}"
 
     def tools(self, run: str) -> list[str]:
-        return [*TOOLS[run], *self.extra_tools]
+        calls = [*TOOLS[run], *self.extra_tools]
+        return calls if self.records_tool_errors else [call.rstrip("!") for call in calls]
 
     def totals(self, run: str) -> list[int]:
         totals = TOTALS[run]
@@ -85,6 +87,15 @@ RECORDINGS = (
     Recording("traceloop-sdk", frozenset({"openllmetry", "traceloop-sdk"})),
     Recording("langgraph-openllmetry/v0.52", frozenset({"openllmetry-langchain"})),
     Recording("langgraph-openllmetry/v0.62", frozenset({"openllmetry-langchain"})),
+    Recording("llama-index/openinference", frozenset({"llama-index"})),
+    *(
+        Recording(
+            f"llama-index/{folder}",
+            frozenset({"openllmetry-llamaindex", "openllmetry"}),
+            records_tool_errors=False,  # the error is only inside the call's result
+        )
+        for folder in ("openllmetry", "openllmetry-0.50")
+    ),
     Recording("langsmith-otel", frozenset({"langsmith"}), first_call=1381),
     Recording("langfuse-v3", frozenset({"langfuse"}), first_call=1381),
     Recording("langfuse-v3/v4", frozenset({"langfuse"}), first_call=1381),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from tracecheck.conventions.model import Convention, KindRule, ScopeMatch, TokenFields, fields
 
-__all__ = ["BEEAI", "PYDANTIC_AI", "SMOLAGENTS", "STRANDS"]
+__all__ = ["BEEAI", "LLAMA_INDEX", "PYDANTIC_AI", "SMOLAGENTS", "STRANDS"]
 
 SMOLAGENTS = Convention(
     name="smolagents",
@@ -14,6 +14,30 @@ SMOLAGENTS = Convention(
     arguments_as_call=True,
     notes='A tool\'s `input.value` is the call `{"args": [], "sanitize_inputs_outputs": …, '
     '"kwargs": {…}}`: the keyword arguments are read.',
+)
+
+# LlamaIndex methods on a model object that wrap or prepare a model call rather than make one:
+# OpenInference gives every span of a model object the kind LLM, so `_prepare_chat_with_tools`
+# (no tokens, no response) would count as a call beside the `achat` it prepares, and
+# `predict_and_call` as a call around the one it makes.
+_LLAMA_INDEX_NOT_CALLS = (
+    r"\.(?:_prepare_chat_with_tools(?:_compat)?|_validate_chat_with_tools_response"
+    r"|get_tool_calls_from_response|a?predict_and_call|a?(?:stream_)?structured_predict"
+    r"|a?(?:stream_)?chat_with_tools|a?predict|a?stream)$"
+)
+
+LLAMA_INDEX = Convention(
+    name="llama-index",
+    title="LlamaIndex under OpenInference",
+    versions="openinference-instrumentation-llama-index 2.x–4.x (LlamaIndex's dispatcher spans)",
+    scopes=(ScopeMatch("openinference.instrumentation.llama_index"),),
+    kinds=(KindRule("CHAIN", name=_LLAMA_INDEX_NOT_CALLS),),
+    arguments_as_call=True,
+    notes="Spans are named `<class>.<method>`, and every method of a model object is an LLM "
+    "span: only the methods that call the model (`chat`, `achat`, `astream_chat`, `complete`, …) "
+    'are read as model calls. A tool\'s `input.value` is the call `{"kwargs": {…}}`. '
+    "`llm.model_name` is the request model (the response model is not recorded); streamed "
+    "calls record no token counts unless the model object asks for usage.",
 )
 
 STRANDS = Convention(

@@ -18,7 +18,13 @@ from tracecheck.conventions.model import (
     fields,
 )
 
-__all__ = ["OPENLLMETRY", "OPENLLMETRY_BEDROCK", "OPENLLMETRY_LANGCHAIN", "TRACELOOP_DECORATORS"]
+__all__ = [
+    "OPENLLMETRY",
+    "OPENLLMETRY_BEDROCK",
+    "OPENLLMETRY_LANGCHAIN",
+    "OPENLLMETRY_LLAMAINDEX",
+    "TRACELOOP_DECORATORS",
+]
 
 _INPUT = fields("gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens")
 _OUTPUT = fields("gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens")
@@ -103,6 +109,47 @@ OPENLLMETRY_LANGCHAIN = Convention(
     "of the callback's recorded input (`traceloop.entity.input`, and from 0.53 the same JSON in "
     "`gen_ai.tool.call.arguments`). Model calls count the cache inside input as the other "
     "OpenLLMetry instrumentations do.",
+)
+
+OPENLLMETRY_LLAMAINDEX = Convention(
+    name="openllmetry-llamaindex",
+    title="OpenLLMetry LlamaIndex instrumentation (Traceloop)",
+    versions="opentelemetry-instrumentation-llamaindex 0.28–0.62 (LlamaIndex's dispatcher spans)",
+    scopes=_scopes("llamaindex"),
+    kinds=(
+        # Every step is `<class>.task`; only what a step recorded tells a tool call apart. A
+        # workflow agent's `call_tool` step records the `ToolCallResult`: it is the call only
+        # when the tool failed, since a failed tool object's own span is never exported; else
+        # the call is its child, the tool object's span, whose output is the `ToolOutput`
+        # (`raw_input`) in workflow and legacy agents alike.
+        KindRule(
+            attribute="traceloop.entity.output#/tool_output/is_error",
+            values={"true": "TOOL"},
+            otherwise="CHAIN",
+        ),
+        KindRule("TOOL", attribute="traceloop.entity.output#/raw_input"),
+        KindRule(
+            attribute="traceloop.span.kind",
+            values={"workflow": "CHAIN", "task": "CHAIN", "agent": "AGENT", "tool": "TOOL"},
+        ),
+    ),
+    tool=fields("traceloop.entity.output#/tool_name", "tool.name"),
+    arguments=fields(
+        "traceloop.entity.input",
+        "traceloop.entity.output#/raw_input",
+        "traceloop.entity.output#/tool_kwargs",
+        "tool.arguments",
+    ),
+    arguments_as_call=True,
+    tokens=_counts("included"),
+    offered_indexed=("llm.request.functions.{}.name",),
+    notes="Every LlamaIndex step is a span named `<class>.task` (`<class>.workflow` at the "
+    "root), told apart only by what it records: a tool call is the tool object's span, whose "
+    "output is the `ToolOutput` (`tool_name`, `raw_input`); a failed tool's span is never "
+    "exported, so then the call is the agent's `call_tool` step, whose `ToolCallResult` says "
+    "`is_error` (no span is in error). Before 0.51 these outputs are JSON text encoded twice. "
+    "Model calls are left to the OpenAI instrumentation (`openai.chat`), as `Traceloop.init` "
+    "installs it.",
 )
 
 OPENLLMETRY_BEDROCK = Convention(

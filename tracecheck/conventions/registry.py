@@ -3,7 +3,13 @@
 from __future__ import annotations
 
 from tracecheck.conventions.families import GENERIC, OPENINFERENCE, OTEL_GENAI
-from tracecheck.conventions.frameworks import BEEAI, PYDANTIC_AI, SMOLAGENTS, STRANDS
+from tracecheck.conventions.frameworks import (
+    BEEAI,
+    LLAMA_INDEX,
+    PYDANTIC_AI,
+    SMOLAGENTS,
+    STRANDS,
+)
 from tracecheck.conventions.google_adk import GOOGLE_ADK
 from tracecheck.conventions.langfuse import LANGFUSE, LANGFUSE_BEFORE_3_5
 from tracecheck.conventions.langsmith import LANGSMITH
@@ -15,6 +21,7 @@ from tracecheck.conventions.openllmetry import (
     OPENLLMETRY,
     OPENLLMETRY_BEDROCK,
     OPENLLMETRY_LANGCHAIN,
+    OPENLLMETRY_LLAMAINDEX,
     TRACELOOP_DECORATORS,
 )
 from tracecheck.conventions.select import Selector
@@ -27,11 +34,13 @@ CONVENTIONS: tuple[Convention, ...] = (
     OPENLLMETRY,
     OPENLLMETRY_BEDROCK,
     OPENLLMETRY_LANGCHAIN,
+    OPENLLMETRY_LLAMAINDEX,
     TRACELOOP_DECORATORS,
     LOGFIRE_OPENAI_AGENTS,
     LOGFIRE_CLAUDE_AGENT_SDK,
     SMOLAGENTS,
     BEEAI,
+    LLAMA_INDEX,
     PYDANTIC_AI,
     STRANDS,
     GOOGLE_ADK,

@@ -73,6 +73,9 @@ def _follow(value: Any, pointer: tuple[str, ...]) -> Any:
                 elif inner is not MISSING:
                     found.append(inner)
             return found
+        if isinstance(value, str) and value[:1] in ('"', "{", "["):
+            # JSON text inside JSON text: some producers encode a value twice.
+            value = _decoded(value)
         if isinstance(value, dict):
             value = value.get(token, MISSING)
         elif isinstance(value, list) and token.isdigit() and int(token) < len(value):
