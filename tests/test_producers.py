@@ -139,6 +139,10 @@ RECORDINGS = (
         )
     ),
     # AI SDK 5's generateText records no cache counts (its streamText does: see below).
+    # AI SDK 4 ends a run when a tool throws.
+    Recording(
+        "vercel-ai-v4", frozenset({"vercel-ai"}), suffix="otlp.json", stops_at_tool_error=True
+    ),
     Recording("vercel-ai-v5", frozenset({"vercel-ai"}), suffix="otlp.json", records_cache=False),
     Recording("vercel-ai-v6", frozenset({"vercel-ai"}), suffix="otlp.json"),
     Recording("vercel-ai-v7", OTEL, suffix="otlp.json"),
@@ -268,6 +272,18 @@ def test_anthropic_counts_beside_the_input_in_ai_sdk_5_are_added_once() -> None:
     (first, second) = read_subject(trace.spans).notes
     assert "records a total of 94 tokens, but its counts add up to 1630" in first
     assert "records a total of 180 tokens, but its counts add up to 1716" in second
+
+
+@pytest.mark.parametrize("run", ["cache-anthropic", "stream-cache-anthropic"])
+def test_anthropic_counts_beside_the_input_in_ai_sdk_4_are_added_once(run: str) -> None:
+    trace = only_trace(PRODUCERS / "vercel-ai-v4" / f"{run}.otlp.json")
+    calls = by_start(trace, Kind.LLM)
+    assert [(s.tokens.input, s.tokens.cache_read, s.tokens.cache_write) for s in calls] == [
+        (76, 0, 1536),
+        (153, 1536, 0),
+    ]
+    assert [s.tokens.total for s in calls] == [1630, 1716]
+    assert read_subject(trace.spans).notes == ()
 
 
 def test_ai_sdk_roots_and_embeddings_are_no_model_calls() -> None:
