@@ -10,7 +10,7 @@ import pytest
 from tracecheck import compile_contract
 from tracecheck.check import check
 from tracecheck.cli import ExitCode, main
-from tracecheck.conventions.evidence import unmapped_evidence
+from tracecheck.conventions.evidence import requested_tools, unmapped_evidence
 from tracecheck.spans import ReadNote, Span, Trace
 
 TRACE = "a" * 32
@@ -120,6 +120,67 @@ def test_tool_calls_without_any_model_call_stop_only_the_rules_about_models() ->
     assert verdict.rules[1].error == (
         "tool calls are recorded but no model call, and --strict-capture is on"
     )
+
+
+@pytest.mark.parametrize(
+    "attributes",
+    [
+        {  # OpenTelemetry GenAI messages (OpenLLMetry from 0.53, openai-v2, util-genai)
+            "gen_ai.output.messages": json.dumps(
+                [{"role": "assistant", "parts": [{"type": "tool_call", "name": "run_shell"}]}]
+            )
+        },
+        {"gen_ai.completion.0.tool_calls.0.name": "run_shell"},  # OpenLLMetry before
+        {"llm.output_messages.0.message.tool_calls.0.tool_call.function.name": "run_shell"},
+        {"ai.response.toolCalls": json.dumps([{"toolCallId": "c", "toolName": "run_shell"}])},
+    ],
+)
+def test_the_tools_a_model_call_asked_for_are_read_from_its_recorded_output(
+    attributes: dict[str, object],
+) -> None:
+    assert requested_tools(attributes) == ("run_shell",)
+
+
+def test_text_parts_and_unreadable_outputs_ask_for_no_tool() -> None:
+    text = [{"role": "assistant", "parts": [{"type": "text", "content": "run_shell"}]}]
+    assert requested_tools({"gen_ai.output.messages": json.dumps(text)}) == ()
+    assert requested_tools({"gen_ai.output.messages": "[not json"}) == ()
+    assert requested_tools({"ai.response.toolCalls": json.dumps({"toolName": "x"})}) == ()
+
+
+def test_model_calls_that_asked_for_tools_with_no_tool_call_recorded_never_pass_tool_rules() -> (
+    None
+):
+    # A producer that instruments model calls only (OpenLLMetry's CrewAI instrumentation): the
+    # tools were offered, the model asked for run_shell, and no tool span exists.
+    asked = span(
+        5,
+        "openai.chat",
+        **{
+            "gen_ai.operation.name": "chat",
+            "gen_ai.request.model": "gpt",
+            "gen_ai.tool.definitions": json.dumps([{"name": "run_shell"}]),
+            "gen_ai.output.messages": json.dumps(
+                [{"role": "assistant", "parts": [{"type": "tool_call", "name": "run_shell"}]}]
+            ),
+        },
+    )
+    verdict = check(Trace(TRACE, (ROOT, asked)), CONTRACT)
+    assert verdict.status == "error"
+    assert [(r.label, r.status) for r in verdict.rules] == [
+        ("tools.forbidden[run_shell]", "error"),
+        ("llm.maxCalls", "pass"),
+        ("named", "pass"),
+    ]
+    expected = (
+        "model calls asked for run_shell but the trace records no tool call: the producer does "
+        "not record tool calls, so they cannot be checked"
+    )
+    assert verdict.rules[0].error == expected
+    assert verdict.reading_notes == (expected,)
+    # A model call that asked for nothing leaves the offered tools as the evidence of capture.
+    quiet = span(5, "openai.chat", **{**asked.attributes, "gen_ai.output.messages": "[]"})
+    assert check(Trace(TRACE, (ROOT, quiet)), CONTRACT).status == "pass"
 
 
 def test_a_total_that_disagrees_with_the_producers_own_is_noted_and_the_larger_used() -> None:

@@ -337,6 +337,20 @@ def test_a_streamed_mastra_0x_call_has_no_counts_and_a_budget_cannot_pass() -> N
     assert check(trace, budget).status == "fail"
 
 
+def test_openllmetrys_crewai_records_no_tool_call_and_tool_rules_are_never_passed() -> None:
+    folder = PRODUCERS / "crewai" / "openllmetry"
+    forbidden = check(only_trace(folder / "forbidden.otlp.jsonl"), NO_SHELL)
+    assert [(r.label, r.status) for r in forbidden.rules] == [
+        ("tools.required[lookup_order]", "fail"),
+        ("tools.forbidden[run_shell]", "error"),  # it passed before: the tools were offered
+        ("llm.maxCalls", "pass"),
+    ]
+    (note,) = forbidden.reading_notes
+    assert note.startswith("model calls asked for lookup_order, run_shell, issue_refund but")
+    calls = by_start(only_trace(folder / "cache.otlp.jsonl"), Kind.LLM)
+    assert [(s.tokens.total, s.tokens.cache_read) for s in calls] == [(1630, 0), (1716, 1536)]
+
+
 def test_logfire_templates_are_never_tool_names() -> None:
     trace = only_trace(PRODUCERS / "logfire-openai-agents" / "handoff.otlp.jsonl")
     kinds = {s.name: s.kind for s in trace.spans}

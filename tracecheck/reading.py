@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tracecheck.conventions import read
-from tracecheck.conventions.evidence import unmapped_evidence
+from tracecheck.conventions.evidence import requested_tools, unmapped_evidence
 from tracecheck.spans import Kind, Span
 
 __all__ = ["SubjectReading", "read_subject"]
@@ -23,6 +23,9 @@ class SubjectReading:
     # Why rules about tool calls, or about model calls, cannot be trusted on these spans.
     uncaptured_tools: str | None = None
     uncaptured_models: str | None = None
+    # Why tool capture is evidently missing, strict or not: models asked for tools that ran
+    # with no tool call recorded.
+    tools_not_recorded: str | None = None
 
 
 def read_subject(spans: Sequence[Span]) -> SubjectReading:
@@ -63,10 +66,41 @@ def read_subject(spans: Sequence[Span]) -> SubjectReading:
         uncaptured_models = uncaptured_models or (
             "tool calls are recorded but no model call, and --strict-capture is on"
         )
+    not_recorded = None
+    if kinds[Kind.LLM] and not kinds[Kind.TOOL]:
+        asked = _requested(spans)
+        if asked:
+            not_recorded = (
+                f"model calls asked for {asked} but the trace records no tool call: the producer "
+                "does not record tool calls, so they cannot be checked"
+            )
+            notes.append(not_recorded)
+            uncaptured_tools = uncaptured_tools or not_recorded
     notes.extend(_total_notes(spans))
     return SubjectReading(
-        tuple(notes), tuple(sorted(conventions.items())), uncaptured_tools, uncaptured_models
+        tuple(notes),
+        tuple(sorted(conventions.items())),
+        uncaptured_tools,
+        uncaptured_models,
+        not_recorded,
     )
+
+
+def _requested(spans: Sequence[Span]) -> str:
+    """The tools model calls asked for, named once each (a few, then a count)."""
+    names = list(
+        dict.fromkeys(
+            name
+            for span in spans
+            if span.kind is Kind.LLM
+            for name in requested_tools(span.attributes)
+        )
+    )
+    shown = ", ".join(
+        name if len(name) <= _NAME_LIMIT else name[: _NAME_LIMIT - 1] + "…"
+        for name in names[:_NAMED]
+    )
+    return shown + (f" and {len(names) - _NAMED} more tools" if len(names) > _NAMED else "")
 
 
 def _unmapped_text(unmapped: list[tuple[Span, str]]) -> str:

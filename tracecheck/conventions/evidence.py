@@ -11,9 +11,9 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from tracecheck.conventions.generic import is_template
+from tracecheck.conventions.generic import is_template, json_or_text
 
-__all__ = ["unmapped_evidence"]
+__all__ = ["requested_tools", "unmapped_evidence"]
 
 # Attribute keys that record a tool, a model or token counts, in any producer's spelling.
 _EVIDENCE_KEY = re.compile(
@@ -81,3 +81,47 @@ def unmapped_evidence(
     if _EVIDENCE_NAME.search(name):
         return "a tool- or model-like name"
     return None
+
+
+# A model call's recorded output, as each family writes the tool calls the model asked for:
+# flattened (OpenLLMetry before the GenAI messages, OpenInference) or as one JSON attribute.
+_REQUESTED_FLAT = re.compile(
+    r"^(?:gen_ai\.completion\.\d+\.tool_calls\.\d+\.name"
+    r"|llm\.output_messages\.\d+\.message\.tool_calls\.\d+\.tool_call\.function\.name)$"
+)
+_REQUESTED_JSON = (
+    ("gen_ai.output.messages", "parts", "name"),
+    ("ai.response.toolCalls", "", "toolName"),
+)
+
+
+def requested_tools(attributes: Mapping[str, Any]) -> tuple[str, ...]:
+    """The tools a model call's recorded output asked for, in the order recorded.
+
+    Read only where a trace records no tool call: a producer that instruments model calls alone
+    still records what the model asked for, which shows that tools ran unrecorded.
+    """
+    names: list[str] = []
+    for key, value in attributes.items():
+        if (
+            key[:1] in ("g", "l")
+            and isinstance(value, str)
+            and value
+            and _REQUESTED_FLAT.match(key)
+        ):
+            names.append(value)
+    for key, inner, name_key in _REQUESTED_JSON:
+        recorded = json_or_text(attributes.get(key))
+        if not isinstance(recorded, list):
+            continue
+        for entry in recorded:
+            if not isinstance(entry, dict):
+                continue
+            calls = entry.get(inner) if inner else [entry]
+            for call in calls if isinstance(calls, list) else ():
+                if not isinstance(call, dict) or (inner and call.get("type") != "tool_call"):
+                    continue
+                name = call.get(name_key)
+                if isinstance(name, str) and name:
+                    names.append(name)
+    return tuple(names)
