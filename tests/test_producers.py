@@ -113,6 +113,11 @@ RECORDINGS = (
         stops_at_tool_error=True,  # its cached count is only inside the LLM response
     ),
     Recording(
+        "google-adk/openinference-v1",
+        frozenset({"google-adk", "openinference", "otel-genai"}),
+        stops_at_tool_error=True,
+    ),
+    Recording(
         "beeai-openinference/tool-calling", frozenset({"beeai"}), extra_tools=("final_answer",)
     ),
     Recording(
@@ -349,6 +354,23 @@ def test_openllmetrys_crewai_records_no_tool_call_and_tool_rules_are_never_passe
     assert note.startswith("model calls asked for lookup_order, run_shell, issue_refund but")
     calls = by_start(only_trace(folder / "cache.otlp.jsonl"), Kind.LLM)
     assert [(s.tokens.total, s.tokens.cache_read) for s in calls] == [(1630, 0), (1716, 1536)]
+
+
+def test_openinference_on_adk_schema_2_leaves_no_model_call_and_no_budget_passes_strictly() -> None:
+    # OpenInference's ADK instrumentation writes each model call over the agent's span: the
+    # span ends with the last call's counts (648 of the run's 2179 tokens).
+    trace = only_trace(PRODUCERS / "google-adk" / "openinference" / "forbidden.otlp.jsonl")
+    (agent,) = [s for s in trace.spans if s.name == "invoke_agent refund_desk"]
+    assert agent.kind == Kind.AGENT and agent.tokens.total == 648
+    assert by_start(trace, Kind.LLM) == []
+    assert tool_calls(trace) == TOOLS["forbidden"]
+    budget = compile_contract({"name": "budget", "llm": {"maxTotalTokens": 2000, "maxCalls": 6}})
+    verdict = check(trace, budget, strict_capture=True)
+    assert [r.status for r in verdict.rules] == ["error", "error"]
+    assert verdict.reading_notes == (
+        "3 tool calls are recorded but no model call: the producer may not record them, so "
+        "rules about models see none",
+    )
 
 
 def test_logfire_templates_are_never_tool_names() -> None:
