@@ -190,6 +190,17 @@ def test_a_value_decoded_from_json_text_decides_a_kind() -> None:
     assert read.kind(convention, span(t='"TOOL"')) == "TOOL"
 
 
+def test_json_recorded_as_its_bytes_reads_as_that_json() -> None:
+    from tracecheck.conventions.generic import json_or_text
+
+    recorded = {"prompt": b'{"tools": [{"name": "t"}], "amount": 42.5}', "blob": b"\x00\xff"}
+    (tools,) = fields("prompt#/tools")
+    assert value_at(recorded, tools) == [{"name": "t"}]
+    assert json_or_text(recorded["prompt"]) == {"tools": [{"name": "t"}], "amount": 42.5}
+    assert json_or_text(recorded["blob"]) == b"\x00\xff"  # other bytes stay as recorded
+    assert value_at({"prompt": b"{not json"}, tools) is MISSING
+
+
 def test_a_kind_rule_points_into_json_text_and_reads_flags_as_json() -> None:
     from tracecheck.conventions import read
 

@@ -97,6 +97,8 @@ RECORDINGS = (
         for folder in ("openllmetry", "openllmetry-0.50")
     ),
     Recording("langsmith-otel", frozenset({"langsmith"}), first_call=1381),
+    # Inputs and outputs as the bytes of their JSON (OTLP bytesValue).
+    Recording("langsmith-otel/langsmith-0.4", frozenset({"langsmith"}), first_call=1381),
     Recording("langfuse-v3", frozenset({"langfuse"}), first_call=1381),
     Recording("langfuse-v3/v4", frozenset({"langfuse"}), first_call=1381),
     Recording("mlflow/default", frozenset({"mlflow"})),
