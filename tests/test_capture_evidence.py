@@ -183,6 +183,63 @@ def test_model_calls_that_asked_for_tools_with_no_tool_call_recorded_never_pass_
     assert check(Trace(TRACE, (ROOT, quiet)), CONTRACT).status == "pass"
 
 
+def loop_of_calls(**output: object) -> Trace:
+    """A model call span with a tool call below it, as automatic function calling records."""
+    call = span(
+        5,
+        "generate_content gemini",
+        **{
+            "gen_ai.operation.name": "generate_content",
+            "gen_ai.request.model": "gemini",
+            "gen_ai.usage.input_tokens": 600,
+            "gen_ai.usage.output_tokens": 30,
+            **output,
+        },
+    )
+    tool = span(6, "execute_tool lookup_order", 5, **{"gen_ai.tool.name": "lookup_order"})
+    return Trace(TRACE, (ROOT, call, tool))
+
+
+@pytest.mark.parametrize(
+    "output",
+    [
+        {"gen_ai.response.finish_reasons": ("stop",)},  # content capture off
+        {"gen_ai.output.messages": json.dumps([{"role": "assistant", "parts": []}])},
+    ],
+)
+def test_a_model_call_span_running_tools_it_did_not_ask_for_leaves_model_rules_unjudged(
+    output: dict[str, object],
+) -> None:
+    verdict = check(loop_of_calls(**output), CONTRACT)
+    assert [(r.label, r.status) for r in verdict.rules] == [
+        ("tools.forbidden[run_shell]", "pass"),
+        ("llm.maxCalls", "error"),
+        ("named", "pass"),
+    ]
+    assert verdict.rules[1].error == verdict.reading_notes[0]
+    assert verdict.reading_notes[0].startswith("1 model call span runs tool calls that its")
+
+
+@pytest.mark.parametrize(
+    "output",
+    [
+        {"gen_ai.response.finish_reasons": ("tool_calls",)},  # it asked: a stream running tools
+        {"ai.response.finishReason": "tool-calls"},
+        {
+            "gen_ai.output.messages": json.dumps(
+                [{"parts": [{"type": "tool_call", "name": "lookup_order"}]}]
+            )
+        },
+        {},  # neither recorded: not judged
+    ],
+)
+def test_a_model_call_span_running_the_tools_it_asked_for_is_one_call(
+    output: dict[str, object],
+) -> None:
+    verdict = check(loop_of_calls(**output), CONTRACT)
+    assert verdict.status == "pass" and verdict.reading_notes == ()
+
+
 def test_a_total_that_disagrees_with_the_producers_own_is_noted_and_the_larger_used() -> None:
     llm = span(
         5,

@@ -375,6 +375,27 @@ def test_openinference_on_adk_schema_2_leaves_no_model_call_and_no_budget_passes
     )
 
 
+@pytest.mark.parametrize("capture", ["content", "no-content"])
+@pytest.mark.parametrize("run", RUNS)
+def test_google_genai_automatic_function_calling_is_one_span_and_no_model_rule_passes(
+    capture: str, run: str
+) -> None:
+    # The instrumentation wraps the SDK's public call: the loop of model calls and the tools
+    # run in between are one `generate_content` span holding the last call's counts.
+    trace = only_trace(PRODUCERS / "google-genai" / capture / f"{run}.otlp.jsonl")
+    assert tool_calls(trace) == TOOLS[run]
+    (call,) = by_start(trace, Kind.LLM)
+    assert call.tokens.total == TOTALS[run][-1]
+    verdict = check(trace, NO_SHELL)
+    assert [(r.label, r.status) for r in verdict.rules] == [
+        ("tools.required[lookup_order]", "pass"),
+        ("tools.forbidden[run_shell]", "fail" if run == "forbidden" else "pass"),
+        ("llm.maxCalls", "error"),  # it passed before: one call seen of several
+    ]
+    (note,) = verdict.reading_notes
+    assert note.startswith("1 model call span runs tool calls that its recorded output did not")
+
+
 def test_logfire_templates_are_never_tool_names() -> None:
     trace = only_trace(PRODUCERS / "logfire-openai-agents" / "handoff.otlp.jsonl")
     kinds = {s.name: s.kind for s in trace.spans}

@@ -72,6 +72,9 @@ def _check(
         subject = _whole_trace(spans)
     reading = read_subject(subject.spans)
     blocked = {TOOLS: reading.uncaptured_tools, MODELS: reading.uncaptured_models} if strict else {}
+    if reading.models_not_recorded and not blocked.get(MODELS):
+        # One span stands for several model calls: no count or model rule can be judged.
+        blocked = {**blocked, MODELS: reading.models_not_recorded}
     missing = reading.tools_not_recorded
     base = tuple(_evaluate(rule, subject, None, blocked, missing) for rule in contract.rules)
     alternatives = [

@@ -7,7 +7,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tracecheck.conventions import read
-from tracecheck.conventions.evidence import requested_tools, unmapped_evidence
+from tracecheck.conventions.evidence import (
+    asked_for_no_tool,
+    has_recorded_output,
+    requested_tools,
+    unmapped_evidence,
+)
 from tracecheck.spans import Kind, Span
 
 __all__ = ["SubjectReading", "read_subject"]
@@ -26,6 +31,8 @@ class SubjectReading:
     # Why tool capture is evidently missing, strict or not: models asked for tools that ran
     # with no tool call recorded.
     tools_not_recorded: str | None = None
+    # Why model calls are evidently under-counted, strict or not: one span stands for several.
+    models_not_recorded: str | None = None
 
 
 def read_subject(spans: Sequence[Span]) -> SubjectReading:
@@ -76,6 +83,20 @@ def read_subject(spans: Sequence[Span]) -> SubjectReading:
             )
             notes.append(not_recorded)
             uncaptured_tools = uncaptured_tools or not_recorded
+    loops = _calls_around_tools(spans) if kinds[Kind.LLM] and kinds[Kind.TOOL] else []
+    models_not_recorded = None
+    if loops:
+        named = "; ".join(_ref(span) for span in loops[:_NAMED])
+        more = f"; and {len(loops) - _NAMED} more" if len(loops) > _NAMED else ""
+        one = len(loops) == 1
+        models_not_recorded = (
+            f"{len(loops)} model call {'span runs' if one else 'spans run'} tool calls that "
+            f"{'its' if one else 'their'} recorded output did not ask for, so "
+            f"{'it stands' if one else 'each stands'} for several model calls and records the "
+            f"counts of one: {named}{more}"
+        )
+        notes.append(models_not_recorded)
+        uncaptured_models = uncaptured_models or models_not_recorded
     notes.extend(_total_notes(spans))
     return SubjectReading(
         tuple(notes),
@@ -83,7 +104,30 @@ def read_subject(spans: Sequence[Span]) -> SubjectReading:
         uncaptured_tools,
         uncaptured_models,
         not_recorded,
+        models_not_recorded,
     )
+
+
+def _calls_around_tools(spans: Sequence[Span]) -> list[Span]:
+    """Model call spans that are the parents of tool calls their own recorded output did not
+    ask for: a loop of calls in one span (google-genai's automatic function calling), whose
+    counts are its last call's. With no output recorded, a finish reason that asks for no tool
+    (the loop's last call) says the same; a call that records neither is not judged."""
+    tools_under: dict[str, set[str]] = {}
+    for span in spans:
+        if span.kind is Kind.TOOL and span.parent_span_id and span.tool_name:
+            tools_under.setdefault(span.parent_span_id, set()).add(span.tool_name)
+    found = []
+    for span in spans:
+        if span.kind is not Kind.LLM or not span.span_id or span.span_id not in tools_under:
+            continue
+        attributes = span.attributes
+        if has_recorded_output(attributes):
+            if not tools_under[span.span_id] <= set(requested_tools(attributes)):
+                found.append(span)
+        elif asked_for_no_tool(attributes):
+            found.append(span)
+    return found
 
 
 def _requested(spans: Sequence[Span]) -> str:

@@ -13,7 +13,7 @@ from typing import Any
 
 from tracecheck.conventions.generic import is_template, json_or_text
 
-__all__ = ["requested_tools", "unmapped_evidence"]
+__all__ = ["asked_for_no_tool", "has_recorded_output", "requested_tools", "unmapped_evidence"]
 
 # Attribute keys that record a tool, a model or token counts, in any producer's spelling.
 _EVIDENCE_KEY = re.compile(
@@ -125,3 +125,30 @@ def requested_tools(attributes: Mapping[str, Any]) -> tuple[str, ...]:
                 if isinstance(name, str) and name:
                     names.append(name)
     return tuple(names)
+
+
+def has_recorded_output(attributes: Mapping[str, Any]) -> bool:
+    """Whether a model call's output is recorded where `requested_tools` reads it."""
+    if any(key in attributes for key, _, _ in _REQUESTED_JSON):
+        return True
+    return any(key.startswith(("gen_ai.completion.", "llm.output_messages.")) for key in attributes)
+
+
+_FINISH_REASONS = (
+    "gen_ai.response.finish_reasons",
+    "ai.response.finishReason",
+    "llm.finish_reason",
+)
+_TOOL_FINISH = re.compile(r"tool|function", re.IGNORECASE)
+
+
+def asked_for_no_tool(attributes: Mapping[str, Any]) -> bool:
+    """Whether a model call's recorded finish reasons say it ended without asking for a tool
+    (`stop`, `end_turn`, `length`); False when none is recorded. Finish reasons are recorded
+    with content capture off too."""
+    for key in _FINISH_REASONS:
+        recorded = json_or_text(attributes.get(key))
+        reasons = [recorded] if isinstance(recorded, str) else recorded
+        if isinstance(reasons, (list, tuple)) and reasons:
+            return not any(isinstance(r, str) and _TOOL_FINISH.search(r) for r in reasons)
+    return False
