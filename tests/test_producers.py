@@ -396,6 +396,20 @@ def test_google_genai_automatic_function_calling_is_one_span_and_no_model_rule_p
     assert note.startswith("1 model call span runs tool calls that its recorded output did not")
 
 
+def test_openinference_around_autogens_own_spans_records_each_tool_call_twice_and_says_so() -> None:
+    path = PRODUCERS / "autogen" / "openinference-team" / "forbidden.otlp.jsonl"
+    (run,) = [trace for trace in read_traces(path) if len(trace.spans) > 1]
+    calls = by_start(run, Kind.TOOL)
+    # OpenInference's `refund_desk.<tool>` (with the arguments) around AutoGen's own
+    # `execute_tool <tool>` (without): one call, two spans.
+    assert [s.tool_name for s in calls] == [name for name in TOOLS["forbidden"] for _ in "ab"]
+    assert [s.tokens.total for s in by_start(run, Kind.LLM)] == TOTALS["forbidden"]
+    notes = read_subject(run.spans).notes
+    assert len(notes) == 1 and notes[0].startswith("3 tool calls are recorded twice")
+    verdict = check(run, NO_SHELL)
+    assert [(r.label, r.status) for r in verdict.rules][1] == ("tools.forbidden[run_shell]", "fail")
+
+
 def test_logfire_templates_are_never_tool_names() -> None:
     trace = only_trace(PRODUCERS / "logfire-openai-agents" / "handoff.otlp.jsonl")
     kinds = {s.name: s.kind for s in trace.spans}

@@ -97,6 +97,15 @@ def read_subject(spans: Sequence[Span]) -> SubjectReading:
         )
         notes.append(models_not_recorded)
         uncaptured_models = uncaptured_models or models_not_recorded
+    twice = _tools_recorded_twice(spans) if kinds[Kind.TOOL] > 1 else []
+    if twice:
+        named = "; ".join(f"{_ref(inner)} inside {_ref(outer)}" for inner, outer in twice[:_NAMED])
+        more = f"; and {len(twice) - _NAMED} more" if len(twice) > _NAMED else ""
+        notes.append(
+            f"{len(twice)} tool {'call is' if len(twice) == 1 else 'calls are'} recorded twice, "
+            "a tool span inside a tool span of the same tool (two instrumentations of one call), "
+            f"so rules that count calls or read every call's arguments see both: {named}{more}"
+        )
     notes.extend(_total_notes(spans))
     return SubjectReading(
         tuple(notes),
@@ -106,6 +115,18 @@ def read_subject(spans: Sequence[Span]) -> SubjectReading:
         not_recorded,
         models_not_recorded,
     )
+
+
+def _tools_recorded_twice(spans: Sequence[Span]) -> list[tuple[Span, Span]]:
+    """(inner, outer) TOOL spans of one tool, the inner the outer's child: one call that two
+    instrumentations recorded (OpenInference's AutoGen spans around AutoGen's own)."""
+    tools = {span.span_id: span for span in spans if span.kind is Kind.TOOL and span.span_id}
+    found = []
+    for span in tools.values():
+        outer = tools.get(span.parent_span_id) if span.parent_span_id else None
+        if outer is not None and outer.tool_name and outer.tool_name == span.tool_name:
+            found.append((span, outer))
+    return found
 
 
 def _calls_around_tools(spans: Sequence[Span]) -> list[Span]:
