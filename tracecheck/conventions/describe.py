@@ -32,8 +32,9 @@ models as *could not be evaluated* instead of judging it. When model calls asked
 no tool call is recorded at all (a producer that instruments model calls only), rules that need
 tool capture are *could not be evaluated*, strict or not; so are rules about model calls when a
 model call span runs tool calls its recorded output did not ask for (a loop of calls recorded as
-one). A producer's own token total, where it
-records one, is compared with the counted total: a disagreement is noted and the larger is used.
+one). A tool span inside a tool span of the same tool (two instrumentations of one call) is
+noted. A producer's own token total, where it records one, is compared with the counted total:
+a disagreement is noted and the larger is used.
 
 This page is generated from `tracecheck/conventions/` (`python -m tracecheck.conventions`).
 """
