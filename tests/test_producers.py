@@ -410,6 +410,55 @@ def test_openinference_around_autogens_own_spans_records_each_tool_call_twice_an
     assert [(r.label, r.status) for r in verdict.rules][1] == ("tools.forbidden[run_shell]", "fail")
 
 
+@pytest.mark.parametrize("run", ["clean", "tool-error", "cache"])
+def test_strands_1_40_counts_an_openai_cache_once_under_its_underscore_names(run: str) -> None:
+    trace = only_trace(PRODUCERS / "strands" / "v1.40" / f"{run}.otlp.jsonl")
+    calls = by_start(trace, Kind.LLM)
+    assert [s.tokens.total for s in calls] == (
+        [1630, 1716] if run == "cache" else [430, 530, 608 if run == "tool-error" else 590]
+    )
+    assert [s.tokens.recorded_total for s in calls] == [s.tokens.total for s in calls]
+    assert read_subject(trace.spans).notes == ()  # it was 3252 against the own 1716
+    assert tool_calls(trace) == TOOLS[run]
+    # 1.40 writes a tool's arguments only into span events.
+    assert all(not s.arguments.known for s in by_start(trace, Kind.TOOL))
+
+
+@pytest.mark.parametrize(
+    ("model", "beside"),
+    [
+        ("us.anthropic.claude-sonnet-4-5-20250929-v1:0", True),  # Bedrock's counts
+        ("amazon.nova-pro-v1:0", True),
+        ("claude-sonnet-4-5", True),  # Anthropic's API
+        ("gpt-4.1-mini", False),  # OpenAI's input holds the cache
+        ("gemini-2.5-flash", False),
+    ],
+)
+def test_strands_counts_the_cache_beside_the_input_for_anthropic_and_bedrock_models(
+    model: str, beside: bool
+) -> None:
+    from tracecheck.spans import Scope
+
+    attributes = {
+        "gen_ai.operation.name": "chat",
+        "gen_ai.request.model": model,
+        "gen_ai.usage.input_tokens": 76,
+        "gen_ai.usage.output_tokens": 18,
+        "gen_ai.usage.cache_write_input_tokens": 10,
+        "gen_ai.usage.cache_creation.input_tokens": 10,
+    }
+    chat = Span(
+        "a" * 32,
+        "1" * 16,
+        None,
+        "chat",
+        attributes=attributes,
+        scope=Scope("strands.telemetry.tracer"),
+    )
+    assert chat.convention.name == "strands"
+    assert chat.tokens.total == (104 if beside else 94)
+
+
 def test_logfire_templates_are_never_tool_names() -> None:
     trace = only_trace(PRODUCERS / "logfire-openai-agents" / "handoff.otlp.jsonl")
     kinds = {s.name: s.kind for s in trace.spans}

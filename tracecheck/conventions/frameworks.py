@@ -40,10 +40,20 @@ LLAMA_INDEX = Convention(
     "calls record no token counts unless the model object asks for usage.",
 )
 
+# Strands passes each model provider's own input count through: OpenAI's, LiteLLM's and
+# Gemini's hold the cache, Anthropic's and Bedrock's do not. Chat spans name only the request
+# model: Anthropic's API models (`claude-…`) and Bedrock's model ids (`<vendor>.<model>`, with a
+# cross-region prefix, or an ARN) are the ones whose counts are beside the input.
+_BESIDE_INPUT_MODELS = (
+    r"^(?:claude-|arn:aws:bedrock:|(?:(?:us|eu|apac|au|ca|jp|us-gov|global)\.)?"
+    r"(?:anthropic|amazon|meta|mistral|cohere|ai21|deepseek|writer|qwen|openai|twelvelabs"
+    r"|stability|luma|minimax|moonshot|google|nvidia)\.)"
+)
+
 STRANDS = Convention(
     name="strands",
     title="Strands Agents' own tracer",
-    versions="strands-agents 1.x",
+    versions="strands-agents 1.x (recorded: 1.40.0, 1.62.0)",
     scopes=(ScopeMatch("strands.telemetry.tracer"),),
     kinds=(
         KindRule(
@@ -52,8 +62,28 @@ STRANDS = Convention(
         ),
     ),
     offered=fields("gen_ai.agent.tools"),
+    tokens=(
+        TokenFields(
+            input=fields("gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens"),
+            output=fields("gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens"),
+            cache_read=fields(
+                "gen_ai.usage.cache_read.input_tokens", "gen_ai.usage.cache_read_input_tokens"
+            ),
+            cache_write=fields(
+                "gen_ai.usage.cache_creation.input_tokens", "gen_ai.usage.cache_write_input_tokens"
+            ),
+            cache="included",
+            separate_when=(("gen_ai.request.model", _BESIDE_INPUT_MODELS),),
+            total=fields("gen_ai.usage.total_tokens"),
+        ),
+    ),
     notes="The agent span lists its tools in `gen_ai.agent.tools`; model spans record only the "
-    "request model. Input counts are the model provider's own.",
+    "request model. Input counts are the model provider's own: they hold the cache for OpenAI, "
+    "LiteLLM and Gemini models, not for Anthropic's and Bedrock's (told by the model id). Cache "
+    "counts are `gen_ai.usage.cache_read_input_tokens` / `cache_write_input_tokens` before the "
+    "dotted OpenTelemetry names (both are written, unless the latest conventions are opted "
+    "into). Before the `gen_ai.tool.call.arguments` attribute, a tool's arguments are only in "
+    "span events, which are not read: argument rules find no evidence.",
 )
 
 BEEAI = Convention(
