@@ -84,6 +84,17 @@ RECORDINGS = (
         frozenset({"openllmetry", "otel-genai"}),
         cache_totals=(1630, 1396),
     ),
+    *(
+        Recording(
+            f"logfire-anthropic/logfire-{release}",
+            frozenset({convention, "otel-genai"}),
+            cache_totals=(1630, 1396),
+        )
+        for release, convention in (
+            ("4.30.0", "logfire-llm-clients-before-4.31"),
+            ("5.4.0", "logfire-llm-clients"),
+        )
+    ),
     Recording("traceloop-sdk", frozenset({"openllmetry", "traceloop-sdk"})),
     Recording("langgraph-openllmetry/v0.52", frozenset({"openllmetry-langchain"})),
     Recording("langgraph-openllmetry/v0.62", frozenset({"openllmetry-langchain"})),
@@ -457,6 +468,18 @@ def test_strands_counts_the_cache_beside_the_input_for_anthropic_and_bedrock_mod
     )
     assert chat.convention.name == "strands"
     assert chat.tokens.total == (104 if beside else 94)
+
+
+@pytest.mark.parametrize("release", ["4.30.0", "5.4.0"])
+def test_a_logfire_streamed_call_is_its_response_log_and_counts_once(release: str) -> None:
+    trace = only_trace(
+        PRODUCERS / "logfire-anthropic" / f"logfire-{release}" / "cache-stream.otlp.jsonl"
+    )
+    calls = by_start(trace, Kind.LLM)
+    assert [s.name.startswith("streaming response from") for s in calls] == [True, True]
+    # 5.4 puts the usage on the log; 4.30 records none for a stream.
+    expected = [1630, 1396] if release == "5.4.0" else [None, None]
+    assert [s.tokens.total for s in calls] == expected
 
 
 def test_logfire_templates_are_never_tool_names() -> None:

@@ -13,7 +13,12 @@ from tracecheck.conventions.frameworks import (
 from tracecheck.conventions.google_adk import GOOGLE_ADK
 from tracecheck.conventions.langfuse import LANGFUSE, LANGFUSE_BEFORE_3_5
 from tracecheck.conventions.langsmith import LANGSMITH
-from tracecheck.conventions.logfire import LOGFIRE_CLAUDE_AGENT_SDK, LOGFIRE_OPENAI_AGENTS
+from tracecheck.conventions.logfire import (
+    LOGFIRE_CLAUDE_AGENT_SDK,
+    LOGFIRE_LLM_CLIENTS,
+    LOGFIRE_LLM_CLIENTS_BEFORE_4_31,
+    LOGFIRE_OPENAI_AGENTS,
+)
 from tracecheck.conventions.mastra import MASTRA, MASTRA_TELEMETRY
 from tracecheck.conventions.mlflow import MLFLOW
 from tracecheck.conventions.model import Convention
@@ -38,6 +43,8 @@ CONVENTIONS: tuple[Convention, ...] = (
     TRACELOOP_DECORATORS,
     LOGFIRE_OPENAI_AGENTS,
     LOGFIRE_CLAUDE_AGENT_SDK,
+    LOGFIRE_LLM_CLIENTS_BEFORE_4_31,
+    LOGFIRE_LLM_CLIENTS,
     SMOLAGENTS,
     BEEAI,
     LLAMA_INDEX,
