@@ -148,24 +148,35 @@ def test_text_parts_and_unreadable_outputs_ask_for_no_tool() -> None:
     assert requested_tools({"ai.response.toolCalls": json.dumps({"toolName": "x"})}) == ()
 
 
+def model_call(span_id: int, start: int, output: list[dict[str, object]]) -> Span:
+    return Span(
+        TRACE,
+        f"{span_id:016x}",
+        f"{1:016x}",
+        "openai.chat",
+        start_ns=start,
+        end_ns=start + 1,
+        attributes={
+            "gen_ai.operation.name": "chat",
+            "gen_ai.request.model": "gpt",
+            "gen_ai.tool.definitions": json.dumps([{"name": "run_shell"}]),
+            "gen_ai.output.messages": json.dumps(output),
+        },
+    )
+
+
+ASKS = [{"role": "assistant", "parts": [{"type": "tool_call", "name": "run_shell"}]}]
+ANSWERS = [{"role": "assistant", "parts": [{"type": "text", "content": "done"}]}]
+
+
 def test_model_calls_that_asked_for_tools_with_no_tool_call_recorded_never_pass_tool_rules() -> (
     None
 ):
     # A producer that instruments model calls only (OpenLLMetry's CrewAI instrumentation): the
-    # tools were offered, the model asked for run_shell, and no tool span exists.
-    asked = span(
-        5,
-        "openai.chat",
-        **{
-            "gen_ai.operation.name": "chat",
-            "gen_ai.request.model": "gpt",
-            "gen_ai.tool.definitions": json.dumps([{"name": "run_shell"}]),
-            "gen_ai.output.messages": json.dumps(
-                [{"role": "assistant", "parts": [{"type": "tool_call", "name": "run_shell"}]}]
-            ),
-        },
-    )
-    verdict = check(Trace(TRACE, (ROOT, asked)), CONTRACT)
+    # tools were offered, the model asked for run_shell, its result came back to a later call,
+    # and no tool span exists.
+    trace = Trace(TRACE, (ROOT, model_call(5, 10, ASKS), model_call(6, 20, ANSWERS)))
+    verdict = check(trace, CONTRACT)
     assert verdict.status == "error"
     assert [(r.label, r.status) for r in verdict.rules] == [
         ("tools.forbidden[run_shell]", "error"),
@@ -178,9 +189,13 @@ def test_model_calls_that_asked_for_tools_with_no_tool_call_recorded_never_pass_
     )
     assert verdict.rules[0].error == expected
     assert verdict.reading_notes == (expected,)
-    # A model call that asked for nothing leaves the offered tools as the evidence of capture.
-    quiet = span(5, "openai.chat", **{**asked.attributes, "gen_ai.output.messages": "[]"})
-    assert check(Trace(TRACE, (ROOT, quiet)), CONTRACT).status == "pass"
+
+
+def test_a_tool_call_asked_for_by_the_last_model_call_alone_may_be_its_structured_output() -> None:
+    # Pydantic AI's `final_result`, a forced extraction: the run ends on the request.
+    only = Trace(TRACE, (ROOT, model_call(5, 10, ANSWERS), model_call(6, 20, ASKS)))
+    assert check(only, CONTRACT).status == "pass"
+    assert check(Trace(TRACE, (ROOT, model_call(5, 10, ASKS))), CONTRACT).reading_notes == ()
 
 
 def loop_of_calls(**output: object) -> Trace:

@@ -152,14 +152,15 @@ def _calls_around_tools(spans: Sequence[Span]) -> list[Span]:
 
 
 def _requested(spans: Sequence[Span]) -> str:
-    """The tools model calls asked for, named once each (a few, then a count)."""
+    """The tools model calls asked for before the last model call, named once each (a few,
+    then a count). The last call's requests need not have run: a structured output asked for
+    as a tool call (Pydantic AI's `final_result`, a forced extraction) ends the run there."""
+    calls = sorted(
+        (span for span in spans if span.kind is Kind.LLM),
+        key=lambda span: span.start_ns if span.start_ns is not None else -1,
+    )
     names = list(
-        dict.fromkeys(
-            name
-            for span in spans
-            if span.kind is Kind.LLM
-            for name in requested_tools(span.attributes)
-        )
+        dict.fromkeys(name for span in calls[:-1] for name in requested_tools(span.attributes))
     )
     shown = ", ".join(
         name if len(name) <= _NAME_LIMIT else name[: _NAME_LIMIT - 1] + "…"
