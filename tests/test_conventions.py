@@ -323,3 +323,14 @@ def test_the_conventions_page_is_written_from_the_descriptions() -> None:
     )
     for convention in CONVENTIONS:
         assert f"## `{convention.name}`" in page.read_text()
+
+
+def test_an_openllmetry_step_that_names_a_tool_call_is_one() -> None:
+    # An OpenLLMetry instrumentation no convention of its own describes: its spans go to the
+    # traceloop-sdk description by `traceloop.span.kind`, which makes a `task` a step.
+    scope = Scope("opentelemetry.instrumentation.haystack", "0.62.4")
+    call = span("call_tool.task", scope, **{"traceloop.span.kind": "task", "gen_ai.tool.name": "t"})
+    step = span("plan.task", scope, **{"traceloop.span.kind": "task"})
+    assert call.convention.name == step.convention.name == "traceloop-sdk"
+    assert (call.kind.value, call.tool_name) == ("TOOL", "t")
+    assert step.kind.value == "CHAIN"

@@ -170,6 +170,10 @@ TRACELOOP_DECORATORS = Convention(
     scopes=(ScopeMatch("traceloop.tracer"),),
     markers=("traceloop.span.kind",),
     kinds=(
+        # Spans of OpenLLMetry instrumentations no convention of their own describes come here
+        # by their `traceloop.span.kind`: one that names a tool call is one, whatever its kind.
+        KindRule(attribute="gen_ai.operation.name", values={"execute_tool": "TOOL"}),
+        KindRule("TOOL", attribute="gen_ai.tool.name"),
         KindRule(
             attribute="traceloop.span.kind",
             values={"workflow": "CHAIN", "task": "CHAIN", "agent": "AGENT", "tool": "TOOL"},
