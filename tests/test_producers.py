@@ -98,6 +98,9 @@ RECORDINGS = (
     Recording("traceloop-sdk", frozenset({"openllmetry", "traceloop-sdk"})),
     Recording("langgraph-openllmetry/v0.52", frozenset({"openllmetry-langchain"})),
     Recording("langgraph-openllmetry/v0.62", frozenset({"openllmetry-langchain"})),
+    Recording(
+        "agno-openinference", frozenset({"agno", "openinference"}), cache_totals=(1630, 1396)
+    ),
     Recording("llama-index/openinference", frozenset({"llama-index"})),
     *(
         Recording(

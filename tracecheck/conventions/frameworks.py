@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from tracecheck.conventions.model import Convention, KindRule, ScopeMatch, TokenFields, fields
 
-__all__ = ["BEEAI", "LLAMA_INDEX", "PYDANTIC_AI", "SMOLAGENTS", "STRANDS"]
+__all__ = ["AGNO", "BEEAI", "LLAMA_INDEX", "PYDANTIC_AI", "SMOLAGENTS", "STRANDS"]
 
 SMOLAGENTS = Convention(
     name="smolagents",
@@ -48,6 +48,30 @@ _BESIDE_INPUT_MODELS = (
     r"^(?:claude-|arn:aws:bedrock:|(?:(?:us|eu|apac|au|ca|jp|us-gov|global)\.)?"
     r"(?:anthropic|amazon|meta|mistral|cohere|ai21|deepseek|writer|qwen|openai|twelvelabs"
     r"|stability|luma|minimax|moonshot|google|nvidia)\.)"
+)
+
+AGNO = Convention(
+    name="agno",
+    title="Agno under OpenInference",
+    versions="openinference-instrumentation-agno 1.x (recorded: 1.0.15 on agno 3.1.10)",
+    scopes=(ScopeMatch("openinference.instrumentation.agno"),),
+    tokens=(
+        # Agno's metrics keep each provider's own input count: Claude's (direct, on Bedrock,
+        # Azure Foundry, Vertex AI) and Bedrock's leave the cache out, OpenAI's and Gemini's
+        # hold it. `llm.provider` is Agno's provider name.
+        TokenFields(
+            input=fields("llm.token_count.prompt"),
+            output=fields("llm.token_count.completion"),
+            cache_read=fields("llm.token_count.prompt_details.cache_read"),
+            cache_write=fields("llm.token_count.prompt_details.cache_write"),
+            cache="included",
+            separate_when=(("llm.provider", r"^(?:anthropic|awsbedrock|azurefoundry|vertexai)$"),),
+            total=fields("llm.token_count.total"),
+        ),
+    ),
+    notes="`llm.token_count.prompt` is the provider's own input count (Agno's metrics): for "
+    "Anthropic's and Bedrock's models the cache counts are beside it, told by `llm.provider`; "
+    "their `llm.token_count.total` leaves the cache out too.",
 )
 
 STRANDS = Convention(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from tracecheck.conventions.families import GENERIC, OPENINFERENCE, OTEL_GENAI
 from tracecheck.conventions.frameworks import (
+    AGNO,
     BEEAI,
     LLAMA_INDEX,
     PYDANTIC_AI,
@@ -48,6 +49,7 @@ CONVENTIONS: tuple[Convention, ...] = (
     SMOLAGENTS,
     BEEAI,
     LLAMA_INDEX,
+    AGNO,
     PYDANTIC_AI,
     STRANDS,
     GOOGLE_ADK,
