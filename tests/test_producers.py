@@ -485,6 +485,27 @@ def test_a_logfire_streamed_call_is_its_response_log_and_counts_once(release: st
     assert [s.tokens.total for s in calls] == expected
 
 
+def test_bedrock_under_openinference_counts_the_cache_beside_bedrocks_input() -> None:
+    # Hand-made from openinference-instrumentation-bedrock 0.1.45's source
+    # (`_converse_attributes.py`): prompt = Converse `usage.inputTokens`, which leaves the cache
+    # out; cacheRead/WriteInputTokens as `prompt_details`; total = `usage.totalTokens`.
+    from tracecheck.spans import Scope
+
+    attributes = {
+        "openinference.span.kind": "LLM",
+        "llm.model_name": "us.anthropic.claude-sonnet-4-5-20250929-v1:0",
+        "llm.token_count.prompt": 100,
+        "llm.token_count.completion": 27,
+        "llm.token_count.prompt_details.cache_read": 1200,
+        "llm.token_count.prompt_details.cache_write": 69,
+        "llm.token_count.total": 1396,
+    }
+    scope = Scope("openinference.instrumentation.bedrock", "0.1.45")
+    call = Span("a" * 32, "1" * 16, None, "bedrock.converse", attributes=attributes, scope=scope)
+    assert call.convention.name == "openinference-bedrock"
+    assert call.tokens.total == call.tokens.recorded_total == 1396  # the common reading: 1327
+
+
 def test_logfire_templates_are_never_tool_names() -> None:
     trace = only_trace(PRODUCERS / "logfire-openai-agents" / "handoff.otlp.jsonl")
     kinds = {s.name: s.kind for s in trace.spans}

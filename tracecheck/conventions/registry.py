@@ -23,6 +23,7 @@ from tracecheck.conventions.logfire import (
 from tracecheck.conventions.mastra import MASTRA, MASTRA_TELEMETRY
 from tracecheck.conventions.mlflow import MLFLOW
 from tracecheck.conventions.model import Convention
+from tracecheck.conventions.openinference_providers import OPENINFERENCE_BEDROCK
 from tracecheck.conventions.openllmetry import (
     OPENLLMETRY,
     OPENLLMETRY_BEDROCK,
@@ -50,6 +51,7 @@ CONVENTIONS: tuple[Convention, ...] = (
     BEEAI,
     LLAMA_INDEX,
     AGNO,
+    OPENINFERENCE_BEDROCK,
     PYDANTIC_AI,
     STRANDS,
     GOOGLE_ADK,
