@@ -10,7 +10,7 @@ import pytest
 from tracecheck import compile_contract
 from tracecheck.check import check
 from tracecheck.cli import ExitCode, main
-from tracecheck.conventions.evidence import unmapped_evidence
+from tracecheck.conventions.evidence import requested_tools, unmapped_evidence
 from tracecheck.spans import ReadNote, Span, Trace
 
 TRACE = "a" * 32
@@ -50,6 +50,9 @@ CONTRACT = compile_contract(
         ("x", {"ai.toolCall.name": "t"}, "UNKNOWN", None, "attributes ai.toolCall.name"),
         ("x", {"vendor.usage": "{}"}, "UNKNOWN", None, "attributes vendor.usage"),
         ("tool_call lookup", {}, "UNKNOWN", None, "a tool- or model-like name"),
+        # Traceloop's tool spans, in an instrumentation whose kinds no convention describes.
+        ("run_shell.tool", {}, "UNKNOWN", None, "a tool- or model-like name"),
+        ("tools.task", {}, "UNKNOWN", None, None),
         ("execute_tool", {}, "TOOL", None, "a tool call with no tool name"),
         ("execute_tool x", {}, "TOOL", "x", None),
         ("chat gpt", {"gen_ai.request.model": "gpt"}, "LLM", None, None),
@@ -117,6 +120,139 @@ def test_tool_calls_without_any_model_call_stop_only_the_rules_about_models() ->
     assert verdict.rules[1].error == (
         "tool calls are recorded but no model call, and --strict-capture is on"
     )
+
+
+@pytest.mark.parametrize(
+    "attributes",
+    [
+        {  # OpenTelemetry GenAI messages (OpenLLMetry from 0.53, openai-v2, util-genai)
+            "gen_ai.output.messages": json.dumps(
+                [{"role": "assistant", "parts": [{"type": "tool_call", "name": "run_shell"}]}]
+            )
+        },
+        {"gen_ai.completion.0.tool_calls.0.name": "run_shell"},  # OpenLLMetry before
+        {"llm.output_messages.0.message.tool_calls.0.tool_call.function.name": "run_shell"},
+        {"ai.response.toolCalls": json.dumps([{"toolCallId": "c", "toolName": "run_shell"}])},
+    ],
+)
+def test_the_tools_a_model_call_asked_for_are_read_from_its_recorded_output(
+    attributes: dict[str, object],
+) -> None:
+    assert requested_tools(attributes) == ("run_shell",)
+
+
+def test_text_parts_and_unreadable_outputs_ask_for_no_tool() -> None:
+    text = [{"role": "assistant", "parts": [{"type": "text", "content": "run_shell"}]}]
+    assert requested_tools({"gen_ai.output.messages": json.dumps(text)}) == ()
+    assert requested_tools({"gen_ai.output.messages": "[not json"}) == ()
+    assert requested_tools({"ai.response.toolCalls": json.dumps({"toolName": "x"})}) == ()
+
+
+def model_call(span_id: int, start: int, output: list[dict[str, object]]) -> Span:
+    return Span(
+        TRACE,
+        f"{span_id:016x}",
+        f"{1:016x}",
+        "openai.chat",
+        start_ns=start,
+        end_ns=start + 1,
+        attributes={
+            "gen_ai.operation.name": "chat",
+            "gen_ai.request.model": "gpt",
+            "gen_ai.tool.definitions": json.dumps([{"name": "run_shell"}]),
+            "gen_ai.output.messages": json.dumps(output),
+        },
+    )
+
+
+ASKS = [{"role": "assistant", "parts": [{"type": "tool_call", "name": "run_shell"}]}]
+ANSWERS = [{"role": "assistant", "parts": [{"type": "text", "content": "done"}]}]
+
+
+def test_model_calls_that_asked_for_tools_with_no_tool_call_recorded_never_pass_tool_rules() -> (
+    None
+):
+    # A producer that instruments model calls only (OpenLLMetry's CrewAI instrumentation): the
+    # tools were offered, the model asked for run_shell, its result came back to a later call,
+    # and no tool span exists.
+    trace = Trace(TRACE, (ROOT, model_call(5, 10, ASKS), model_call(6, 20, ANSWERS)))
+    verdict = check(trace, CONTRACT)
+    assert verdict.status == "error"
+    assert [(r.label, r.status) for r in verdict.rules] == [
+        ("tools.forbidden[run_shell]", "error"),
+        ("llm.maxCalls", "pass"),
+        ("named", "pass"),
+    ]
+    expected = (
+        "model calls asked for run_shell but the trace records no tool call: the producer does "
+        "not record tool calls, so they cannot be checked"
+    )
+    assert verdict.rules[0].error == expected
+    assert verdict.reading_notes == (expected,)
+
+
+def test_a_tool_call_asked_for_by_the_last_model_call_alone_may_be_its_structured_output() -> None:
+    # Pydantic AI's `final_result`, a forced extraction: the run ends on the request.
+    only = Trace(TRACE, (ROOT, model_call(5, 10, ANSWERS), model_call(6, 20, ASKS)))
+    assert check(only, CONTRACT).status == "pass"
+    assert check(Trace(TRACE, (ROOT, model_call(5, 10, ASKS))), CONTRACT).reading_notes == ()
+
+
+def loop_of_calls(**output: object) -> Trace:
+    """A model call span with a tool call below it, as automatic function calling records."""
+    call = span(
+        5,
+        "generate_content gemini",
+        **{
+            "gen_ai.operation.name": "generate_content",
+            "gen_ai.request.model": "gemini",
+            "gen_ai.usage.input_tokens": 600,
+            "gen_ai.usage.output_tokens": 30,
+            **output,
+        },
+    )
+    tool = span(6, "execute_tool lookup_order", 5, **{"gen_ai.tool.name": "lookup_order"})
+    return Trace(TRACE, (ROOT, call, tool))
+
+
+@pytest.mark.parametrize(
+    "output",
+    [
+        {"gen_ai.response.finish_reasons": ("stop",)},  # content capture off
+        {"gen_ai.output.messages": json.dumps([{"role": "assistant", "parts": []}])},
+    ],
+)
+def test_a_model_call_span_running_tools_it_did_not_ask_for_leaves_model_rules_unjudged(
+    output: dict[str, object],
+) -> None:
+    verdict = check(loop_of_calls(**output), CONTRACT)
+    assert [(r.label, r.status) for r in verdict.rules] == [
+        ("tools.forbidden[run_shell]", "pass"),
+        ("llm.maxCalls", "error"),
+        ("named", "pass"),
+    ]
+    assert verdict.rules[1].error == verdict.reading_notes[0]
+    assert verdict.reading_notes[0].startswith("1 model call span runs tool calls that its")
+
+
+@pytest.mark.parametrize(
+    "output",
+    [
+        {"gen_ai.response.finish_reasons": ("tool_calls",)},  # it asked: a stream running tools
+        {"ai.response.finishReason": "tool-calls"},
+        {
+            "gen_ai.output.messages": json.dumps(
+                [{"parts": [{"type": "tool_call", "name": "lookup_order"}]}]
+            )
+        },
+        {},  # neither recorded: not judged
+    ],
+)
+def test_a_model_call_span_running_the_tools_it_asked_for_is_one_call(
+    output: dict[str, object],
+) -> None:
+    verdict = check(loop_of_calls(**output), CONTRACT)
+    assert verdict.status == "pass" and verdict.reading_notes == ()
 
 
 def test_a_total_that_disagrees_with_the_producers_own_is_noted_and_the_larger_used() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 
 import pytest
@@ -189,6 +190,38 @@ def test_a_value_decoded_from_json_text_decides_a_kind() -> None:
     assert read.kind(convention, span(t='"TOOL"')) == "TOOL"
 
 
+def test_json_recorded_as_its_bytes_reads_as_that_json() -> None:
+    from tracecheck.conventions.generic import json_or_text
+
+    recorded = {"prompt": b'{"tools": [{"name": "t"}], "amount": 42.5}', "blob": b"\x00\xff"}
+    (tools,) = fields("prompt#/tools")
+    assert value_at(recorded, tools) == [{"name": "t"}]
+    assert json_or_text(recorded["prompt"]) == {"tools": [{"name": "t"}], "amount": 42.5}
+    assert json_or_text(recorded["blob"]) == b"\x00\xff"  # other bytes stay as recorded
+    assert value_at({"prompt": b"{not json"}, tools) is MISSING
+
+
+def test_a_kind_rule_points_into_json_text_and_reads_flags_as_json() -> None:
+    from tracecheck.conventions import read
+
+    convention = Convention(
+        "c",
+        "C",
+        "any",
+        kinds=(
+            KindRule(attribute="out#/result/failed", values={"true": "TOOL"}, otherwise="CHAIN"),
+            KindRule("TOOL", attribute="out#/raw_input"),
+        ),
+    )
+    failed = json.dumps({"result": {"failed": True}})
+    assert read.kind(convention, span(out=failed)) == "TOOL"
+    assert read.kind(convention, span(out=json.dumps({"result": {"failed": False}}))) == "CHAIN"
+    # JSON text encoded twice (OpenLLMetry's LlamaIndex instrumentation before 0.51).
+    twice = json.dumps(json.dumps({"raw_input": {"kwargs": {}}}))
+    assert read.kind(convention, span(out=twice)) == "TOOL"
+    assert read.kind(convention, span(out="not json")) == "UNKNOWN"
+
+
 def test_a_tool_name_is_read_only_on_tool_spans_and_never_from_a_template() -> None:
     from tracecheck.conventions import read
 
@@ -290,3 +323,14 @@ def test_the_conventions_page_is_written_from_the_descriptions() -> None:
     )
     for convention in CONVENTIONS:
         assert f"## `{convention.name}`" in page.read_text()
+
+
+def test_an_openllmetry_step_that_names_a_tool_call_is_one() -> None:
+    # An OpenLLMetry instrumentation no convention of its own describes: its spans go to the
+    # traceloop-sdk description by `traceloop.span.kind`, which makes a `task` a step.
+    scope = Scope("opentelemetry.instrumentation.haystack", "0.62.4")
+    call = span("call_tool.task", scope, **{"traceloop.span.kind": "task", "gen_ai.tool.name": "t"})
+    step = span("plan.task", scope, **{"traceloop.span.kind": "task"})
+    assert call.convention.name == step.convention.name == "traceloop-sdk"
+    assert (call.kind.value, call.tool_name) == ("TOOL", "t")
+    assert step.kind.value == "CHAIN"

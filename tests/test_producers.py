@@ -53,13 +53,15 @@ class Recording:
     cache_totals: tuple[int, int] = (1630, 1716)  # the `cache` run's calls (the script's own)
     records_cache: bool = True  # whether the producer keeps the cached count at all
     offers_tools: bool = True
+    records_tool_errors: bool = True  # whether a failed tool's span is in error
     runs: tuple[str, ...] = RUNS
 
     def path(self, run: str, suffix: str | None = None) -> Path:
         return PRODUCERS / self.folder / f"{run}.{suffix or self.suffix}"
 
     def tools(self, run: str) -> list[str]:
-        return [*TOOLS[run], *self.extra_tools]
+        calls = [*TOOLS[run], *self.extra_tools]
+        return calls if self.records_tool_errors else [call.rstrip("!") for call in calls]
 
     def totals(self, run: str) -> list[int]:
         totals = TOTALS[run]
@@ -82,8 +84,35 @@ RECORDINGS = (
         frozenset({"openllmetry", "otel-genai"}),
         cache_totals=(1630, 1396),
     ),
+    *(
+        Recording(
+            f"logfire-anthropic/logfire-{release}",
+            frozenset({convention, "otel-genai"}),
+            cache_totals=(1630, 1396),
+        )
+        for release, convention in (
+            ("4.30.0", "logfire-llm-clients-before-4.31"),
+            ("5.4.0", "logfire-llm-clients"),
+        )
+    ),
     Recording("traceloop-sdk", frozenset({"openllmetry", "traceloop-sdk"})),
+    Recording("langgraph-openllmetry/v0.52", frozenset({"openllmetry-langchain"})),
+    Recording("langgraph-openllmetry/v0.62", frozenset({"openllmetry-langchain"})),
+    Recording(
+        "agno-openinference", frozenset({"agno", "openinference"}), cache_totals=(1630, 1396)
+    ),
+    Recording("llama-index/openinference", frozenset({"llama-index"})),
+    *(
+        Recording(
+            f"llama-index/{folder}",
+            frozenset({"openllmetry-llamaindex", "openllmetry"}),
+            records_tool_errors=False,  # the error is only inside the call's result
+        )
+        for folder in ("openllmetry", "openllmetry-0.50")
+    ),
     Recording("langsmith-otel", frozenset({"langsmith"}), first_call=1381),
+    # Inputs and outputs as the bytes of their JSON (OTLP bytesValue).
+    Recording("langsmith-otel/langsmith-0.4", frozenset({"langsmith"}), first_call=1381),
     Recording("langfuse-v3", frozenset({"langfuse"}), first_call=1381),
     Recording("langfuse-v3/v4", frozenset({"langfuse"}), first_call=1381),
     Recording("mlflow/default", frozenset({"mlflow"})),
@@ -98,6 +127,11 @@ RECORDINGS = (
         suffix="otlp.pb",
         twin=None,
         stops_at_tool_error=True,  # its cached count is only inside the LLM response
+    ),
+    Recording(
+        "google-adk/openinference-v1",
+        frozenset({"google-adk", "openinference", "otel-genai"}),
+        stops_at_tool_error=True,
     ),
     Recording(
         "beeai-openinference/tool-calling", frozenset({"beeai"}), extra_tools=("final_answer",)
@@ -126,6 +160,10 @@ RECORDINGS = (
         )
     ),
     # AI SDK 5's generateText records no cache counts (its streamText does: see below).
+    # AI SDK 4 ends a run when a tool throws.
+    Recording(
+        "vercel-ai-v4", frozenset({"vercel-ai"}), suffix="otlp.json", stops_at_tool_error=True
+    ),
     Recording("vercel-ai-v5", frozenset({"vercel-ai"}), suffix="otlp.json", records_cache=False),
     Recording("vercel-ai-v6", frozenset({"vercel-ai"}), suffix="otlp.json"),
     Recording("vercel-ai-v7", OTEL, suffix="otlp.json"),
@@ -257,6 +295,18 @@ def test_anthropic_counts_beside_the_input_in_ai_sdk_5_are_added_once() -> None:
     assert "records a total of 180 tokens, but its counts add up to 1716" in second
 
 
+@pytest.mark.parametrize("run", ["cache-anthropic", "stream-cache-anthropic"])
+def test_anthropic_counts_beside_the_input_in_ai_sdk_4_are_added_once(run: str) -> None:
+    trace = only_trace(PRODUCERS / "vercel-ai-v4" / f"{run}.otlp.json")
+    calls = by_start(trace, Kind.LLM)
+    assert [(s.tokens.input, s.tokens.cache_read, s.tokens.cache_write) for s in calls] == [
+        (76, 0, 1536),
+        (153, 1536, 0),
+    ]
+    assert [s.tokens.total for s in calls] == [1630, 1716]
+    assert read_subject(trace.spans).notes == ()
+
+
 def test_ai_sdk_roots_and_embeddings_are_no_model_calls() -> None:
     embed = only_trace(PRODUCERS / "vercel-ai-v6" / "embed.otlp.json")
     assert sorted(s.kind.value for s in embed.spans) == ["CHAIN", "EMBEDDING"]
@@ -306,6 +356,154 @@ def test_a_streamed_mastra_0x_call_has_no_counts_and_a_budget_cannot_pass() -> N
     assert len(calls) == 3 and all(s.tokens.total is None for s in calls)
     budget = compile_contract({"name": "budget", "llm": {"maxTotalTokens": 100000}})
     assert check(trace, budget).status == "fail"
+
+
+def test_openllmetrys_crewai_records_no_tool_call_and_tool_rules_are_never_passed() -> None:
+    folder = PRODUCERS / "crewai" / "openllmetry"
+    forbidden = check(only_trace(folder / "forbidden.otlp.jsonl"), NO_SHELL)
+    assert [(r.label, r.status) for r in forbidden.rules] == [
+        ("tools.required[lookup_order]", "fail"),
+        ("tools.forbidden[run_shell]", "error"),  # it passed before: the tools were offered
+        ("llm.maxCalls", "pass"),
+    ]
+    (note,) = forbidden.reading_notes
+    assert note.startswith("model calls asked for lookup_order, run_shell, issue_refund but")
+    calls = by_start(only_trace(folder / "cache.otlp.jsonl"), Kind.LLM)
+    assert [(s.tokens.total, s.tokens.cache_read) for s in calls] == [(1630, 0), (1716, 1536)]
+
+
+def test_openinference_on_adk_schema_2_leaves_no_model_call_and_no_budget_passes_strictly() -> None:
+    # OpenInference's ADK instrumentation writes each model call over the agent's span: the
+    # span ends with the last call's counts (648 of the run's 2179 tokens).
+    trace = only_trace(PRODUCERS / "google-adk" / "openinference" / "forbidden.otlp.jsonl")
+    (agent,) = [s for s in trace.spans if s.name == "invoke_agent refund_desk"]
+    assert agent.kind == Kind.AGENT and agent.tokens.total == 648
+    assert by_start(trace, Kind.LLM) == []
+    assert tool_calls(trace) == TOOLS["forbidden"]
+    budget = compile_contract({"name": "budget", "llm": {"maxTotalTokens": 2000, "maxCalls": 6}})
+    verdict = check(trace, budget, strict_capture=True)
+    assert [r.status for r in verdict.rules] == ["error", "error"]
+    assert verdict.reading_notes == (
+        "3 tool calls are recorded but no model call: the producer may not record them, so "
+        "rules about models see none",
+    )
+
+
+@pytest.mark.parametrize("capture", ["content", "no-content"])
+@pytest.mark.parametrize("run", RUNS)
+def test_google_genai_automatic_function_calling_is_one_span_and_no_model_rule_passes(
+    capture: str, run: str
+) -> None:
+    # The instrumentation wraps the SDK's public call: the loop of model calls and the tools
+    # run in between are one `generate_content` span holding the last call's counts.
+    trace = only_trace(PRODUCERS / "google-genai" / capture / f"{run}.otlp.jsonl")
+    assert tool_calls(trace) == TOOLS[run]
+    (call,) = by_start(trace, Kind.LLM)
+    assert call.tokens.total == TOTALS[run][-1]
+    verdict = check(trace, NO_SHELL)
+    assert [(r.label, r.status) for r in verdict.rules] == [
+        ("tools.required[lookup_order]", "pass"),
+        ("tools.forbidden[run_shell]", "fail" if run == "forbidden" else "pass"),
+        ("llm.maxCalls", "error"),  # it passed before: one call seen of several
+    ]
+    (note,) = verdict.reading_notes
+    assert note.startswith("1 model call span runs tool calls that its recorded output did not")
+
+
+def test_openinference_around_autogens_own_spans_records_each_tool_call_twice_and_says_so() -> None:
+    path = PRODUCERS / "autogen" / "openinference-team" / "forbidden.otlp.jsonl"
+    (run,) = [trace for trace in read_traces(path) if len(trace.spans) > 1]
+    calls = by_start(run, Kind.TOOL)
+    # OpenInference's `refund_desk.<tool>` (with the arguments) around AutoGen's own
+    # `execute_tool <tool>` (without): one call, two spans.
+    assert [s.tool_name for s in calls] == [name for name in TOOLS["forbidden"] for _ in "ab"]
+    assert [s.tokens.total for s in by_start(run, Kind.LLM)] == TOTALS["forbidden"]
+    notes = read_subject(run.spans).notes
+    assert len(notes) == 1 and notes[0].startswith("3 tool calls are recorded twice")
+    verdict = check(run, NO_SHELL)
+    assert [(r.label, r.status) for r in verdict.rules][1] == ("tools.forbidden[run_shell]", "fail")
+
+
+@pytest.mark.parametrize("run", ["clean", "tool-error", "cache"])
+def test_strands_1_40_counts_an_openai_cache_once_under_its_underscore_names(run: str) -> None:
+    trace = only_trace(PRODUCERS / "strands" / "v1.40" / f"{run}.otlp.jsonl")
+    calls = by_start(trace, Kind.LLM)
+    assert [s.tokens.total for s in calls] == (
+        [1630, 1716] if run == "cache" else [430, 530, 608 if run == "tool-error" else 590]
+    )
+    assert [s.tokens.recorded_total for s in calls] == [s.tokens.total for s in calls]
+    assert read_subject(trace.spans).notes == ()  # it was 3252 against the own 1716
+    assert tool_calls(trace) == TOOLS[run]
+    # 1.40 writes a tool's arguments only into span events.
+    assert all(not s.arguments.known for s in by_start(trace, Kind.TOOL))
+
+
+@pytest.mark.parametrize(
+    ("model", "beside"),
+    [
+        ("us.anthropic.claude-sonnet-4-5-20250929-v1:0", True),  # Bedrock's counts
+        ("amazon.nova-pro-v1:0", True),
+        ("claude-sonnet-4-5", True),  # Anthropic's API
+        ("gpt-4.1-mini", False),  # OpenAI's input holds the cache
+        ("gemini-2.5-flash", False),
+    ],
+)
+def test_strands_counts_the_cache_beside_the_input_for_anthropic_and_bedrock_models(
+    model: str, beside: bool
+) -> None:
+    from tracecheck.spans import Scope
+
+    attributes = {
+        "gen_ai.operation.name": "chat",
+        "gen_ai.request.model": model,
+        "gen_ai.usage.input_tokens": 76,
+        "gen_ai.usage.output_tokens": 18,
+        "gen_ai.usage.cache_write_input_tokens": 10,
+        "gen_ai.usage.cache_creation.input_tokens": 10,
+    }
+    chat = Span(
+        "a" * 32,
+        "1" * 16,
+        None,
+        "chat",
+        attributes=attributes,
+        scope=Scope("strands.telemetry.tracer"),
+    )
+    assert chat.convention.name == "strands"
+    assert chat.tokens.total == (104 if beside else 94)
+
+
+@pytest.mark.parametrize("release", ["4.30.0", "5.4.0"])
+def test_a_logfire_streamed_call_is_its_response_log_and_counts_once(release: str) -> None:
+    trace = only_trace(
+        PRODUCERS / "logfire-anthropic" / f"logfire-{release}" / "cache-stream.otlp.jsonl"
+    )
+    calls = by_start(trace, Kind.LLM)
+    assert [s.name.startswith("streaming response from") for s in calls] == [True, True]
+    # 5.4 puts the usage on the log; 4.30 records none for a stream.
+    expected = [1630, 1396] if release == "5.4.0" else [None, None]
+    assert [s.tokens.total for s in calls] == expected
+
+
+def test_bedrock_under_openinference_counts_the_cache_beside_bedrocks_input() -> None:
+    # Hand-made from openinference-instrumentation-bedrock 0.1.45's source
+    # (`_converse_attributes.py`): prompt = Converse `usage.inputTokens`, which leaves the cache
+    # out; cacheRead/WriteInputTokens as `prompt_details`; total = `usage.totalTokens`.
+    from tracecheck.spans import Scope
+
+    attributes = {
+        "openinference.span.kind": "LLM",
+        "llm.model_name": "us.anthropic.claude-sonnet-4-5-20250929-v1:0",
+        "llm.token_count.prompt": 100,
+        "llm.token_count.completion": 27,
+        "llm.token_count.prompt_details.cache_read": 1200,
+        "llm.token_count.prompt_details.cache_write": 69,
+        "llm.token_count.total": 1396,
+    }
+    scope = Scope("openinference.instrumentation.bedrock", "0.1.45")
+    call = Span("a" * 32, "1" * 16, None, "bedrock.converse", attributes=attributes, scope=scope)
+    assert call.convention.name == "openinference-bedrock"
+    assert call.tokens.total == call.tokens.recorded_total == 1396  # the common reading: 1327
 
 
 def test_logfire_templates_are_never_tool_names() -> None:

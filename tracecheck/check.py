@@ -72,9 +72,15 @@ def _check(
         subject = _whole_trace(spans)
     reading = read_subject(subject.spans)
     blocked = {TOOLS: reading.uncaptured_tools, MODELS: reading.uncaptured_models} if strict else {}
-    base = tuple(_evaluate(rule, subject, None, blocked) for rule in contract.rules)
+    if reading.models_not_recorded and not blocked.get(MODELS):
+        # One span stands for several model calls: no count or model rule can be judged.
+        blocked = {**blocked, MODELS: reading.models_not_recorded}
+    missing = reading.tools_not_recorded
+    base = tuple(_evaluate(rule, subject, None, blocked, missing) for rule in contract.rules)
     alternatives = [
-        tuple(_evaluate(rule, subject, alternative.id, blocked) for rule in alternative.rules)
+        tuple(
+            _evaluate(rule, subject, alternative.id, blocked, missing) for rule in alternative.rules
+        )
         for alternative in contract.alternatives
     ]
     verdict = _verdict(contract, trace_id, base, alternatives)
@@ -102,7 +108,11 @@ def check_all(
 
 
 def _evaluate(
-    rule: Rule, subject: Subject, alternative: str | None, blocked: Mapping[str, str | None]
+    rule: Rule,
+    subject: Subject,
+    alternative: str | None,
+    blocked: Mapping[str, str | None],
+    tools_not_recorded: str | None = None,
 ) -> RuleResult:
     label = _reported(rule, alternative)
     kind = _kind(rule)
@@ -112,6 +122,8 @@ def _evaluate(
             return RuleResult(label, alternative, "error", error=reason, kind=kind)
     if rule.needs_tool_capture and not _records_tool_capture(subject):
         return RuleResult(label, alternative, "error", error=NO_CAPTURE, kind=kind)
+    if rule.needs_tool_capture and tools_not_recorded:
+        return RuleResult(label, alternative, "error", error=tools_not_recorded, kind=kind)
     try:
         violations = rule.evaluate(subject)
     except RuleError as exc:

@@ -7,7 +7,12 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from tracecheck.conventions import read
-from tracecheck.conventions.evidence import unmapped_evidence
+from tracecheck.conventions.evidence import (
+    asked_for_no_tool,
+    has_recorded_output,
+    requested_tools,
+    unmapped_evidence,
+)
 from tracecheck.spans import Kind, Span
 
 __all__ = ["SubjectReading", "read_subject"]
@@ -25,6 +30,11 @@ class SubjectReading(NamedTuple):
     # Why rules about tool calls, or about model calls, cannot be trusted on these spans.
     uncaptured_tools: str | None = None
     uncaptured_models: str | None = None
+    # Why tool capture is evidently missing, strict or not: models asked for tools that ran
+    # with no tool call recorded.
+    tools_not_recorded: str | None = None
+    # Why model calls are evidently under-counted, strict or not: one span stands for several.
+    models_not_recorded: str | None = None
 
 
 def read_subject(spans: Sequence[Span]) -> SubjectReading:
@@ -65,10 +75,100 @@ def read_subject(spans: Sequence[Span]) -> SubjectReading:
         uncaptured_models = uncaptured_models or (
             "tool calls are recorded but no model call, and --strict-capture is on"
         )
+    not_recorded = None
+    if kinds[Kind.LLM] and not kinds[Kind.TOOL]:
+        asked = _requested(spans)
+        if asked:
+            not_recorded = (
+                f"model calls asked for {asked} but the trace records no tool call: the producer "
+                "does not record tool calls, so they cannot be checked"
+            )
+            notes.append(not_recorded)
+            uncaptured_tools = uncaptured_tools or not_recorded
+    loops = _calls_around_tools(spans) if kinds[Kind.LLM] and kinds[Kind.TOOL] else []
+    models_not_recorded = None
+    if loops:
+        named = "; ".join(_ref(span) for span in loops[:_NAMED])
+        more = f"; and {len(loops) - _NAMED} more" if len(loops) > _NAMED else ""
+        one = len(loops) == 1
+        models_not_recorded = (
+            f"{len(loops)} model call {'span runs' if one else 'spans run'} tool calls that "
+            f"{'its' if one else 'their'} recorded output did not ask for, so "
+            f"{'it stands' if one else 'each stands'} for several model calls and records the "
+            f"counts of one: {named}{more}"
+        )
+        notes.append(models_not_recorded)
+        uncaptured_models = uncaptured_models or models_not_recorded
+    twice = _tools_recorded_twice(spans) if kinds[Kind.TOOL] > 1 else []
+    if twice:
+        named = "; ".join(f"{_ref(inner)} inside {_ref(outer)}" for inner, outer in twice[:_NAMED])
+        more = f"; and {len(twice) - _NAMED} more" if len(twice) > _NAMED else ""
+        notes.append(
+            f"{len(twice)} tool {'call is' if len(twice) == 1 else 'calls are'} recorded twice, "
+            "a tool span inside a tool span of the same tool (two instrumentations of one call), "
+            f"so rules that count calls or read every call's arguments see both: {named}{more}"
+        )
     notes.extend(_total_notes(spans))
     return SubjectReading(
-        tuple(notes), tuple(sorted(conventions.items())), uncaptured_tools, uncaptured_models
+        tuple(notes),
+        tuple(sorted(conventions.items())),
+        uncaptured_tools,
+        uncaptured_models,
+        not_recorded,
+        models_not_recorded,
     )
+
+
+def _tools_recorded_twice(spans: Sequence[Span]) -> list[tuple[Span, Span]]:
+    """(inner, outer) TOOL spans of one tool, the inner the outer's child: one call that two
+    instrumentations recorded (OpenInference's AutoGen spans around AutoGen's own)."""
+    tools = {span.span_id: span for span in spans if span.kind is Kind.TOOL and span.span_id}
+    found = []
+    for span in tools.values():
+        outer = tools.get(span.parent_span_id) if span.parent_span_id else None
+        if outer is not None and outer.tool_name and outer.tool_name == span.tool_name:
+            found.append((span, outer))
+    return found
+
+
+def _calls_around_tools(spans: Sequence[Span]) -> list[Span]:
+    """Model call spans that are the parents of tool calls their own recorded output did not
+    ask for: a loop of calls in one span (google-genai's automatic function calling), whose
+    counts are its last call's. With no output recorded, a finish reason that asks for no tool
+    (the loop's last call) says the same; a call that records neither is not judged."""
+    tools_under: dict[str, set[str]] = {}
+    for span in spans:
+        if span.kind is Kind.TOOL and span.parent_span_id and span.tool_name:
+            tools_under.setdefault(span.parent_span_id, set()).add(span.tool_name)
+    found = []
+    for span in spans:
+        if span.kind is not Kind.LLM or not span.span_id or span.span_id not in tools_under:
+            continue
+        attributes = span.attributes
+        if has_recorded_output(attributes):
+            if not tools_under[span.span_id] <= set(requested_tools(attributes)):
+                found.append(span)
+        elif asked_for_no_tool(attributes):
+            found.append(span)
+    return found
+
+
+def _requested(spans: Sequence[Span]) -> str:
+    """The tools model calls asked for before the last model call, named once each (a few,
+    then a count). The last call's requests need not have run: a structured output asked for
+    as a tool call (Pydantic AI's `final_result`, a forced extraction) ends the run there."""
+    calls = sorted(
+        (span for span in spans if span.kind is Kind.LLM),
+        key=lambda span: span.start_ns if span.start_ns is not None else -1,
+    )
+    names = list(
+        dict.fromkeys(name for span in calls[:-1] for name in requested_tools(span.attributes))
+    )
+    shown = ", ".join(
+        name if len(name) <= _NAME_LIMIT else name[: _NAME_LIMIT - 1] + "…"
+        for name in names[:_NAMED]
+    )
+    return shown + (f" and {len(names) - _NAMED} more tools" if len(names) > _NAMED else "")
 
 
 def _unmapped_text(unmapped: list[tuple[Span, str]]) -> str:

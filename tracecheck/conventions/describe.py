@@ -28,8 +28,14 @@ reading (contracts.md §1) fills in every fact a convention does not describe. A
 When a trace holds spans that look like tool or model calls which no convention maps (a known
 attribute namespace, a tool- or model-like name, a message-template name), the verdict carries a
 note naming them, and `tracecheck check --strict-capture` reports every rule about tools or
-models as *could not be evaluated* instead of judging it. A producer's own token total, where it
-records one, is compared with the counted total: a disagreement is noted and the larger is used.
+models as *could not be evaluated* instead of judging it. When model calls asked for tools that
+a later call got the results of, and no tool call is recorded at all (a producer that
+instruments model calls only), rules that need
+tool capture are *could not be evaluated*, strict or not; so are rules about model calls when a
+model call span runs tool calls its recorded output did not ask for (a loop of calls recorded as
+one). A tool span inside a tool span of the same tool (two instrumentations of one call) is
+noted. A producer's own token total, where it records one, is compared with the counted total:
+a disagreement is noted and the larger is used.
 
 This page is generated from `tracecheck/conventions/` (`python -m tracecheck.conventions`).
 """

@@ -12,9 +12,9 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from tracecheck.conventions.generic import is_template
+from tracecheck.conventions.generic import is_template, json_or_text
 
-__all__ = ["unmapped_evidence"]
+__all__ = ["asked_for_no_tool", "has_recorded_output", "requested_tools", "unmapped_evidence"]
 
 
 # Compiled on first use: only spans read as UNKNOWN are judged, and the three patterns cost
@@ -33,7 +33,7 @@ def _patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
         re.IGNORECASE,
     )
     evidence_name = re.compile(
-        r"^(?:function|tool)\b|execute_tool|\btool[ _.:-]?call|call_llm|\bchat\b|completions?\b"
+        r"^(?:function|tool)\b|\.tool$|execute_tool|\btool[ _.:-]?call|call_llm|\bchat\b|completions?\b"
         r"|\bllm\b|\bgenerate(?:_content|Text|Object)?\b|\bembed|\b(?:gpt|claude|gemini|o[134])-",
         re.IGNORECASE,
     )
@@ -92,3 +92,82 @@ def unmapped_evidence(
     if evidence_name.search(name):
         return "a tool- or model-like name"
     return None
+
+
+# A model call's recorded output, as each family writes the tool calls the model asked for:
+# flattened (OpenLLMetry before the GenAI messages, OpenInference) or as one JSON attribute.
+@functools.cache
+def _requested_flat() -> re.Pattern[str]:
+    return re.compile(
+        r"^(?:gen_ai\.completion\.\d+\.tool_calls\.\d+\.name"
+        r"|llm\.output_messages\.\d+\.message\.tool_calls\.\d+\.tool_call\.function\.name)$"
+    )
+
+
+_REQUESTED_JSON = (
+    ("gen_ai.output.messages", "parts", "name"),
+    ("ai.response.toolCalls", "", "toolName"),
+)
+
+
+def requested_tools(attributes: Mapping[str, Any]) -> tuple[str, ...]:
+    """The tools a model call's recorded output asked for, in the order recorded.
+
+    Read only where a trace records no tool call: a producer that instruments model calls alone
+    still records what the model asked for, which shows that tools ran unrecorded.
+    """
+    names: list[str] = []
+    for key, value in attributes.items():
+        if (
+            key[:1] in ("g", "l")
+            and isinstance(value, str)
+            and value
+            and _requested_flat().match(key)
+        ):
+            names.append(value)
+    for key, inner, name_key in _REQUESTED_JSON:
+        recorded = json_or_text(attributes.get(key))
+        if not isinstance(recorded, list):
+            continue
+        for entry in recorded:
+            if not isinstance(entry, dict):
+                continue
+            calls = entry.get(inner) if inner else [entry]
+            for call in calls if isinstance(calls, list) else ():
+                if not isinstance(call, dict) or (inner and call.get("type") != "tool_call"):
+                    continue
+                name = call.get(name_key)
+                if isinstance(name, str) and name:
+                    names.append(name)
+    return tuple(names)
+
+
+def has_recorded_output(attributes: Mapping[str, Any]) -> bool:
+    """Whether a model call's output is recorded where `requested_tools` reads it."""
+    if any(key in attributes for key, _, _ in _REQUESTED_JSON):
+        return True
+    return any(key.startswith(("gen_ai.completion.", "llm.output_messages.")) for key in attributes)
+
+
+_FINISH_REASONS = (
+    "gen_ai.response.finish_reasons",
+    "ai.response.finishReason",
+    "llm.finish_reason",
+)
+
+
+@functools.cache
+def _tool_finish() -> re.Pattern[str]:
+    return re.compile(r"tool|function", re.IGNORECASE)
+
+
+def asked_for_no_tool(attributes: Mapping[str, Any]) -> bool:
+    """Whether a model call's recorded finish reasons say it ended without asking for a tool
+    (`stop`, `end_turn`, `length`); False when none is recorded. Finish reasons are recorded
+    with content capture off too."""
+    for key in _FINISH_REASONS:
+        recorded = json_or_text(attributes.get(key))
+        reasons = [recorded] if isinstance(recorded, str) else recorded
+        if isinstance(reasons, (list, tuple)) and reasons:
+            return not any(isinstance(r, str) and _tool_finish().search(r) for r in reasons)
+    return False

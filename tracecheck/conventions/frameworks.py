@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from tracecheck.conventions.model import Convention, KindRule, ScopeMatch, TokenFields, fields
 
-__all__ = ["BEEAI", "PYDANTIC_AI", "SMOLAGENTS", "STRANDS"]
+__all__ = ["AGNO", "BEEAI", "LLAMA_INDEX", "PYDANTIC_AI", "SMOLAGENTS", "STRANDS"]
 
 SMOLAGENTS = Convention(
     name="smolagents",
@@ -16,10 +16,68 @@ SMOLAGENTS = Convention(
     '"kwargs": {…}}`: the keyword arguments are read.',
 )
 
+# LlamaIndex methods on a model object that wrap or prepare a model call rather than make one:
+# OpenInference gives every span of a model object the kind LLM, so `_prepare_chat_with_tools`
+# (no tokens, no response) would count as a call beside the `achat` it prepares, and
+# `predict_and_call` as a call around the one it makes.
+_LLAMA_INDEX_NOT_CALLS = (
+    r"\.(?:_prepare_chat_with_tools(?:_compat)?|_validate_chat_with_tools_response"
+    r"|get_tool_calls_from_response|a?predict_and_call|a?(?:stream_)?structured_predict"
+    r"|a?(?:stream_)?chat_with_tools|a?predict|a?stream)$"
+)
+
+LLAMA_INDEX = Convention(
+    name="llama-index",
+    title="LlamaIndex under OpenInference",
+    versions="openinference-instrumentation-llama-index 2.x–4.x (LlamaIndex's dispatcher spans)",
+    scopes=(ScopeMatch("openinference.instrumentation.llama_index"),),
+    kinds=(KindRule("CHAIN", name=_LLAMA_INDEX_NOT_CALLS),),
+    arguments_as_call=True,
+    notes="Spans are named `<class>.<method>`, and every method of a model object is an LLM "
+    "span: only the methods that call the model (`chat`, `achat`, `astream_chat`, `complete`, …) "
+    'are read as model calls. A tool\'s `input.value` is the call `{"kwargs": {…}}`. '
+    "`llm.model_name` is the request model (the response model is not recorded); streamed "
+    "calls record no token counts unless the model object asks for usage.",
+)
+
+# Strands passes each model provider's own input count through: OpenAI's, LiteLLM's and
+# Gemini's hold the cache, Anthropic's and Bedrock's do not. Chat spans name only the request
+# model: Anthropic's API models (`claude-…`) and Bedrock's model ids (`<vendor>.<model>`, with a
+# cross-region prefix, or an ARN) are the ones whose counts are beside the input.
+_BESIDE_INPUT_MODELS = (
+    r"^(?:claude-|arn:aws:bedrock:|(?:(?:us|eu|apac|au|ca|jp|us-gov|global)\.)?"
+    r"(?:anthropic|amazon|meta|mistral|cohere|ai21|deepseek|writer|qwen|openai|twelvelabs"
+    r"|stability|luma|minimax|moonshot|google|nvidia)\.)"
+)
+
+AGNO = Convention(
+    name="agno",
+    title="Agno under OpenInference",
+    versions="openinference-instrumentation-agno 1.x (recorded: 1.0.15 on agno 3.1.10)",
+    scopes=(ScopeMatch("openinference.instrumentation.agno"),),
+    tokens=(
+        # Agno's metrics keep each provider's own input count: Claude's (direct, on Bedrock,
+        # Azure Foundry, Vertex AI) and Bedrock's leave the cache out, OpenAI's and Gemini's
+        # hold it. `llm.provider` is Agno's provider name.
+        TokenFields(
+            input=fields("llm.token_count.prompt"),
+            output=fields("llm.token_count.completion"),
+            cache_read=fields("llm.token_count.prompt_details.cache_read"),
+            cache_write=fields("llm.token_count.prompt_details.cache_write"),
+            cache="included",
+            separate_when=(("llm.provider", r"^(?:anthropic|awsbedrock|azurefoundry|vertexai)$"),),
+            total=fields("llm.token_count.total"),
+        ),
+    ),
+    notes="`llm.token_count.prompt` is the provider's own input count (Agno's metrics): for "
+    "Anthropic's and Bedrock's models the cache counts are beside it, told by `llm.provider`; "
+    "their `llm.token_count.total` leaves the cache out too.",
+)
+
 STRANDS = Convention(
     name="strands",
     title="Strands Agents' own tracer",
-    versions="strands-agents 1.x",
+    versions="strands-agents 1.x (recorded: 1.40.0, 1.62.0)",
     scopes=(ScopeMatch("strands.telemetry.tracer"),),
     kinds=(
         KindRule(
@@ -28,8 +86,28 @@ STRANDS = Convention(
         ),
     ),
     offered=fields("gen_ai.agent.tools"),
+    tokens=(
+        TokenFields(
+            input=fields("gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens"),
+            output=fields("gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens"),
+            cache_read=fields(
+                "gen_ai.usage.cache_read.input_tokens", "gen_ai.usage.cache_read_input_tokens"
+            ),
+            cache_write=fields(
+                "gen_ai.usage.cache_creation.input_tokens", "gen_ai.usage.cache_write_input_tokens"
+            ),
+            cache="included",
+            separate_when=(("gen_ai.request.model", _BESIDE_INPUT_MODELS),),
+            total=fields("gen_ai.usage.total_tokens"),
+        ),
+    ),
     notes="The agent span lists its tools in `gen_ai.agent.tools`; model spans record only the "
-    "request model. Input counts are the model provider's own.",
+    "request model. Input counts are the model provider's own: they hold the cache for OpenAI, "
+    "LiteLLM and Gemini models, not for Anthropic's and Bedrock's (told by the model id). Cache "
+    "counts are `gen_ai.usage.cache_read_input_tokens` / `cache_write_input_tokens` before the "
+    "dotted OpenTelemetry names (both are written, unless the latest conventions are opted "
+    "into). Before the `gen_ai.tool.call.arguments` attribute, a tool's arguments are only in "
+    "span events, which are not read: argument rules find no evidence.",
 )
 
 BEEAI = Convention(

@@ -229,8 +229,16 @@ def tool_arguments(attributes: Mapping[str, Any]) -> tuple[bool, Any, str | None
 
 
 def json_or_text(value: Any) -> Any:
-    """A string's JSON value when it holds one, else the value as recorded."""
-    return parse_json_text(value, default=value) if isinstance(value, str) else value
+    """A string's JSON value when it holds one, else the value as recorded.
+
+    Bytes that are UTF-8 JSON text count as that text: LangSmith before 0.5 records its runs'
+    inputs and outputs as the bytes of their JSON (an OTLP `bytesValue`).
+    """
+    if isinstance(value, str):
+        return parse_json_text(value, default=value)
+    if isinstance(value, bytes) and value[:1] in (b"{", b"["):
+        return parse_json_text(value, default=value)
+    return value
 
 
 def offered_tools(attributes: Mapping[str, Any]) -> tuple[tuple[str, ...], str | None] | None:

@@ -33,6 +33,10 @@ GOOGLE_ADK = Convention(
         KindRule("TOOL", name=r"^tool_call \["),  # 1.0
         KindRule("UNKNOWN", name=r"^tool_response \["),
         KindRule("AGENT", name=r"^agent_run \["),
+        # Schema 2's agent span, whatever is written on it: OpenInference's ADK
+        # instrumentation (1.0.x) records every model call of the agent onto this one span,
+        # each over the one before, so it holds only the last call's counts.
+        KindRule("AGENT", name=r"^invoke_agent "),
         KindRule("CHAIN", name=r"^invocation$"),
     ),
     tool=fields("gen_ai.tool.name"),
@@ -66,5 +70,7 @@ GOOGLE_ADK = Convention(
     notes="The response model is recorded only inside `gcp.vertex.agent.llm_response` "
     "(`/model_version`); schema 2 records the request model alone. Tool arguments: "
     "`gcp.vertex.agent.tool_call_args` (schema 1), `gen_ai.tool.call.arguments` (schema 2, "
-    "with content capture on).",
+    "with content capture on). Under OpenInference's ADK instrumentation (1.0.x) schema 2 "
+    "records no model call of its own: each is written over the agent's `invoke_agent` span, "
+    "which is read as the agent (a note says the model calls are missing).",
 )

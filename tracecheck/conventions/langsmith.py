@@ -41,7 +41,8 @@ LANGSMITH = Convention(
         ),
     ),
     offered=fields("gen_ai.prompt#/tools"),
-    notes="A tool's arguments are the run's inputs, `gen_ai.prompt` (JSON by parameter name). "
+    notes="A tool's arguments are the run's inputs, `gen_ai.prompt` (JSON by parameter name; "
+    "0.4.x records it, and `gen_ai.completion`, as the bytes of that JSON). "
     "Cache counts are read from `langsmith.metadata.usage_metadata` (JSON); "
     "`gen_ai.usage.input_token_details` holds the same as a Python repr.",
 )

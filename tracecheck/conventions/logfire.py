@@ -10,7 +10,12 @@ from __future__ import annotations
 
 from tracecheck.conventions.model import Convention, KindRule, ScopeMatch, TokenFields, fields
 
-__all__ = ["LOGFIRE_CLAUDE_AGENT_SDK", "LOGFIRE_OPENAI_AGENTS"]
+__all__ = [
+    "LOGFIRE_CLAUDE_AGENT_SDK",
+    "LOGFIRE_LLM_CLIENTS",
+    "LOGFIRE_LLM_CLIENTS_BEFORE_4_31",
+    "LOGFIRE_OPENAI_AGENTS",
+]
 
 LOGFIRE_OPENAI_AGENTS = Convention(
     name="logfire-openai-agents",
@@ -66,4 +71,64 @@ LOGFIRE_CLAUDE_AGENT_SDK = Convention(
     "their output is unknown (the run's totals are on the `invoke_agent` root). Tool names "
     "are Claude Code's (`mcp__<server>__<tool>` for MCP tools). The MCP server's own "
     "`tools/call` spans (scope `mcp-python-sdk`) are separate traces.",
+)
+
+
+# `logfire.instrument_openai()` / `instrument_anthropic()`: one span per request, named by its
+# template (`Chat Completion with {request_data[model]!r}`, `Message with …`); a streamed
+# request's response is a log emitted when the stream ends (`streaming response from …`), so the
+# request span itself then records no response. The log is the call; a request span that
+# recorded no response is its step (or a call that failed before answering).
+_CLIENT_KINDS = (
+    KindRule(attribute="gen_ai.operation.name", values={"embeddings": "EMBEDDING"}),
+    KindRule("LLM", name=r"^streaming response from "),
+    KindRule("LLM", attribute="gen_ai.usage.input_tokens"),
+    KindRule("LLM", attribute="gen_ai.response.id"),
+    KindRule("LLM", attribute="response_data#/usage"),
+    KindRule("CHAIN", name=r" with \{request_data\[model\]!r\}$"),
+)
+_CLIENT_SCOPES = ("logfire.openai", "logfire.anthropic")
+_USAGE = "response_data#/usage"
+
+LOGFIRE_LLM_CLIENTS_BEFORE_4_31 = Convention(
+    name="logfire-llm-clients-before-4.31",
+    title="Logfire: OpenAI and Anthropic clients before 4.31",
+    versions="logfire 3.x–4.30",
+    scopes=tuple(ScopeMatch(scope, below_version="4.31") for scope in _CLIENT_SCOPES),
+    kinds=_CLIENT_KINDS,
+    tokens=(
+        TokenFields(
+            input=fields(
+                "gen_ai.usage.input_tokens", f"{_USAGE}/input_tokens", f"{_USAGE}/prompt_tokens"
+            ),
+            output=fields(
+                "gen_ai.usage.output_tokens",
+                f"{_USAGE}/output_tokens",
+                f"{_USAGE}/completion_tokens",
+            ),
+            cache_read=fields(
+                "gen_ai.usage.raw#/prompt_tokens_details/cached_tokens",
+                f"{_USAGE}/prompt_tokens_details/cached_tokens",
+            ),
+            cache="included",
+            # Anthropic's own counts, beside its input (which logfire recorded as it came).
+            cache_read_beside=fields(f"{_USAGE}/cache_read_input_tokens"),
+            cache_write_beside=fields(f"{_USAGE}/cache_creation_input_tokens"),
+            total=fields("gen_ai.usage.raw#/total_tokens", f"{_USAGE}/total_tokens"),
+        ),
+    ),
+    notes="Anthropic's `gen_ai.usage.input_tokens` is its own count, without the cache, which is "
+    "only in `response_data` (`/usage/cache_read_input_tokens`, `/cache_creation_input_tokens`): "
+    "read beside the input. A streamed call is the `streaming response from …` log, which "
+    "records no usage in these versions.",
+)
+
+LOGFIRE_LLM_CLIENTS = Convention(
+    name="logfire-llm-clients",
+    title="Logfire: OpenAI and Anthropic clients (instrument_openai, instrument_anthropic)",
+    versions="logfire 4.31–5.x",
+    scopes=tuple(ScopeMatch(scope) for scope in _CLIENT_SCOPES),
+    kinds=_CLIENT_KINDS,
+    notes="From 4.31 `gen_ai.usage.input_tokens` holds the cache for Anthropic too, with the "
+    "dotted cache counts; a streamed call's usage is on its `streaming response from …` log.",
 )

@@ -80,6 +80,9 @@ class KindRule:
     - `attribute` alone: the attribute is present and not empty → `kind`.
     - `name`: the span name matches the regular expression (searched) → `kind`.
     A kind of `"UNKNOWN"` is a decision too: the span is not a call of any kind.
+
+    `attribute` is written as a `Field` is (`"key#/pointer"` looks inside the attribute's JSON
+    text): some producers say what a span is only inside a recorded value.
     """
 
     kind: str = ""
@@ -90,8 +93,11 @@ class KindRule:
     name: str | None = None
     _pattern: re.Pattern[str] | None = field(default=None, repr=False, compare=False)
     _lookup: Mapping[str, str] | None = field(default=None, repr=False, compare=False)
+    _place: Field | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
+        if self.attribute is not None and "#" in self.attribute:
+            object.__setattr__(self, "_place", fields(self.attribute)[0])
         if self.values is not None:
             lowered = {key.lower(): value for key, value in self.values.items()}
             object.__setattr__(self, "_lookup", lowered)
@@ -103,6 +109,11 @@ class KindRule:
         if self._pattern is None and self.name is not None:
             object.__setattr__(self, "_pattern", re.compile(self.name))
         return self._pattern
+
+    @property
+    def place(self) -> Field | None:
+        """The value inside an attribute that the rule reads, when it points into one."""
+        return self._place
 
     def kind_of(self, value: str) -> str | None:
         """The kind `values` gives a recorded text (case-insensitively), or None."""

@@ -18,7 +18,13 @@ from tracecheck.conventions.model import (
     fields,
 )
 
-__all__ = ["OPENLLMETRY", "OPENLLMETRY_BEDROCK", "TRACELOOP_DECORATORS"]
+__all__ = [
+    "OPENLLMETRY",
+    "OPENLLMETRY_BEDROCK",
+    "OPENLLMETRY_LANGCHAIN",
+    "OPENLLMETRY_LLAMAINDEX",
+    "TRACELOOP_DECORATORS",
+]
 
 _INPUT = fields("gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens")
 _OUTPUT = fields("gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens")
@@ -55,8 +61,8 @@ def _scopes(*names: str) -> tuple[ScopeMatch, ...]:
 OPENLLMETRY = Convention(
     name="openllmetry",
     title="OpenLLMetry model instrumentations (Traceloop)",
-    versions="opentelemetry-instrumentation-anthropic, -openai, -langchain, -vertexai 0.33–0.62",
-    scopes=_scopes("anthropic", "openai", "langchain", "vertexai"),
+    versions="opentelemetry-instrumentation-anthropic, -openai, -vertexai 0.33–0.62",
+    scopes=_scopes("anthropic", "openai", "vertexai"),
     tokens=_counts("included"),
     offered_indexed=("llm.request.functions.{}.name",),
     notes="Input counts hold the cache in every version (0.33.4–0.47 as "
@@ -64,6 +70,86 @@ OPENLLMETRY = Convention(
     "`llm.usage.total_tokens` before 0.54, `gen_ai.usage.total_tokens` after. Streamed "
     "Anthropic spans before 0.61 record no tokens unless `enrich_token_usage` was on, and every "
     "version adds `message_start`'s output count to the final one (a small over-count).",
+)
+
+# The LangChain callback handler's kinds: before 0.53 only `traceloop.span.kind` says what a
+# span is (`<tool>.tool`, `<node>.task`, `<graph>.workflow`); from 0.53 on the GenAI operation
+# name says it too (`execute_tool <tool>`, `execute_task <node>`, `invoke_agent`).
+_LANGCHAIN_KINDS = (
+    KindRule(
+        attribute="gen_ai.operation.name",
+        values={"invoke_agent": "AGENT", "execute_tool": "TOOL", "execute_task": "CHAIN"},
+    ),
+    KindRule(
+        attribute="traceloop.span.kind",
+        values={"workflow": "CHAIN", "task": "CHAIN", "agent": "AGENT", "tool": "TOOL"},
+    ),
+)
+
+OPENLLMETRY_LANGCHAIN = Convention(
+    name="openllmetry-langchain",
+    title="OpenLLMetry LangChain / LangGraph instrumentation (Traceloop)",
+    versions="opentelemetry-instrumentation-langchain 0.33–0.62",
+    scopes=_scopes("langchain"),
+    kinds=_LANGCHAIN_KINDS,
+    tool=fields("gen_ai.tool.name", "traceloop.entity.name"),
+    # The callback's whole input: `{"input_str", "tags", "metadata", "inputs", "kwargs"}`, whose
+    # `inputs` are the tool's arguments by name; `input_str` is only their Python repr.
+    arguments=fields(
+        "gen_ai.tool.call.arguments#/inputs",
+        "traceloop.entity.input#/inputs",
+        "gen_ai.tool.call.arguments#/input_str",
+        "traceloop.entity.input#/input_str",
+    ),
+    tokens=_counts("included"),
+    offered_indexed=("llm.request.functions.{}.name",),
+    notes="Before 0.53 a tool call is a span named `<tool>.tool` that only "
+    "`traceloop.span.kind` and `traceloop.entity.name` mark; from 0.53 on it is "
+    "`execute_tool <tool>` with `gen_ai.tool.name`. Either way the arguments are the `inputs` "
+    "of the callback's recorded input (`traceloop.entity.input`, and from 0.53 the same JSON in "
+    "`gen_ai.tool.call.arguments`). Model calls count the cache inside input as the other "
+    "OpenLLMetry instrumentations do.",
+)
+
+OPENLLMETRY_LLAMAINDEX = Convention(
+    name="openllmetry-llamaindex",
+    title="OpenLLMetry LlamaIndex instrumentation (Traceloop)",
+    versions="opentelemetry-instrumentation-llamaindex 0.28–0.62 (LlamaIndex's dispatcher spans)",
+    scopes=_scopes("llamaindex"),
+    kinds=(
+        # Every step is `<class>.task`; only what a step recorded tells a tool call apart. A
+        # workflow agent's `call_tool` step records the `ToolCallResult`: it is the call only
+        # when the tool failed, since a failed tool object's own span is never exported; else
+        # the call is its child, the tool object's span, whose output is the `ToolOutput`
+        # (`raw_input`) in workflow and legacy agents alike.
+        KindRule(
+            attribute="traceloop.entity.output#/tool_output/is_error",
+            values={"true": "TOOL"},
+            otherwise="CHAIN",
+        ),
+        KindRule("TOOL", attribute="traceloop.entity.output#/raw_input"),
+        KindRule(
+            attribute="traceloop.span.kind",
+            values={"workflow": "CHAIN", "task": "CHAIN", "agent": "AGENT", "tool": "TOOL"},
+        ),
+    ),
+    tool=fields("traceloop.entity.output#/tool_name", "tool.name"),
+    arguments=fields(
+        "traceloop.entity.input",
+        "traceloop.entity.output#/raw_input",
+        "traceloop.entity.output#/tool_kwargs",
+        "tool.arguments",
+    ),
+    arguments_as_call=True,
+    tokens=_counts("included"),
+    offered_indexed=("llm.request.functions.{}.name",),
+    notes="Every LlamaIndex step is a span named `<class>.task` (`<class>.workflow` at the "
+    "root), told apart only by what it records: a tool call is the tool object's span, whose "
+    "output is the `ToolOutput` (`tool_name`, `raw_input`); a failed tool's span is never "
+    "exported, so then the call is the agent's `call_tool` step, whose `ToolCallResult` says "
+    "`is_error` (no span is in error). Before 0.51 these outputs are JSON text encoded twice. "
+    "Model calls are left to the OpenAI instrumentation (`openai.chat`), as `Traceloop.init` "
+    "installs it.",
 )
 
 OPENLLMETRY_BEDROCK = Convention(
@@ -84,6 +170,10 @@ TRACELOOP_DECORATORS = Convention(
     scopes=(ScopeMatch("traceloop.tracer"),),
     markers=("traceloop.span.kind",),
     kinds=(
+        # Spans of OpenLLMetry instrumentations no convention of their own describes come here
+        # by their `traceloop.span.kind`: one that names a tool call is one, whatever its kind.
+        KindRule(attribute="gen_ai.operation.name", values={"execute_tool": "TOOL"}),
+        KindRule("TOOL", attribute="gen_ai.tool.name"),
         KindRule(
             attribute="traceloop.span.kind",
             values={"workflow": "CHAIN", "task": "CHAIN", "agent": "AGENT", "tool": "TOOL"},

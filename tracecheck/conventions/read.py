@@ -54,13 +54,19 @@ def _decide(rule: KindRule, span: SpanFacts) -> str | None:
         return rule.kind if rule.pattern.search(span.name) else None
     if rule.attribute is None:
         return None
-    value = span.attributes.get(rule.attribute)
+    if rule.place is not None:
+        value = value_at(span.attributes, rule.place)
+        value = None if value is MISSING else value
+    else:
+        value = span.attributes.get(rule.attribute)
     if value is None or value == "":
         return None
     if rule.values is None:
         return rule.kind
     if rule.decode_json:
         value = generic.json_or_text(value)
+    if isinstance(value, bool):  # a flag inside a recorded value, looked up as its JSON text
+        value = "true" if value else "false"
     if isinstance(value, str):
         decided = rule.kind_of(value)
         if decided is not None:

@@ -3,17 +3,32 @@
 from __future__ import annotations
 
 from tracecheck.conventions.families import GENERIC, OPENINFERENCE, OTEL_GENAI
-from tracecheck.conventions.frameworks import BEEAI, PYDANTIC_AI, SMOLAGENTS, STRANDS
+from tracecheck.conventions.frameworks import (
+    AGNO,
+    BEEAI,
+    LLAMA_INDEX,
+    PYDANTIC_AI,
+    SMOLAGENTS,
+    STRANDS,
+)
 from tracecheck.conventions.google_adk import GOOGLE_ADK
 from tracecheck.conventions.langfuse import LANGFUSE, LANGFUSE_BEFORE_3_5
 from tracecheck.conventions.langsmith import LANGSMITH
-from tracecheck.conventions.logfire import LOGFIRE_CLAUDE_AGENT_SDK, LOGFIRE_OPENAI_AGENTS
+from tracecheck.conventions.logfire import (
+    LOGFIRE_CLAUDE_AGENT_SDK,
+    LOGFIRE_LLM_CLIENTS,
+    LOGFIRE_LLM_CLIENTS_BEFORE_4_31,
+    LOGFIRE_OPENAI_AGENTS,
+)
 from tracecheck.conventions.mastra import MASTRA, MASTRA_TELEMETRY
 from tracecheck.conventions.mlflow import MLFLOW
 from tracecheck.conventions.model import Convention
+from tracecheck.conventions.openinference_providers import OPENINFERENCE_BEDROCK
 from tracecheck.conventions.openllmetry import (
     OPENLLMETRY,
     OPENLLMETRY_BEDROCK,
+    OPENLLMETRY_LANGCHAIN,
+    OPENLLMETRY_LLAMAINDEX,
     TRACELOOP_DECORATORS,
 )
 from tracecheck.conventions.select import Selector
@@ -25,11 +40,18 @@ CONVENTIONS: tuple[Convention, ...] = (
     # Chosen by instrumentation scope (and version): the most specific evidence.
     OPENLLMETRY,
     OPENLLMETRY_BEDROCK,
+    OPENLLMETRY_LANGCHAIN,
+    OPENLLMETRY_LLAMAINDEX,
     TRACELOOP_DECORATORS,
     LOGFIRE_OPENAI_AGENTS,
     LOGFIRE_CLAUDE_AGENT_SDK,
+    LOGFIRE_LLM_CLIENTS_BEFORE_4_31,
+    LOGFIRE_LLM_CLIENTS,
     SMOLAGENTS,
     BEEAI,
+    LLAMA_INDEX,
+    AGNO,
+    OPENINFERENCE_BEDROCK,
     PYDANTIC_AI,
     STRANDS,
     GOOGLE_ADK,

@@ -34,8 +34,8 @@ MISSING: Any = _Missing()
 _JSON_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
 
 
-def parse_json_text(text: str, *, default: Any) -> Any:
-    """The JSON value a string holds, or `default` when it holds none."""
+def parse_json_text(text: str | bytes, *, default: Any) -> Any:
+    """The JSON value a string (or its UTF-8 bytes) holds, or `default` when it holds none."""
     try:
         return orjson.loads(text)
     except orjson.JSONDecodeError:
@@ -55,6 +55,11 @@ def value_at(attributes: Mapping[str, Any], place: Field) -> Any:
     of the pointer finds in each item, lists among them flattened (`/tools/*/declarations`).
     """
     value = attributes.get(place.key, MISSING)
+    if place.decoded and isinstance(value, bytes) and value[:1] in (b"{", b"["):
+        value = parse_json_text(value, default=value)  # JSON recorded as its bytes
+        if isinstance(value, bytes):
+            return MISSING if place.pointer else value
+        return _follow(value, place.pointer)
     if place.decoded and isinstance(value, str):
         decoded = _decoded(value)
         if decoded is not MISSING or place.pointer:
@@ -73,6 +78,9 @@ def _follow(value: Any, pointer: tuple[str, ...]) -> Any:
                 elif inner is not MISSING:
                     found.append(inner)
             return found
+        if isinstance(value, str) and value[:1] in ('"', "{", "["):
+            # JSON text inside JSON text: some producers encode a value twice.
+            value = _decoded(value)
         if isinstance(value, dict):
             value = value.get(token, MISSING)
         elif isinstance(value, list) and token.isdigit() and int(token) < len(value):
