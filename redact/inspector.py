@@ -90,10 +90,13 @@ class Inspector:
         # A number that reads as a card number is no passing scalar (it is redacted).
         self.scalars = set(scalars)
         self.scalars.difference_update([v for v in self.scalars if is_card_number(v)])
-        flagged = self.prefilter.flag(strings)
+        # Each distinct string is scanned once: span text repeats (every model call span
+        # carries the conversation so far, every span the same attribute values).
+        distinct = dict.fromkeys(strings)
+        flagged = self.prefilter.flag(list(distinct))
         self._flagged = flagged.any - self._quiet(flagged.any - flagged.known)
         self._no_known = self._flagged - flagged.known if self.known else set()
-        rest = set(strings) - self._flagged
+        rest = distinct.keys() - self._flagged
         # Markers are kept out: under some keys a marker is skipped where its text would not be.
         special = {
             s
