@@ -494,3 +494,29 @@ def test_the_readers_notes_are_those_of_one_process(tmp_path: Path) -> None:
         return [line for line in err.splitlines() if line.startswith("note: ")]
 
     assert notes(fleet) == notes(one) and "recorded more than once" in notes(one)[0]
+
+
+def test_the_library_call_takes_paths_and_one_input_or_contract(
+    tmp_path: Path, fleet: tuple[Path, Path]
+) -> None:
+    """`check_many` takes inputs and contracts as `read_traces` and `compile_contract` do:
+    `pathlib.Path`s as well as strings, and one of each without a list around it; the
+    verdicts are written and read back at a `Path`."""
+    runs, contract = fleet
+    one = runs / "run-0003.otlp.jsonl"
+    expected = list(check_many([str(one)], [str(contract)]))
+    for inputs, contracts in (
+        ([one], [contract]),
+        (one, contract),
+        (str(one), str(contract)),
+        (one, compile_contract(str(contract))),
+        (one, json.loads(contract.read_text())),
+    ):
+        outcomes = list(check_many(inputs, contracts))
+        assert [o.source for o in outcomes] == [str(one)]
+        assert [c.verdict for c in outcomes[0].checked()] == [
+            c.verdict for c in expected[0].checked()
+        ]
+    target = tmp_path / "one.parquet"
+    assert write_verdicts(target, check_many(one, contract)) == 1
+    assert read_verdicts(target).num_rows == 2 * 5  # the file holds two runs; five rules each

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import os
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
@@ -67,8 +68,8 @@ class Runner(Protocol):
 
 
 def check_many(
-    inputs: Sequence[str],
-    contracts: Sequence[Contract | Any],
+    inputs: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
+    contracts: Contract | str | os.PathLike[str] | Mapping[str, Any] | Sequence[Any],
     *,
     client: Any = None,
     scheduler: str | None = None,
@@ -83,14 +84,16 @@ def check_many(
 ) -> Iterator[InputOutcome]:
     """Every trace of every input checked against every contract, input by input in the
     order given (a glob's matches in sorted order). Inputs are files, directories, globs or
-    fsspec URLs (`s3://bucket/runs/`); contracts are compiled `Contract`s or what
-    `compile_contract` takes. Work runs on `client` (a `distributed.Client`), on the Dask
-    scheduler at `scheduler`, on `jobs` local worker processes, or (jobs=1) here. With
+    fsspec URLs (`s3://bucket/runs/`), as `str` or `os.PathLike`, one or a sequence; contracts
+    are compiled `Contract`s or what `compile_contract` takes, one or a sequence. Work runs on
+    `client` (a `distributed.Client`), on the Dask scheduler at `scheduler`, on `jobs` local
+    worker processes, or (jobs=1) here. With
     `timelines` (a redaction profile), each trace's first verdict carries the timeline an HTML
     page draws (only of traces some contract did not pass, when `failing_only`). With `rows`,
     workers send back verdict rows (`InputOutcome.rows`) and only the traces with a timeline."""
+    sources = [os.fspath(source) for source in _many(inputs)]
     work = Work(
-        tuple(_compiled(contract) for contract in contracts),
+        tuple(_compiled(contract) for contract in _many(contracts, contracts=True)),
         format,
         strict_capture,
         trace_id.strip().lower() if trace_id is not None else None,
@@ -103,8 +106,19 @@ def check_many(
         yield from outcomes(
             run,
             work,
-            plan(inputs, format=format, workers=run.workers, storage_options=work.storage_options),
+            plan(sources, format=format, workers=run.workers, storage_options=work.storage_options),
         )
+
+
+def _many(given: Any, *, contracts: bool = False) -> list[Any]:
+    """`given` as a list: one input (a `str` or path; for `contracts`, also a `Contract` or a
+    contract's mapping) or a sequence of them."""
+    one: tuple[type, ...] = (str, os.PathLike)
+    if contracts:
+        from tracecheck.contract import Contract
+
+        one = (*one, Contract, Mapping)
+    return [given] if isinstance(given, one) else list(given)
 
 
 def outcomes(run: Runner, work: Work, planned: Sequence[Planned]) -> Iterator[InputOutcome]:

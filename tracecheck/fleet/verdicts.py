@@ -7,6 +7,7 @@ mistakes a fleet that read nothing for one that passed."""
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -119,12 +120,14 @@ class VerdictWriter:
     outcome, in row groups, so memory holds one batch of rows at a time. Opening raises
     OSError when the file cannot be written; the file is complete once the writer closes."""
 
-    def __init__(self, path: str, storage_options: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self, path: str | os.PathLike[str], storage_options: dict[str, Any] | None = None
+    ) -> None:
         import fsspec
         import pyarrow.parquet as pq
 
         self.schema = verdict_schema()
-        self.file = fsspec.open(path, "wb", **(storage_options or {})).open()
+        self.file = fsspec.open(os.fspath(path), "wb", **(storage_options or {})).open()
         self.writer = pq.ParquetWriter(self.file, self.schema, compression="zstd")
         self.batch: list[dict[str, Any]] = []
         self.tables: list[pyarrow.Table] = []  # rows workers built, waiting with `batch`
@@ -162,7 +165,9 @@ class VerdictWriter:
 
 
 def write_verdicts(
-    path: str, outcomes: Iterable[InputOutcome], storage_options: dict[str, Any] | None = None
+    path: str | os.PathLike[str],
+    outcomes: Iterable[InputOutcome],
+    storage_options: dict[str, Any] | None = None,
 ) -> int:
     """Every outcome's rows written to the Parquet file `path`; how many inputs were written."""
     count = 0
@@ -173,13 +178,16 @@ def write_verdicts(
     return count
 
 
-def read_verdicts(path: str, storage_options: dict[str, Any] | None = None) -> pyarrow.Table:
+def read_verdicts(
+    path: str | os.PathLike[str], storage_options: dict[str, Any] | None = None
+) -> pyarrow.Table:
     """The verdict rows of a Parquet file (or dataset directory) written by `write_verdicts`.
     Raises ValueError when it lacks a column the summaries need."""
     import pyarrow.parquet as pq
 
     from tracecheck.fleet.storage import is_remote
 
+    path = os.fspath(path)
     if is_remote(path):
         import fsspec
 
