@@ -520,3 +520,25 @@ def test_the_library_call_takes_paths_and_one_input_or_contract(
     target = tmp_path / "one.parquet"
     assert write_verdicts(target, check_many(one, contract)) == 1
     assert read_verdicts(target).num_rows == 2 * 5  # the file holds two runs; five rules each
+
+
+def test_a_trace_id_no_input_holds_and_an_empty_directory_exit_as_check_does(
+    tmp_path: Path, fleet: tuple[Path, Path]
+) -> None:
+    runs, contract = fleet
+    one = str(runs / "run-0003.otlp.jsonl")
+    missing = str(tmp_path / "missing.otlp.jsonl")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    for inputs in ([one], [one, missing], [str(empty)]):
+        trace_id = [] if inputs == [str(empty)] else ["--trace-id", "deadbeef"]
+        argv = [*inputs, "--contract", str(contract), *trace_id]
+        code, _, err = _main(["check", *argv])
+        fleet_code, out, fleet_err = _main(["fleet", "check", *argv, "-j", "1"])
+        assert fleet_code == code and code in (ExitCode.USAGE, ExitCode.UNREADABLE)
+        assert fleet_err.splitlines()[-1] == err.splitlines()[-1]
+    assert err == f"tracecheck: error: {empty}: holds no trace file this command reads\n"
+    code, out, err = _main(
+        ["fleet", "check", one, "--contract", str(contract), "--trace-id", "deadbeef", "-j", "1"]
+    )
+    assert (code, out, err) == (ExitCode.USAGE, "", "tracecheck: error: no trace has id deadbeef\n")

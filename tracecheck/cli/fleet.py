@@ -167,6 +167,9 @@ def _check(args: argparse.Namespace, env: Environment) -> ExitCode:
                         pickle.dumps(replace(checked, timeline=None), pickle.HIGHEST_PROTOCOL)
                     )
         summary = _summary(env, target, options)
+        if args.trace_id is not None and not summary.traces:  # as `check` stops
+            env.error(f"no trace has id {printable(args.trace_id)}")
+            raise Stop(max(ExitCode.USAGE, _code(summary)))
         if args.sarif:
             from tracecheck.cli.output import write_parts
             from tracecheck.report.sarif import sarif_parts

@@ -190,7 +190,11 @@ def _outcome(run: Runner, item: Planned, results: list[UnitResult]) -> InputOutc
     notes = tuple(dict.fromkeys(note for result in results for note in result.notes))
     read = sum(result.read for result in results)
     if not read and not failures:
-        message = f"{item.source}: holds no spans, so there is nothing to check"
+        message = (
+            f"{item.source}: holds no spans, so there is nothing to check"
+            if item.units
+            else f"{item.source}: holds no trace file this command reads"  # as `check` says
+        )
         failures = (ReadFailure(item.source, "unreadable", message),)
     spans = sum(result.spans for result in results)
     rows = tuple(result.rows for result in results if result.rows is not None)
