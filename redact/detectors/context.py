@@ -20,6 +20,31 @@ from redact.detectors.vendor_support import (
 
 __all__ = ["CONTEXT_DETECTORS"]
 
+# A password given on a command line, quoted or not: what follows a client's password option.
+_OPTION_VALUE = r"""(?:'(?P<v>[^'\n]{1,200})'|"(?P<v>[^"\n]{1,200})"|(?P<v>[^\s'"`;|&<>]{1,200}))"""
+# The rest of one command before the option: no line end, pipe, list or sequence operator.
+_SAME_COMMAND = r"[^\n;|&]{0,200}?[ \t]"
+# Clients whose short option takes the password itself (agents' shell tool calls run them): the
+# mysql family attaches it to -p (a lone -p asks for it), the others give it as the next word.
+_PASSWORD_OPTIONS = (
+    r"\b(?:mysql(?:dump|admin|import|check|show|slap|pump)?|mariadb(?:-dump|-admin|-import|-check)?)"
+    rf"\b{_SAME_COMMAND}-p{_OPTION_VALUE}"
+    rf"|\bsshpass\b{_SAME_COMMAND}-p[ \t]*{_OPTION_VALUE}"
+    r"|\b(?:docker|podman|nerdctl|buildah|skopeo|oras|helm[ \t]+registry|az)[ \t]+login\b"
+    rf"{_SAME_COMMAND}-p[ \t]+{_OPTION_VALUE}"
+    rf"|\bmongo(?:sh|dump|restore|export|import|stat|top)?\b{_SAME_COMMAND}-p[ \t]+{_OPTION_VALUE}"
+    rf"|\bredis-cli\b{_SAME_COMMAND}-a[ \t]+{_OPTION_VALUE}"
+    r"|\bldap(?:search|modify|add|delete|whoami|passwd|compare|modrdn|exop|url)\b"
+    rf"{_SAME_COMMAND}-w[ \t]+{_OPTION_VALUE}"
+    r"|\b(?:sqlcmd|bcp|osql|isql|mosquitto_(?:pub|sub|rr)|zip|unzip)\b"
+    rf"{_SAME_COMMAND}-P[ \t]+{_OPTION_VALUE}"
+    rf"|\b7z[ar]?\b{_SAME_COMMAND}-p{_OPTION_VALUE}"
+    r"|\b(?:smbclient|rpcclient|smbmap|smbcacls)\b"
+    rf"{_SAME_COMMAND}-U[ \t]*['\"]?[^\s%'\"]{{1,100}}%{_OPTION_VALUE}"
+    r"|\bhtpasswd[ \t]+-[A-Za-z]*b[A-Za-z]*[ \t]+(?:[^\s;|&]+[ \t]+)?[^\s;|&]+[ \t]+"
+    rf"{_OPTION_VALUE}"
+)
+
 CONTEXT_DETECTORS: tuple[Detector, ...] = (
     vendor(
         "url-password-no-user",
@@ -60,6 +85,15 @@ CONTEXT_DETECTORS: tuple[Detector, ...] = (
         r"(?:=|[ \t]+)[\"']?" + KEYED_VALUE,
         r"--[a-z0-9-]{0,40}(?:password|passwd|secret|token|api-key|apikey|access-key|pat)[ \t=]",
         lambda m: random_value(token_of(m)),
+    ),
+    vendor(
+        "cli-password-option",
+        "Password given to a client's short option (mysql -p…, sshpass -p, redis-cli -a, "
+        "ldapsearch -w, docker login -p, smbclient -U user%…, htpasswd -b)",
+        _PASSWORD_OPTIONS,
+        r"mysql|mariadb|sshpass|login|mongo|redis-cli|ldap[a-z]{3,7}|sqlcmd|bcp|osql|isql"
+        r"|mosquitto_|zip|7z|smbclient|rpcclient|smbmap|smbcacls|htpasswd",
+        password_only,
     ),
     vendor(
         "env-key-assignment",
