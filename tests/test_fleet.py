@@ -542,3 +542,35 @@ def test_a_trace_id_no_input_holds_and_an_empty_directory_exit_as_check_does(
         ["fleet", "check", one, "--contract", str(contract), "--trace-id", "deadbeef", "-j", "1"]
     )
     assert (code, out, err) == (ExitCode.USAGE, "", "tracecheck: error: no trace has id deadbeef\n")
+
+
+def test_a_url_whose_fsspec_backend_is_not_installed_names_the_package(
+    request: pytest.FixtureRequest, fleet: tuple[Path, Path]
+) -> None:
+    """As `gs://` without gcsfs: the input is not read (exit 3), in fsspec's words, and the
+    rest go on; a worker missing a package says which, not `internal error: ImportError`."""
+    from fsspec.registry import known_implementations, register_implementation
+
+    from tracecheck.fleet.task import Unit, failed_unit
+
+    runs, contract = fleet
+    register_implementation(
+        "tcnosuchfs", "tc_no_such_package.FileSystem", errtxt="Please install tc-no-such-fs"
+    )
+    request.addfinalizer(lambda: known_implementations.pop("tcnosuchfs", None))
+    one = str(runs / "run-0003.otlp.jsonl")
+    argv = ["tcnosuchfs://bucket/runs/", one, "--contract", str(contract)]
+    message = (
+        "tracecheck: error: tcnosuchfs://bucket/runs/: cannot be read without a package that "
+        "is not installed: Please install tc-no-such-fs\n"
+    )
+    code, _, err = _main(["check", *argv])
+    assert code == ExitCode.UNREADABLE and err == message
+    code, out, err = _main(["fleet", "check", *argv, "-j", "1"])
+    assert code == ExitCode.UNREADABLE and err == message and "1 input(s) not read" in out
+    unit = Unit(one, None, (one,))
+    lost = failed_unit(unit, ModuleNotFoundError("No module named 'tracecheck'", name="tracecheck"))
+    assert lost.failures[0].message == (
+        f"{one}: cannot be read without a package that is not installed: "
+        "no module named 'tracecheck'"
+    )

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tracecheck.fleet.storage import is_remote, listing
-from tracecheck.fleet.task import Unit
+from tracecheck.fleet.task import Unit, missing_package
 
 __all__ = ["PART_BYTES", "Planned", "plan"]
 
@@ -42,7 +42,7 @@ def plan(
     for source in sources:
         try:
             listings = listing(source, storage_options)
-        except (OSError, ValueError) as exc:  # storage that cannot be listed, a bad URL
+        except (OSError, ValueError, ImportError) as exc:  # unlistable, a bad URL, no backend
             planned.append(Planned(source, (), _listing_problem(source, exc)))
             continue
         if not listings:
@@ -75,6 +75,8 @@ def _units(found: Any, format: str | None, workers: int, part_bytes: int) -> tup
 
 
 def _listing_problem(source: str, exc: BaseException) -> str:
+    if isinstance(exc, ImportError):  # fsspec's backend for the URL is not installed
+        return f"{source}: {missing_package(exc)}"
     if isinstance(exc, FileNotFoundError):
         return f"{source}: does not exist"
     if isinstance(exc, OSError):

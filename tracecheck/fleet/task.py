@@ -29,6 +29,7 @@ __all__ = [
     "check_unit",
     "check_units",
     "failed_unit",
+    "missing_package",
 ]
 
 
@@ -110,9 +111,20 @@ def failed_unit(unit: Unit, exc: BaseException) -> UnitResult:
         reason = f"cannot be read: {exc.strerror or type(exc).__name__}"
     elif isinstance(exc, FileNotFoundError):
         reason = "does not exist"
+    elif isinstance(exc, ImportError):  # where the unit ran: fsspec's backend, or tracecheck
+        reason = missing_package(exc)
     else:
         reason = f"could not be checked: {internal_error(exc)}"
     return UnitResult(unit, failures=(ReadFailure(where, "unreadable", f"{where}: {reason}"),))
+
+
+def missing_package(exc: ImportError) -> str:
+    """Why a package that is not installed stops an input: fsspec's own words for a URL's
+    backend (`Please install gcsfs to access Google Storage`), else the module's name."""
+    from tracecheck.report.safe import printable
+
+    words = str(exc) if exc.name is None else f"no module named {exc.name!r}"
+    return f"cannot be read without a package that is not installed: {printable(words)}"
 
 
 def _read_and_check(unit: Unit, work: Work, local: Staged) -> UnitResult:
