@@ -574,3 +574,27 @@ def test_a_url_whose_fsspec_backend_is_not_installed_names_the_package(
         f"{one}: cannot be read without a package that is not installed: "
         "no module named 'tracecheck'"
     )
+
+
+def test_object_storage_that_cannot_be_reached_is_an_input_not_read(
+    fleet: tuple[Path, Path],
+) -> None:
+    """botocore's EndpointConnectionError is not an OSError: the input is not read (exit 3)
+    and the rest go on, where it stopped the command with an internal error."""
+    pytest.importorskip("s3fs", reason="s3fs is not installed")
+    runs, contract = fleet
+    one = str(runs / "run-0003.otlp.jsonl")
+    options = [
+        "--storage-option=endpoint_url=http://127.0.0.1:9",
+        "--storage-option=key=testing",
+        "--storage-option=secret=testing",
+        '--storage-option=config_kwargs={"connect_timeout": 1, "retries": {"max_attempts": 1}}',
+    ]
+    argv = ["s3://nightly/runs/", one, "--contract", str(contract), *options]
+    message = "tracecheck: error: s3://nightly/runs/: cannot be listed: EndpointConnectionError\n"
+    code, out, err = _main(["check", *argv])
+    assert code == ExitCode.UNREADABLE and err == message
+    assert out.count(f"{one}: trace ") == 2  # the local file's two runs were checked
+    code, out, err = _main(["fleet", "check", *argv, "-j", "1"])
+    assert code == ExitCode.UNREADABLE and err == message
+    assert out.startswith("2 trace(s) checked")

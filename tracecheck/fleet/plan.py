@@ -45,6 +45,12 @@ def plan(
         except (OSError, ValueError, ImportError) as exc:  # unlistable, a bad URL, no backend
             planned.append(Planned(source, (), _listing_problem(source, exc)))
             continue
+        except Exception as exc:  # a storage library's own error (botocore's, gcsfs's)
+            if not is_remote(source):
+                raise
+            problem = f"{source}: cannot be listed: {type(exc).__name__}"
+            planned.append(Planned(source, (), problem))
+            continue
         if not listings:
             planned.append(Planned(source, (), f"{source}: matches no file"))
         for found in listings:
