@@ -69,6 +69,46 @@ def _holds_key(value: Mapping[Any, Any], key: str) -> bool:
     return any(k.__class__ is not str and str(k) == key for k in value)
 
 
+# Keys that name the value beside them: `{"name": "X-API-Key", "value": …}` in HAR headers,
+# Kubernetes env entries and AWS tags, `{"key": …, "value": {"stringValue": …}}` in OTLP JSON.
+_PAIR_NAMES = ("name", "key", "Name", "Key")
+_PAIR_VALUES = ("value", "Value")
+# OTLP's AnyValue written as JSON: one field, named for the type of the value it holds.
+_ANY_VALUE_FIELDS = frozenset(
+    {
+        "stringValue",
+        "intValue",
+        "doubleValue",
+        "boolValue",
+        "bytesValue",
+        "arrayValue",
+        "kvlistValue",
+    }
+)
+
+
+def pair_of(value: Mapping[Any, Any]) -> tuple[Any, str] | None:
+    """The key of the value and the name it goes by, when the mapping is a name/value pair."""
+    for value_key in _PAIR_VALUES:
+        if value_key in value:
+            for name_key in _PAIR_NAMES:
+                name = value.get(name_key)
+                if name.__class__ is str:
+                    return value_key, name
+            return None
+    return None
+
+
+def _any_value_field(item: Any) -> str | None:
+    """The field of an OTLP AnyValue wrapper (`{"stringValue": …}`), whose content a pair's
+    name applies to: the wrapper stays, so the document stays OTLP."""
+    if isinstance(item, Mapping) and len(item) == 1:
+        (field,) = item
+        if field in _ANY_VALUE_FIELDS:
+            return str(field)
+    return None
+
+
 def _is_number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
@@ -107,6 +147,9 @@ class QuietMappings:
         self._generation = inspector.generation
 
     def holds_nothing(self, value: Mapping[Any, Any]) -> bool:
+        pair = pair_of(value)
+        if pair is not None and not self._is_plain(pair[1]):
+            return False
         keys = value.keys()
         unseen = keys - self._seen_keys
         if unseen:
@@ -214,8 +257,14 @@ class Redactor:
         clean = inspector.clean
         plain = self._plain_keys
         short = self.cap // 4
+        paired = self._paired(value)
         for key, item in value.items():
             name = key if key.__class__ is str else str(key)
+            if paired is not None and key == paired[0]:
+                out[name] = self._pair_value(
+                    paired[1], item, f"{path}/{pointer_segment(name)}", depth
+                )
+                continue
             # The common case, decided without walking: a short clean string under a plain key.
             kind = item.__class__
             if (kind is str and len(item) <= short) or (kind in _SCALARS and not _is_card(item)):
@@ -245,6 +294,19 @@ class Redactor:
                 item_path = f"{path}/{pointer_segment(name)}"
             out[out_key] = self.keyed(name, item, item_path, depth)
         return out
+
+    def _paired(self, value: Mapping[Any, Any]) -> tuple[Any, str] | None:
+        """A name/value pair whose name takes an action here: its value goes as under that key."""
+        pair = pair_of(value)
+        if pair is None or self.profile.keys.classify(pair[1]) not in self._acting:
+            return None
+        return pair
+
+    def _pair_value(self, name: str, item: Any, path: str, depth: int) -> Any:
+        field = _any_value_field(item)
+        if field is None:
+            return self.keyed(name, item, path, depth)
+        return {field: self.keyed(name, item[field], f"{path}/{field}", depth + 1)}
 
     def _free_key(
         self, stem: str, renamed: int, value: Mapping[Any, Any], out: Mapping[str, Any]
@@ -450,8 +512,13 @@ class Assessor:
             return
         clean = self.inspector.clean
         outcomes = self._clean_outcomes
+        pair = pair_of(value)
+        paired = pair if pair is not None and not self._is_plain(pair[1]) else None
         for key, item in value.items():
             name = key if key.__class__ is str else str(key)
+            if paired is not None and key == paired[0]:
+                self._pair_value(paired[1], item, f"{path}/{pointer_segment(name)}", depth)
+                continue
             # The common case: a clean string, whose key alone decides what there is to report.
             if item.__class__ is str and item in clean:
                 outcome = outcomes.get(name, _UNDECIDED)
@@ -479,6 +546,13 @@ class Assessor:
             else:
                 item_path = f"{path}/{pointer_segment(name)}"
             self.keyed(name, item, item_path, depth)
+
+    def _pair_value(self, name: str, item: Any, path: str, depth: int) -> None:
+        field = _any_value_field(item)
+        if field is None:
+            self.keyed(name, item, path, depth)
+        else:
+            self.keyed(name, item[field], f"{path}/{field}", depth + 1)
 
     def _clean_outcome(self, name: str) -> Any:
         """What `keyed` reports for a clean, non-placeholder string under this key: nothing
