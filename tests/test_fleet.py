@@ -598,3 +598,20 @@ def test_object_storage_that_cannot_be_reached_is_an_input_not_read(
     code, out, err = _main(["fleet", "check", *argv, "-j", "1"])
     assert code == ExitCode.UNREADABLE and err == message
     assert out.startswith("2 trace(s) checked")
+
+
+def test_a_scheduler_address_dask_cannot_use_is_a_usage_error(fleet: tuple[Path, Path]) -> None:
+    runs, contract = fleet
+    one = str(runs / "run-0003.otlp.jsonl")
+    for command in (["check"], ["fleet", "check"]):
+        code, out, err = _main(
+            [*command, one, "--contract", str(contract), "--scheduler", "dask-0"]
+        )
+        assert (code, out) == (ExitCode.USAGE, "")
+        assert err == (
+            "tracecheck: error: --scheduler dask-0: not an address Dask connects to "
+            "(missing port number in address 'dask-0')\n"
+        )
+    code, _, err = _main(["check", one, "--contract", str(contract), "--scheduler", "http://h:1"])
+    assert code == ExitCode.USAGE
+    assert err.startswith("tracecheck: error: --scheduler http://h:1: not an address Dask ")

@@ -356,7 +356,7 @@ def _fleet(
     some contract did not pass, when `failing_only`); with `rows`, workers send verdict rows
     back instead of verdicts."""
     from tracecheck.cli.arguments import available_cores
-    from tracecheck.fleet.engine import check_many
+    from tracecheck.fleet.engine import SchedulerAddressError, check_many
     from tracecheck.report.safe import printable
 
     scheduler = getattr(args, "scheduler", None)
@@ -375,6 +375,12 @@ def _fleet(
             failing_only=failing_only,
             rows=rows,
         )
+    except SchedulerAddressError as exc:
+        env.error(
+            f"--scheduler {printable(scheduler or '')}: not an address Dask connects to "
+            f"({printable(str(exc))})"
+        )
+        raise Stop(ExitCode.USAGE) from None
     except (OSError, TimeoutError) as exc:
         if scheduler is None:
             raise

@@ -25,7 +25,7 @@ from tracecheck.report.model import CheckedTrace, ReadFailure
 if TYPE_CHECKING:
     from tracecheck.contract import Contract
 
-__all__ = ["InputOutcome", "Runner", "check_many", "runner"]
+__all__ = ["InputOutcome", "Runner", "SchedulerAddressError", "check_many", "runner"]
 
 # Tasks in flight per worker: enough to keep every worker busy while results are taken back
 # in order, few enough that a fleet of millions of files is not all queued at once.
@@ -287,6 +287,10 @@ def _compiled(contract: Any) -> Contract:
 # --- where the tasks run ---------------------------------------------------------------------
 
 
+class SchedulerAddressError(ValueError):
+    """A scheduler address no Dask client connects with (`runner`): why, in Dask's words."""
+
+
 class _Here:
     """Tasks run in this process, each when its result is asked for."""
 
@@ -336,7 +340,12 @@ def runner(
     from distributed import Client, LocalCluster
 
     if scheduler is not None:
-        with Client(scheduler, timeout="10s") as remote:  # type: ignore[no-untyped-call]
+        try:
+            remote = Client(scheduler, timeout="10s")  # type: ignore[no-untyped-call]
+        except (ValueError, TypeError) as exc:  # no port, an unknown scheme, no transport
+            words = str(exc) if isinstance(exc, ValueError) else "Dask has no transport for it"
+            raise SchedulerAddressError(words) from exc
+        with remote:
             yield _Dask(remote, work)
         return
     cluster = LocalCluster(  # type: ignore[no-untyped-call]
