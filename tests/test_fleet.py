@@ -530,8 +530,11 @@ def test_a_trace_id_no_input_holds_and_an_empty_directory_exit_as_check_does(
     missing = str(tmp_path / "missing.otlp.jsonl")
     empty = tmp_path / "empty"
     empty.mkdir()
-    for inputs in ([one], [one, missing], [str(empty)]):
-        trace_id = [] if inputs == [str(empty)] else ["--trace-id", "deadbeef"]
+    notes = tmp_path / "notes"  # no trace file either: a README alone
+    notes.mkdir()
+    (notes / "README.md").write_text("# the nightly suite's notes\n")
+    for inputs in ([one], [one, missing], [str(notes)], [str(empty)]):
+        trace_id = ["--trace-id", "deadbeef"] if inputs[0] == one else []
         argv = [*inputs, "--contract", str(contract), *trace_id]
         code, _, err = _main(["check", *argv])
         fleet_code, out, fleet_err = _main(["fleet", "check", *argv, "-j", "1"])

@@ -192,7 +192,7 @@ def _outcome(run: Runner, item: Planned, results: list[UnitResult]) -> InputOutc
     if not read and not failures:
         message = (
             f"{item.source}: holds no spans, so there is nothing to check"
-            if item.units
+            if any(result.trace_files for result in results)
             else f"{item.source}: holds no trace file this command reads"  # as `check` says
         )
         failures = (ReadFailure(item.source, "unreadable", message),)

@@ -88,6 +88,9 @@ class UnitResult:
     spans: int = 0
     trace_ids: tuple[str | None, ...] = ()  # of every trace checked, in order
     rows: Any = None  # with `Work.rows`: the verdict rows of `trace_ids` (a pyarrow.Table)
+    # False when the unit's files of a directory held nothing read and none is a trace file
+    # (a README alone): `check` names such a directory apart from one whose traces are empty.
+    trace_files: bool = True
 
 
 def check_units(units: Sequence[Unit], work: Work) -> list[UnitResult]:
@@ -162,6 +165,7 @@ def _read_and_check(unit: Unit, work: Work, local: Staged) -> UnitResult:
         restart()
         broken.append(exc)
     failures = tuple(_read_failure(exc, local) for exc in broken)
+    trace_files = bool(counts["read"] or broken or unit.root is None or _trace_files(local))
     trace_ids = tuple(trace.trace_id for trace in results)
     rows = None
     if work.rows:
@@ -178,7 +182,25 @@ def _read_and_check(unit: Unit, work: Work, local: Staged) -> UnitResult:
         counts["spans"],
         trace_ids,
         rows,
+        trace_files,
     )
+
+
+def _trace_files(local: Staged) -> bool:
+    """Whether some file of a directory's unit is a trace file, as a directory's reading
+    decides it (a file no reader recognises is passed over)."""
+    from tracecheck.errors import TraceReadError, UnrecognizedFormatError
+    from tracecheck.readers import detect_format
+
+    for path in local.files:
+        try:
+            detect_format(path)
+        except UnrecognizedFormatError:
+            continue
+        except TraceReadError:  # ambiguous or unreadable: not passed over
+            return True
+        return True
+    return False
 
 
 def _checked(trace: Trace, unit: Unit, work: Work, local: Staged) -> TraceResult:
