@@ -4,8 +4,10 @@ personal data it does hold. Shared by redaction and assessment so both see the s
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from bisect import bisect_right
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import accumulate
 from typing import Any
 
 from redact.decoded import View, views
@@ -190,6 +192,23 @@ class Inspector:
             if known and known.contains(view.text):
                 return "known-secret"
             found = detect_credential(view.text, credential)
+        return found
+
+    def secrets_across(self, words: Sequence[str]) -> dict[int, str]:
+        """The words of an argument list (`["sshpass", "-p", "…"]`) that hold a credential
+        only read together, by index, with the detector that names it: the list read as one
+        command line, each secret marking every word it touches."""
+        line = " ".join(words)
+        if not self.may_hold(line):
+            return {}
+        starts = list(accumulate((len(word) + 1 for word in words), initial=0))
+        found: dict[int, str] = {}
+        for detector in self._look(line).credential:
+            for start, end in detector.secret_spans(line):
+                first = bisect_right(starts, start) - 1
+                last = bisect_right(starts, max(end - 1, start)) - 1
+                for index in range(first, last + 1):
+                    found.setdefault(index, detector.id)
         return found
 
     def cut_known(self, text: str) -> tuple[str, int]:

@@ -109,6 +109,21 @@ def _any_value_field(item: Any) -> str | None:
     return None
 
 
+# Longer lists of words are text, not one command's arguments.
+_MAX_ARGUMENTS = 64
+
+
+def _arguments(value: list[Any] | tuple[Any, ...]) -> bool:
+    """Whether a list is a command's arguments (`["mysql", "-uroot", "-p…"]`): words, one of
+    them an option. Such a list is also read as one command line, where a secret can stand
+    in the word after its option."""
+    return (
+        1 < len(value) <= _MAX_ARGUMENTS
+        and all(item.__class__ is str for item in value)
+        and any(item[:1] == "-" for item in value)
+    )
+
+
 def _is_number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
@@ -167,7 +182,8 @@ class QuietMappings:
     def passes(self, item: Any) -> bool:
         """A value that passes through unchanged under a plain key."""
         if item.__class__ is list or item.__class__ is tuple:
-            return all(self.passes(inner) for inner in item)
+            # Arguments are also read together, which the prescan did not do.
+            return not _arguments(item) and all(self.passes(inner) for inner in item)
         try:
             return item in self._passing()
         except TypeError:
@@ -246,9 +262,25 @@ class Redactor:
         try:
             if isinstance(value, Mapping):
                 return self.mapping(value, path, depth)
-            return [self.value(item, f"{path}/{i}", depth + 1) for i, item in enumerate(value)]
+            across = self._across(value)
+            return [
+                self._marker(f"{path}/{i}", "credential", across[i])
+                if i in across
+                else self.value(item, f"{path}/{i}", depth + 1)
+                for i, item in enumerate(value)
+            ]
         finally:
             self._ancestors.discard(identity)
+
+    def _across(self, value: list[Any] | tuple[Any, ...]) -> dict[int, str]:
+        """The words of an argument list that hold a secret read together, with its detector."""
+        if not _arguments(value):
+            return {}
+        try:
+            return self.inspector.secrets_across(value)
+        except DetectorTimeout as exc:
+            # Fail closed: words no detector could finish reading together are not sent.
+            return dict.fromkeys(range(len(value)), exc.detector_id)
 
     def mapping(self, value: Mapping[Any, Any], path: str, depth: int) -> dict[str, Any]:
         out: dict[str, Any] = {}
@@ -498,10 +530,22 @@ class Assessor:
                 if isinstance(value, Mapping):
                     self.mapping(value, path, depth)
                 else:
-                    for i, item in enumerate(value):
-                        self.value(item, f"{path}/{i}", depth + 1)
+                    self.sequence(value, path, depth)
             finally:
                 self._ancestors.discard(id(value))
+
+    def sequence(self, value: list[Any] | tuple[Any, ...], path: str, depth: int) -> None:
+        across: dict[int, str] = {}
+        if _arguments(value):
+            try:
+                across = self.inspector.secrets_across(value)
+            except DetectorTimeout as exc:
+                self._unreadable(path, f"detector {exc.detector_id} ran out of time")
+        for i, item in enumerate(value):
+            if i in across:
+                self._flag(f"{path}/{i}", "credential", across[i])
+            else:
+                self.value(item, f"{path}/{i}", depth + 1)
 
     def quiet(self, value: Mapping[Any, Any]) -> bool:
         """Whether this mapping holds nothing to report, judged from the prescan alone."""

@@ -62,11 +62,23 @@ class Detector:
 
     def find(self, text: str) -> Iterator[tuple[int, int]]:
         """The (start, end) of every accepted match, left to right, non-overlapping."""
+        return (match.span() for match in self._accepted(text))
+
+    def secret_spans(self, text: str) -> Iterator[tuple[int, int]]:
+        """Where the secret itself lies in every accepted match: the group named `v` when the
+        pattern has one and it took part (`--password <v>`), else the whole match."""
+        for match in self._accepted(text):
+            if "v" in match.re.groupindex and match.group("v") is not None:
+                yield match.span("v")
+            else:
+                yield match.span()
+
+    def _accepted(self, text: str) -> Iterator[regex.Match[str]]:
         try:
             matches = self._anchored(text) if self._starts else self._scanned(text)
             for match in matches:
                 if self.accept is None or self.accept(match):
-                    yield match.span()
+                    yield match
         except TimeoutError as exc:
             raise DetectorTimeout(self.id) from exc
 
