@@ -618,3 +618,25 @@ def test_a_scheduler_address_dask_cannot_use_is_a_usage_error(fleet: tuple[Path,
     code, _, err = _main(["check", one, "--contract", str(contract), "--scheduler", "http://h:1"])
     assert code == ExitCode.USAGE
     assert err.startswith("tracecheck: error: --scheduler http://h:1: not an address Dask ")
+
+
+def test_check_reads_a_glob_as_the_fleet_does(tmp_path: Path, fleet: tuple[Path, Path]) -> None:
+    """A pattern no shell expanded (quoted, or a shell that does not) is its matches in sorted
+    order for `check` as for `fleet check`; one that matches nothing is not found (exit 3)."""
+    runs, contract = fleet
+    pattern = str(runs / "run-001*.otlp.jsonl")
+    code, expected = _check_rows(
+        tmp_path, [str(runs / f"run-001{n}.otlp.jsonl") for n in range(10)], contract
+    )
+    assert _check_rows(tmp_path, [pattern], contract) == (code, expected)
+    target = tmp_path / "glob.parquet"
+    fleet_code, _, _ = _main(
+        ["fleet", "check", pattern, "--contract", str(contract), "-j", "1", "-o", str(target)]
+    )
+    assert fleet_code == code and rows_of_parquet(target) == expected
+    nothing = str(runs / "*.nothing")
+    code, _, err = _main(["check", nothing, "--contract", str(contract)])
+    assert (
+        code == ExitCode.UNREADABLE
+        and err == f"tracecheck: error: {nothing}: no such file or directory\n"
+    )

@@ -129,8 +129,9 @@ def _check_all(
     timelines = timeline_profile(args)
     visit = visitor(env.checker(), contracts, args.strict_capture, verdicts.append, timelines)
     failures = None
-    from tracecheck.cli.fleet import fleet_inputs, read_on_fleet
+    from tracecheck.cli.fleet import expanded_globs, fleet_inputs, read_on_fleet
 
+    args.traces = expanded_globs(args.traces)
     if args.scheduler or fleet_inputs(args.traces):
         failures = read_on_fleet(env, args, contracts, verdicts)
     elif args.jobs > 1:

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from tracecheck.report.model import CheckedTrace, ReadFailure
     from tracecheck.report.spool import Records
 
-__all__ = ["add_parser", "fleet_inputs", "read_on_fleet", "run"]
+__all__ = ["add_parser", "expanded_globs", "fleet_inputs", "read_on_fleet", "run"]
 
 SUMMARY = "check many runs on Dask; summarize and compare their verdicts"
 DESCRIPTION = (
@@ -35,6 +35,7 @@ DESCRIPTION = (
 )
 FLEET = ("dask", "distributed", "pyarrow", "fsspec")
 STARTED_FAILING = "started failing"
+_GLOB = frozenset("*?[")
 NOTES_SHOWN = 20
 
 
@@ -407,6 +408,25 @@ def _options(env: Environment, pairs: Iterable[str]) -> dict[str, Any]:
         except ValueError:
             options[key.strip()] = value
     return options
+
+
+def expanded_globs(sources: Sequence[str]) -> list[str]:
+    """`check`'s inputs with each local glob pattern that names no file itself (one a shell
+    left as it was: quoted, or a shell that does not expand) replaced by its matches in sorted
+    order, as the fleet reads a glob; a pattern that matches nothing stays, to be reported."""
+    import os
+
+    expanded: list[str] = []
+    for source in sources:
+        if "://" not in source and not _GLOB.isdisjoint(source) and not os.path.lexists(source):
+            import glob
+
+            matches = sorted(glob.glob(source, recursive=True))  # noqa: PTH207 (a pattern)
+            if matches:
+                expanded.extend(matches)
+                continue
+        expanded.append(source)
+    return expanded
 
 
 def fleet_inputs(sources: Iterable[str]) -> bool:
