@@ -275,3 +275,19 @@ def test_a_trace_with_no_timing_draws_its_tree_without_a_made_up_time_axis(tmp_p
     text = page.read_text()
     assert len(page_ids(text, "span")) == 11
     assert "the bars show the tree only" in text and "milliseconds from" not in text
+
+
+def test_the_header_names_the_first_inputs_of_a_fleet_and_counts_the_rest() -> None:
+    """A fleet given as ten thousand files (a shell's glob) names its first 20 inputs and
+    inputs not read, then says how many more: the header stays a header."""
+    header = PageHeader(
+        "fail",
+        inputs=tuple(f"runs/run-{n:05d}.otlp.jsonl" for n in range(10_000)),
+        unread=tuple(f"runs/bad-{n}.json: is empty" for n in range(25)),
+    )
+    page = render_html(header, [], [])
+    assert "<code>runs/run-00019.otlp.jsonl</code><br>and 9980 more</dd>" in page
+    assert "run-00020" not in page
+    assert "runs/bad-19.json: is empty<br>and 5 more</dd>" in page
+    few = render_html(PageHeader("pass", inputs=("a.jsonl", "b.jsonl")), [], [])
+    assert "<code>a.jsonl</code><br><code>b.jsonl</code></dd>" in few and "more</dd>" not in few

@@ -25,6 +25,7 @@ __all__ = ["Cleaner", "head", "header_section", "rules_section", "trace_section"
 
 _NOTE_CHARS = 60  # of a violation's words beside its bar; the list below the chart has them all
 _NAME_CHARS = 60  # of a span's name in the waterfall's label column
+_LISTED = 20  # inputs (and inputs not read) the header names; the rest it counts
 _KINDS = (("agent", "agent"), ("model", "model call"), ("tool", "tool call"), ("other", "other"))
 
 # No fetch of any kind: a page that names a network address by mistake still loads nothing.
@@ -93,20 +94,28 @@ def _status(status: str) -> str:
     return f'<span class="status {html.escape(status)}">{html.escape(status.upper())}</span>'
 
 
+def _first_of(texts: Sequence[str], clean: Cleaner, *, code: bool = False) -> str:
+    """The first `_LISTED` of `texts`, cleaned, one a line, and how many more there are (a
+    fleet given as ten thousand files names its first few)."""
+    shown = [html.escape(t) for t in clean.all(texts[:_LISTED])]
+    lines = [f"<code>{t}</code>" for t in shown] if code else shown
+    if len(texts) > _LISTED:
+        lines.append(f"and {len(texts) - _LISTED} more")
+    return "<br>".join(lines)
+
+
 def header_section(header: PageHeader, clean: Cleaner) -> str:
-    inputs = clean.all(header.inputs)
     contracts = clean.all(header.contracts)
     counts = ", ".join(f"{n} {html.escape(status)}" for status, n in header.verdicts) or "none"
     rows = []
     if header.created is not None:
         rows.append(("Created", html.escape(header.created)))
-    rows.append(("Inputs", "<br>".join(f"<code>{html.escape(t)}</code>" for t in inputs)))
+    rows.append(("Inputs", _first_of(header.inputs, clean, code=True)))
     rows.append(("Contracts", "<br>".join(f"<code>{html.escape(t)}</code>" for t in contracts)))
     rows.append(("Traces", str(header.traces)))
     rows.append(("Verdicts", counts))
     if header.unread:
-        unread = "<br>".join(html.escape(t) for t in clean.all(header.unread))
-        rows.append(("Not read", unread))
+        rows.append(("Not read", _first_of(header.unread, clean)))
     items = "".join(f"<dt>{name}</dt><dd>{value}</dd>" for name, value in rows)
     return (
         f"<header>\n<h1>tracecheck report {_status(header.status)}</h1>\n"
