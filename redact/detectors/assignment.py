@@ -278,6 +278,10 @@ def random_value(value: str, minimum: int = 8) -> bool:
     value = value.rstrip("=")
     if len(value) < minimum or value[0] in _FIRST_REFUSED:
         return False
+    # What the characters say decides most values (words, names, paths) at once; every test
+    # after it only refuses, so their order does not change the answer.
+    if not _drawn(value):
+        return False
     lowered = value.lower()
     if any(mark in lowered for mark in _PLACEHOLDER_MARKS) or value.endswith(".."):
         return False
@@ -291,8 +295,13 @@ def random_value(value: str, minimum: int = 8) -> bool:
         return False  # YOUR_API_KEY, NEXUS-GPT4-API-KEY: a name, not a value
     if _VERSIONED.search(value):
         return False  # 1.2.3, jjwt-jackson-0.11.2, rc0.15.0_20231217-SNAPSHOT
-    if any(reads_as_words(run) for run in _LETTER_RUN.findall(value)):
-        return False  # clm57491:AgencyIdentificationCodeContentType: code, not a secret
+    # clm57491:AgencyIdentificationCodeContentType: code, not a secret
+    return not any(reads_as_words(run) for run in _LETTER_RUN.findall(value))
+
+
+def _drawn(value: str) -> bool:
+    """Whether a value's characters are drawn ones: letters and digits mixed, a long number,
+    letters with a password generator's symbols, or letters that do not read as words."""
     if len(set(value)) < 5:
         return False
     has_digit = any(c.isdigit() for c in value)
@@ -310,7 +319,7 @@ def random_value(value: str, minimum: int = 8) -> bool:
 
 
 def _keyword_assignment(match: regex.Match[str]) -> bool:
-    return _key_is_secret(match) and random_value(match.group("v"))
+    return random_value(match.group("v")) and _key_is_secret(match)
 
 
 def _name_value(match: regex.Match[str]) -> bool:

@@ -91,8 +91,11 @@ CONTEXT_DETECTORS: tuple[Detector, ...] = (
         "Password given to a client's short option (mysql -p…, sshpass -p, redis-cli -a, "
         "ldapsearch -w, docker login -p, smbclient -U user%…, htpasswd -b)",
         _PASSWORD_OPTIONS,
-        r"mysql|mariadb|sshpass|login|mongo|redis-cli|ldap[a-z]{3,7}|sqlcmd|bcp|osql|isql"
-        r"|mosquitto_|zip|7z|smbclient|rpcclient|smbmap|smbcacls|htpasswd",
+        # The client's name as the pattern starts it (a family by its first letters).
+        r"\b(?:mysql|mariadb|mongo|7z|ldap[a-z]{3,7}\b|mosquitto_"
+        r"|(?:sshpass|redis-cli|sqlcmd|bcp|osql|isql|zip|unzip|smbclient|rpcclient|smbmap|smbcacls"
+        r"|htpasswd)\b)"
+        r"|(?:docker|podman|nerdctl|buildah|skopeo|oras|registry|az)[ \t]+login\b",
         password_only,
     ),
     vendor(

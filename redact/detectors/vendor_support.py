@@ -274,12 +274,13 @@ _FILE_TAIL = regex.compile(
 
 def not_filler(accept: Accept | None) -> Accept:
     def guarded(match: regex.Match[str]) -> bool:
+        # The detector's own test first: it refuses most matches, and both only refuse.
+        if accept is not None and not accept(match):
+            return False
         token = token_of(match)
         if _FILLER.search(token) or _FILLER.search(match.group(0)) or _LONG_RUN.search(token):
             return False
-        if _FILE_TAIL.match(match.string, match.end()):
-            return False
-        return accept is None or accept(match)
+        return not _FILE_TAIL.match(match.string, match.end())
 
     return guarded
 
