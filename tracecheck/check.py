@@ -14,7 +14,8 @@ from tracecheck.rules.operators import Rule
 from tracecheck.rules.predicates import Predicate, RuleError
 from tracecheck.rules.subject import Subject
 from tracecheck.spans import RunRecord, Span, Trace
-from tracecheck.verdict import RuleResult, Verdict, VerdictStatus
+from tracecheck.unquoted import without_credentials
+from tracecheck.verdict import RuleResult, Verdict, VerdictStatus, Violation
 
 __all__ = ["check", "check_all", "check_guarded"]
 
@@ -86,9 +87,27 @@ def _check(
     verdict = _verdict(contract, trace_id, base, alternatives)
     # What the reader noticed (a repeated span, an unknown record) bears on the verdict too.
     read_notes = tuple(str(note) for note in trace.notes) if isinstance(trace, Trace) else ()
-    return replace(
-        verdict, reading_notes=(*read_notes, *reading.notes), conventions=reading.conventions
-    )
+    notes = tuple(map(without_credentials, (*read_notes, *reading.notes)))
+    rules = tuple(map(_without_credentials, verdict.rules))
+    return replace(verdict, rules=rules, reading_notes=notes, conventions=reading.conventions)
+
+
+def _without_credentials(result: RuleResult) -> RuleResult:
+    """The rule's outcome as reports may print it: a span or tool name it quotes holds no
+    credential (names are the trace's words, and anyone may have pasted a key into one)."""
+    violations = tuple(map(_violation_without_credentials, result.violations))
+    error = result.error and without_credentials(result.error)
+    if violations == result.violations and error == result.error:
+        return result
+    return replace(result, violations=violations, error=error)
+
+
+def _violation_without_credentials(violation: Violation) -> Violation:
+    detail = without_credentials(violation.detail)
+    tool = violation.tool and without_credentials(violation.tool)
+    if detail == violation.detail and tool == violation.tool:
+        return violation
+    return replace(violation, detail=detail, tool=tool)
 
 
 def check_all(

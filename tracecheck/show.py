@@ -2,7 +2,8 @@
 
 Only structure is shown (kind, tool, model, tokens, timing, status): never attribute values
 or status messages, which may hold secrets. Recorded names are shown with control characters
-escaped, so a span name cannot drive the terminal or forge a line of the tree.
+escaped, so a span name cannot drive the terminal or forge a line of the tree, and without a
+credential pasted into one.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Any
 from tracecheck.reading import read_subject
 from tracecheck.report.safe import printable, shorten
 from tracecheck.spans import Kind, Span, TokenUsage, Trace
+from tracecheck.unquoted import without_credentials
 
 __all__ = ["duration_text", "render_trace", "trace_facts", "tree_order"]
 
@@ -48,11 +50,11 @@ def trace_facts(trace: Trace) -> dict[str, Any]:
                 "span_id": span.span_id,
                 "parent_span_id": span.parent_span_id,
                 "depth": len(prefix) // 3,
-                "name": span.name,
+                "name": without_credentials(span.name),
                 "kind": span.kind.value,
                 "convention": span.convention.name,
-                "tool": span.tool_name,
-                "model": span.model,
+                "tool": span.tool_name and without_credentials(span.tool_name),
+                "model": span.model and without_credentials(span.model),
                 "tokens": {
                     "input": tokens.input,
                     "output": tokens.output,
@@ -136,7 +138,7 @@ def _span_line(span: Span, paint: Callable[[str, str], str]) -> str:
 
 def _name(text: str | None) -> str:
     """A recorded name for one line of the tree: escaped, and shortened when very long."""
-    return shorten(printable(text), 200) if text else ""
+    return shorten(printable(without_credentials(text)), 200) if text else ""
 
 
 def _tokens(tokens: TokenUsage) -> str:

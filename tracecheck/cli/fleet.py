@@ -189,9 +189,10 @@ def _print_notes(env: Environment, notes: Sequence[str]) -> None:
     """The readers' notes on stderr, as `check` prints them, the first `NOTES_SHOWN` of a
     fleet's (a fleet of runs from one producer repeats the same note run after run)."""
     from tracecheck.report.safe import printable
+    from tracecheck.unquoted import without_credentials
 
     for note in notes[:NOTES_SHOWN]:
-        print(f"note: {printable(note)}", file=env.stderr)
+        print(f"note: {printable(without_credentials(str(note)))}", file=env.stderr)
     if len(notes) > NOTES_SHOWN:
         print(f"note: and {len(notes) - NOTES_SHOWN} more notes", file=env.stderr)
 

@@ -18,6 +18,7 @@ from tracecheck.cli.environment import Environment
 from tracecheck.errors import AmbiguousFormatError, TraceReadError
 from tracecheck.report.model import ReadFailure
 from tracecheck.report.safe import printable
+from tracecheck.unquoted import without_credentials
 
 if TYPE_CHECKING:
     from tracecheck.report.spool import Records
@@ -177,7 +178,7 @@ def finish_reads(
         env.error(f"no trace has id {printable(trace_id or '')}")
         raise Stop(max([ExitCode.USAGE, *(failure_code(f) for f in failures)]))
     for note in notes:
-        print(f"note: {printable(note)}", file=env.stderr)
+        print(f"note: {printable(without_credentials(str(note)))}", file=env.stderr)
     return failures
 
 
