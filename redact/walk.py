@@ -166,18 +166,28 @@ class QuietMappings:
         if pair is not None and not self._is_plain(pair[1]):
             return False
         keys = value.keys()
-        unseen = keys - self._seen_keys
-        if unseen:
-            for key in unseen:
+        if not self._seen_keys.issuperset(keys):
+            for key in keys - self._seen_keys:
                 self._seen_keys.add(key)
                 if not (key.__class__ is str and self._is_plain(key)):
                     self._not_plain.add(key)
         if not keys.isdisjoint(self._not_plain):
             return False
+        passing = self._passing()
         try:
-            return self._passing().issuperset(value.values())
+            return passing.issuperset(value.values())
         except TypeError:  # an unhashable value: a list, or a nested mapping
+            pass
+        try:
+            for item in value.values():
+                if item.__class__ is list:
+                    if not self.passes(item):
+                        return False
+                elif item not in passing:
+                    return False
+        except TypeError:  # a nested mapping
             return all(self.passes(item) for item in value.values())
+        return True
 
     def passes(self, item: Any) -> bool:
         """A value that passes through unchanged under a plain key."""

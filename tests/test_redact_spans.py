@@ -541,6 +541,69 @@ def test_two_resources_in_one_batch_are_reported_once_each() -> None:
     assert out.spans[1].resource["service.name"] == "svc-2"
 
 
+def test_spans_that_alternate_between_resources_and_scopes_keep_their_own() -> None:
+    # Consecutive spans of one resource and scope share a group; a span whose resource or
+    # scope differs from the one before (even by a scope's attributes alone) never rides on it.
+    other = {"service.name": "svc-2", "owner.email": MANAGER_EMAIL}
+    token_scope = Scope("agent", "1.0", {"scope.token": "plain-looking"})
+    plain_scope = Scope("agent", "1.0", {"scope.note": "plain"})
+    spans = [
+        make_span(S1, scope=plain_scope),
+        make_span(S2, resource=other, scope=plain_scope),
+        make_span(S3, scope=plain_scope),
+        make_span("4" * 16, scope=token_scope),
+        make_span("5" * 16, scope=plain_scope),
+    ]
+    out = redact_spans(spans, profile="share")
+    assert [span.resource["service.name"] for span in out.spans] == ["svc", "svc-2"] + ["svc"] * 3
+    assert all(span.resource["owner.email"].startswith("[REDACTED") for span in out.spans)
+    assert [dict(span.scope.attributes) for span in out.spans if span.scope] == [
+        {"scope.note": "plain"},
+        {"scope.note": "plain"},
+        {"scope.note": "plain"},
+        {"scope.token": "[REDACTED:credential-key]"},
+        {"scope.note": "plain"},
+    ]
+    assert [f.path for f in out.report.findings] == [
+        f"span:{S1}/resource/attributes/owner.email",
+        f"span:{S2}/resource/attributes/owner.email",
+        f"span:{'4' * 16}/resource/attributes/owner.email",
+        f"span:{'4' * 16}/scope/attributes/scope.token",
+    ]
+    verdict = assess_spans(spans, profile="share")
+    assert sorted((f.detector, f.count) for f in verdict.findings) == [
+        ("credential-key", 1),
+        ("personal-data-key", 3),
+    ]
+
+
+@pytest.mark.parametrize(
+    "attributes",
+    [
+        {"a": "plain", "reasons": ["stop", "mail " + CUSTOMER_EMAIL], "n": 3},
+        {"reasons": ["stop"], "note": "mail " + CUSTOMER_EMAIL, "n": 3},
+        {"reasons": ["stop"], "nested": {"deep": "mail " + CUSTOMER_EMAIL}},
+        {"nested": {"deep": "plain"}, "reasons": ["x", "y"], "note": "x " + OPENAI_KEY},
+        {"cmd": ["sshpass", "-p", DB_PASSWORD, "ssh", "host"], "n": 1},
+    ],
+    ids=["in-list", "beside-list", "in-mapping", "beside-mapping", "arguments"],
+)
+def test_a_secret_beside_or_inside_a_list_value_is_found(attributes: dict[str, Any]) -> None:
+    plain = {"resource": {"service.name": "svc"}, "scope": Scope("agent", "1")}
+    clean = make_span(S1, attributes={"reasons": ["stop"], "n": 3, "note": "plain"}, **plain)
+    dirty = make_span(S2, attributes=attributes, **plain)
+    out = redact_spans([clean, dirty], profile="share")
+    assert out.spans[0] is clean
+    assert out.spans[1] is not dirty
+    leaked = json.dumps(dict(out.spans[1].attributes))
+    for secret in (CUSTOMER_EMAIL, OPENAI_KEY, DB_PASSWORD):
+        assert secret not in leaked
+    verdict = assess_spans([clean, dirty], profile="share")
+    assert any(
+        path.startswith(f"span:{S2}/attributes/") for f in verdict.findings for path in f.paths
+    )
+
+
 IDENTIFIED = {"user.id": "u-1001", "enduser.id": "u-1001"}
 PSEUDONYM = re.compile(r"\[ID:[0-9a-f]{12}\]\Z")
 
