@@ -13,6 +13,7 @@ import hashlib
 import re
 from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any
 
 from redact.core import KnownSecretsArg, redactor_for
@@ -274,7 +275,11 @@ class _Group:
         inherited = self.inherited
         if not inherited:
             return span.attributes
-        return {k: v for k, v in span.attributes.items() if not _inherited(inherited, k, v)}
+        own = _copy(span.attributes)
+        for key, found in inherited.items():
+            if _same(found, own.get(key, _ABSENT)):
+                del own[key]
+        return own
 
     def redact(self, redactor: Redactor, root: str) -> None:
         """Redact the resource and scope once, for every span of the group."""
@@ -329,13 +334,27 @@ def _replacements(
 _ABSENT: Any = object()
 
 
+def _copy(attributes: Mapping[str, Any]) -> dict[str, Any]:
+    # A read-only view copies as its dict does, in C; `dict(view)` goes key by key.
+    if isinstance(attributes, MappingProxyType | dict):
+        return attributes.copy()
+    return dict(attributes)
+
+
+# Classes whose equal values are one value (not floats: -0.0 == 0.0; not bool and int apart).
+_BY_VALUE = frozenset({str, int, list, tuple})
+
+
 def _inherited(inherited: dict[str, Any], key: str, value: Any) -> bool:
-    """Whether a span holds this attribute only because its resource or scope does: the same
-    object, or (readers copy arrays per span) an equal array."""
-    found = inherited.get(key, _ABSENT)
-    return found is value or (
-        found is not _ABSENT and isinstance(value, list | tuple) and found == value
-    )
+    """Whether a span holds this attribute only because its resource or scope does."""
+    return _same(inherited.get(key, _ABSENT), value)
+
+
+def _same(found: Any, value: Any) -> bool:
+    # The same object, or an equal value of the same class: readers copy arrays per span, and
+    # spans of a resource read from several records of a file hold equal copies of its values.
+    kind = found.__class__
+    return found is value or (kind is value.__class__ and kind in _BY_VALUE and found == value)
 
 
 class _Groups:

@@ -577,6 +577,33 @@ def test_spans_that_alternate_between_resources_and_scopes_keep_their_own() -> N
     ]
 
 
+def copied(value: Any) -> Any:
+    """Equal values in new objects, as a reader builds them from another record of a file."""
+    return json.loads(json.dumps(value))
+
+
+def test_a_resource_read_from_two_records_is_reported_once() -> None:
+    first = make_span(S1, resource=copied(RESOURCE), scope=None)
+    second = make_span(S2, resource=copied(RESOURCE), scope=None)
+    assert first.resource["owner.email"] is not second.resource["owner.email"]
+    out = redact_spans([first, second], profile="share")
+    assert [f.path for f in out.report.findings] == [f"span:{S1}/resource/attributes/owner.email"]
+    assert all(
+        span.attributes["owner.email"] == "[REDACTED:personal-data-key]" for span in out.spans
+    )
+    verdict = assess_spans([first, second], profile="share")
+    assert [(f.detector, f.count) for f in verdict.findings] == [("personal-data-key", 1)]
+
+
+def test_an_own_value_equal_to_the_resources_but_of_another_class_stays_its_own() -> None:
+    resource = {"service.name": "svc", "retries": 1, "ratio": 0.0}
+    span = make_span(S1, resource=resource, scope=None, attributes={"retries": True, "ratio": -0.0})
+    out = redact_spans([span, make_span(S2, resource=resource, scope=None)], profile="share")
+    assert out.spans[0].attributes["retries"] is True
+    assert str(out.spans[0].attributes["ratio"]) == "-0.0"
+    assert out.spans[1].attributes["retries"] == 1
+
+
 @pytest.mark.parametrize(
     "attributes",
     [
