@@ -596,7 +596,7 @@ def test_a_resource_read_from_two_records_is_reported_once() -> None:
 
 
 def test_an_own_value_equal_to_the_resources_but_of_another_class_stays_its_own() -> None:
-    resource = {"service.name": "svc", "retries": 1, "ratio": 0.0}
+    resource = {"owner.email": OWNER_EMAIL, "retries": 1, "ratio": 0.0}
     span = make_span(S1, resource=resource, scope=None, attributes={"retries": True, "ratio": -0.0})
     out = redact_spans([span, make_span(S2, resource=resource, scope=None)], profile="share")
     assert out.spans[0].attributes["retries"] is True
