@@ -18,7 +18,7 @@ from redact.detectors import (
     detect_personal_data,
     replace_personal_data,
 )
-from redact.detectors.personal import is_card_number
+from redact.detectors.personal import equals_a_card_number
 from redact.keys import KeyClass
 from redact.known import EMPTY_KNOWN_SECRETS, KNOWN_SECRET_MARKER, KnownSecrets
 from redact.profiles import Profile
@@ -89,9 +89,10 @@ class Inspector:
         The batch's scalars ride along: they pass through, and knowing them lets a whole
         mapping be judged with set operations."""
         self.generation += 1
-        # A number that reads as a card number is no passing scalar (it is redacted).
+        # A number that reads as a card number is no passing scalar (it is redacted), nor is
+        # one the set cannot tell from such a number.
         self.scalars = set(scalars)
-        self.scalars.difference_update([v for v in self.scalars if is_card_number(v)])
+        self.scalars.difference_update([v for v in self.scalars if equals_a_card_number(v)])
         # Each distinct string is scanned once: span text repeats (every model call span
         # carries the conversation so far, every span the same attribute values).
         distinct = dict.fromkeys(strings)

@@ -37,6 +37,7 @@ from redact import (
     scrub_spans,
     share_allowed,
 )
+from redact.detectors.personal import is_card_number
 from tracecheck import read_traces, spans_from_otel
 from tracecheck.spans import Event, Link, Scope, Span
 from tracecheck.writers import to_otlp_json, to_otlp_proto
@@ -1026,3 +1027,37 @@ def test_a_resource_with_an_array_value_is_reported_once_per_batch(tmp_path: Pat
         verdict = assess_spans(batch, profile="share")
         # owner.email, process.command_args (raw content: `args`) and the e-mail inside it.
         assert [f.count for f in verdict.findings] == [1, 1, 1]
+
+
+def twin_numbers(card_is_int: bool) -> tuple[int, float]:
+    """An integer and the equal float, only one of which reads as a card number: JavaScript
+    writes the float with its shortest digits, padded with zeros."""
+    number = 4 * 10**18
+    while True:
+        number += 512  # floats are 512 apart here, so each of these is one exactly
+        twin = float(number)
+        if is_card_number(number if card_is_int else twin) and not is_card_number(
+            twin if card_is_int else number
+        ):
+            return number, twin
+
+
+@pytest.mark.parametrize("card_is_int", [True, False], ids=["int-card", "float-card"])
+def test_a_card_number_equal_to_an_earlier_number_of_the_other_type_is_found(
+    card_is_int: bool,
+) -> None:
+    # One set holds both as one value: the card must not pass because its twin did.
+    number, twin = twin_numbers(card_is_int)
+    card, other = (number, twin) if card_is_int else (twin, number)
+    plain = {"resource": {"service.name": "svc"}, "scope": None}
+    spans = [
+        make_span(S1, attributes={"x": other}, **plain),
+        make_span(S2, attributes={"y": card}, **plain),
+    ]
+    out = redact_spans(spans, profile="share")
+    assert out.spans[1].attributes["y"] == "[REDACTED:card-number]"
+    assert out.spans[0].attributes["x"] == other
+    verdict = assess_spans(spans, profile="share")
+    assert [(f.detector, f.paths) for f in verdict.findings] == [
+        ("card-number", (f"span:{S2}/attributes/y",))
+    ]

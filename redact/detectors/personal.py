@@ -220,6 +220,21 @@ def is_card_number(value: object) -> bool:
     return _is_card_digits(str(value))
 
 
+def equals_a_card_number(value: object) -> bool:
+    """Whether a number is a card number, or equal to one of the other numeric type: a set
+    holds 4000000000000005120 and 4.000000000000005e+18 as one value, and only one of the two
+    may read as a card (JavaScript writes the float with other digits)."""
+    if is_card_number(value):
+        return True
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return False
+    if not _SMALLEST_CARD <= value < _LARGEST_CARD:
+        return False
+    if isinstance(value, float):
+        return value.is_integer() and is_card_number(int(value))
+    return is_card_number(float(value))
+
+
 # --- phone --------------------------------------------------------------------------------------
 
 _WS = f"[{WHITESPACE}]"
