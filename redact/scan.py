@@ -11,7 +11,7 @@ a join flags every string it touches, so joining can only over-approximate.
 
 from __future__ import annotations
 
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -80,16 +80,13 @@ class Prefilter:
     def flag(self, strings: Sequence[str]) -> Flagged:
         """The strings, among many, that a precise detector or a known secret could match."""
         flagged = Flagged(set(), set())
-        start = 0
-        size = 0
         # Chunks of about a megabyte keep the joined text in cache and memory flat.
-        for end, text in enumerate(strings, 1):
-            size += len(text) + 1
-            if size >= _CHUNK:
-                self._flag_chunk(strings[start:end], flagged)
-                start, size = end, 0
-        if start < len(strings):
-            self._flag_chunk(strings[start:], flagged)
+        before = list(accumulate(map(len, strings), initial=0))  # characters before each
+        start = 0
+        while start < len(strings):
+            end = max(start + 1, bisect_left(before, before[start] + _CHUNK))
+            self._flag_chunk(strings[start:end], flagged)
+            start = end
         flagged.any.update(flagged.known)
         return flagged
 

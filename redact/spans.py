@@ -477,6 +477,7 @@ def _strings_of(spans: list[Span]) -> tuple[list[str], list[Any]]:
     scalars: list[Any] = []
     add = out.append
     resources: set[Hashable] = set()
+    last_resource: Mapping[str, Any] | None = None
     for span in spans:
         add(span.name)
         _collect(span.attributes, out, scalars)
@@ -487,9 +488,14 @@ def _strings_of(spans: list[Span]) -> tuple[list[str], list[Any]]:
             _collect(event.attributes, out, scalars)
         for link in span.links:
             _collect(link.attributes, out, scalars)
-        if span.resource and _identity(span.resource) not in resources:
-            resources.add(_identity(span.resource))
-            _collect(span.resource, out, scalars)
+        resource = span.resource
+        # Spans of one resource come together: most are settled by comparing with the last.
+        if resource and resource != last_resource:
+            last_resource = resource
+            identity = _identity(resource)
+            if identity not in resources:
+                resources.add(identity)
+                _collect(resource, out, scalars)
         if span.scope is not None:
             add(span.scope.name)
             add(span.scope.version)
