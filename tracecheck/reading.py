@@ -41,10 +41,17 @@ def read_subject(spans: Sequence[Span]) -> SubjectReading:
     """Notes on spans no convention mapped, on tool calls with no model call recorded, and on
     token totals that disagree with their producer's own; the spans read by each convention."""
     conventions = Counter(span.convention.name for span in spans)
+    by_kind: dict[Kind, list[Span]] = {}
+    for span in spans:
+        by_kind.setdefault(span.kind, []).append(span)
+    tools, models = by_kind.get(Kind.TOOL, []), by_kind.get(Kind.LLM, [])
+    # Only a span read as UNKNOWN, or a tool call with no tool name, can look unmapped (the
+    # evidence judges no other), and most spans are neither.
     unmapped = [
         (span, reason)
         for span in spans
-        if (
+        if (span.kind is Kind.UNKNOWN or (span.kind is Kind.TOOL and not span.tool_name))
+        and (
             reason := unmapped_evidence(
                 span.name, span.attributes, span.kind, span.tool_name, span.convention.evidence
             )
@@ -65,9 +72,8 @@ def read_subject(spans: Sequence[Span]) -> SubjectReading:
         uncaptured_tools = uncaptured_models = (
             "no span has a name or a time, and --strict-capture is on"
         )
-    kinds = Counter(span.kind for span in spans)
-    if kinds[Kind.TOOL] and not kinds[Kind.LLM]:
-        calls = kinds[Kind.TOOL]
+    if tools and not models:
+        calls = len(tools)
         notes.append(
             f"{calls} tool {'call is' if calls == 1 else 'calls are'} recorded but no model "
             "call: the producer may not record them, so rules about models see none"
@@ -76,8 +82,8 @@ def read_subject(spans: Sequence[Span]) -> SubjectReading:
             "tool calls are recorded but no model call, and --strict-capture is on"
         )
     not_recorded = None
-    if kinds[Kind.LLM] and not kinds[Kind.TOOL]:
-        asked = _requested(spans)
+    if models and not tools:
+        asked = _requested(models)
         if asked:
             not_recorded = (
                 f"model calls asked for {asked} but the trace records no tool call: the producer "
@@ -85,7 +91,7 @@ def read_subject(spans: Sequence[Span]) -> SubjectReading:
             )
             notes.append(not_recorded)
             uncaptured_tools = uncaptured_tools or not_recorded
-    loops = _calls_around_tools(spans) if kinds[Kind.LLM] and kinds[Kind.TOOL] else []
+    loops = _calls_around_tools(tools, models) if models and tools else []
     models_not_recorded = None
     if loops:
         named = "; ".join(_ref(span) for span in loops[:_NAMED])
@@ -99,7 +105,7 @@ def read_subject(spans: Sequence[Span]) -> SubjectReading:
         )
         notes.append(models_not_recorded)
         uncaptured_models = uncaptured_models or models_not_recorded
-    twice = _tools_recorded_twice(spans) if kinds[Kind.TOOL] > 1 else []
+    twice = _tools_recorded_twice(tools) if len(tools) > 1 else []
     if twice:
         named = "; ".join(f"{_ref(inner)} inside {_ref(outer)}" for inner, outer in twice[:_NAMED])
         more = f"; and {len(twice) - _NAMED} more" if len(twice) > _NAMED else ""
@@ -108,7 +114,7 @@ def read_subject(spans: Sequence[Span]) -> SubjectReading:
             "a tool span inside a tool span of the same tool (two instrumentations of one call), "
             f"so rules that count calls or read every call's arguments see both: {named}{more}"
         )
-    notes.extend(_total_notes(spans))
+    notes.extend(_total_notes(models))
     return SubjectReading(
         tuple(notes),
         tuple(sorted(conventions.items())),
@@ -119,10 +125,10 @@ def read_subject(spans: Sequence[Span]) -> SubjectReading:
     )
 
 
-def _tools_recorded_twice(spans: Sequence[Span]) -> list[tuple[Span, Span]]:
+def _tools_recorded_twice(tool_spans: Sequence[Span]) -> list[tuple[Span, Span]]:
     """(inner, outer) TOOL spans of one tool, the inner the outer's child: one call that two
     instrumentations recorded (OpenInference's AutoGen spans around AutoGen's own)."""
-    tools = {span.span_id: span for span in spans if span.kind is Kind.TOOL and span.span_id}
+    tools = {span.span_id: span for span in tool_spans if span.span_id}
     found = []
     for span in tools.values():
         outer = tools.get(span.parent_span_id) if span.parent_span_id else None
@@ -131,18 +137,18 @@ def _tools_recorded_twice(spans: Sequence[Span]) -> list[tuple[Span, Span]]:
     return found
 
 
-def _calls_around_tools(spans: Sequence[Span]) -> list[Span]:
+def _calls_around_tools(tools: Sequence[Span], models: Sequence[Span]) -> list[Span]:
     """Model call spans that are the parents of tool calls their own recorded output did not
     ask for: a loop of calls in one span (google-genai's automatic function calling), whose
     counts are its last call's. With no output recorded, a finish reason that asks for no tool
     (the loop's last call) says the same; a call that records neither is not judged."""
     tools_under: dict[str, set[str]] = {}
-    for span in spans:
-        if span.kind is Kind.TOOL and span.parent_span_id and span.tool_name:
+    for span in tools:
+        if span.parent_span_id and span.tool_name:
             tools_under.setdefault(span.parent_span_id, set()).add(span.tool_name)
     found = []
-    for span in spans:
-        if span.kind is not Kind.LLM or not span.span_id or span.span_id not in tools_under:
+    for span in models:
+        if not span.span_id or span.span_id not in tools_under:
             continue
         attributes = span.attributes
         if has_recorded_output(attributes):
@@ -153,12 +159,12 @@ def _calls_around_tools(spans: Sequence[Span]) -> list[Span]:
     return found
 
 
-def _requested(spans: Sequence[Span]) -> str:
+def _requested(models: Sequence[Span]) -> str:
     """The tools model calls asked for before the last model call, named once each (a few,
     then a count). The last call's requests need not have run: a structured output asked for
     as a tool call (Pydantic AI's `final_result`, a forced extraction) ends the run there."""
     calls = sorted(
-        (span for span in spans if span.kind is Kind.LLM),
+        models,
         key=lambda span: span.start_ns if span.start_ns is not None else -1,
     )
     names = list(
@@ -182,11 +188,9 @@ def _unmapped_text(unmapped: list[tuple[Span, str]]) -> str:
     )
 
 
-def _total_notes(spans: Sequence[Span]) -> list[str]:
+def _total_notes(models: Sequence[Span]) -> list[str]:
     notes = []
-    for span in spans:
-        if span.kind is not Kind.LLM:
-            continue
+    for span in models:
         tokens = span.tokens
         counted, recorded = tokens.counted_total, tokens.recorded_total
         if counted is None or recorded is None or counted == recorded:
