@@ -49,8 +49,9 @@ def subjects(draw: Any) -> list[Span]:
                 attributes["gen_ai.usage.total_tokens"] = draw(st.integers(0, 20))
             made = llm(sid, "m", draw(st.integers(0, 9)), draw(st.integers(0, 9)), **attributes)
         elif shape == "looks":
-            name = draw(st.sampled_from(["chat gpt-4o", "execute_tool lookup", "Function: {x}"]))
-            made = plain_span(sid, name, i, i + 1, extra={"llm.model_name": "m"})
+            name = draw(st.sampled_from(["chat gpt-4o", "execute_tool lookup", "step"]))
+            extra = draw(st.sampled_from([{}, {"app.tool_name": "x"}, {"llm.model_name": "m"}]))
+            made = plain_span(sid, name, i, i + 1, extra=extra)
         elif shape == "plain":
             made = plain_span(sid, "step", i, i + 1)
         else:

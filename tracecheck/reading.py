@@ -45,13 +45,10 @@ def read_subject(spans: Sequence[Span]) -> SubjectReading:
     for span in spans:
         by_kind.setdefault(span.kind, []).append(span)
     tools, models = by_kind.get(Kind.TOOL, []), by_kind.get(Kind.LLM, [])
-    # Only a span read as UNKNOWN, or a tool call with no tool name, can look unmapped (the
-    # evidence judges no other), and most spans are neither.
     unmapped = [
         (span, reason)
-        for span in spans
-        if (span.kind is Kind.UNKNOWN or (span.kind is Kind.TOOL and not span.tool_name))
-        and (
+        for span in _suspects(spans, by_kind.get(Kind.UNKNOWN, []), tools)
+        if (
             reason := unmapped_evidence(
                 span.name, span.attributes, span.kind, span.tool_name, span.convention.evidence
             )
@@ -123,6 +120,16 @@ def read_subject(spans: Sequence[Span]) -> SubjectReading:
         not_recorded,
         models_not_recorded,
     )
+
+
+def _suspects(spans: Sequence[Span], unknown: list[Span], tools: list[Span]) -> list[Span]:
+    """The spans that may look like a call no convention mapped, in array order: only a span
+    read as UNKNOWN or a tool call with no tool name can (the evidence judges no other)."""
+    unnamed = [span for span in tools if not span.tool_name]
+    if not unnamed or not unknown:
+        return unknown or unnamed
+    position = {id(span): i for i, span in enumerate(spans)}
+    return sorted(unknown + unnamed, key=lambda span: position[id(span)])
 
 
 def _tools_recorded_twice(tool_spans: Sequence[Span]) -> list[tuple[Span, Span]]:
