@@ -7,6 +7,11 @@ Evaluation is timed in this process on spans already read (the cyclic GC paused,
 `read_traces` does): span-rule evaluations per second = spans × compiled rules ÷ seconds.
 `read` and `read + check` of the JSONL workload are timed side by side in fresh subprocesses,
 best of K each, so their ratio is what checking adds to reading a recorded file.
+
+Three rates: *cold* is the first `check` of freshly read spans (it derives every field the
+check reads); *warm* a second `check` of the same spans (the reading of what the spans leave
+uncertain, the rules and the verdict); *rules alone* every compiled rule's `evaluate` on the
+trace's subject, after a warm check, which is what a contract adds per rule.
 """
 
 from __future__ import annotations
@@ -82,12 +87,13 @@ CONTRACT: dict[str, Any] = {
 
 def evaluation(path: Path, repeat: int) -> dict[str, Any]:
     import tracecheck
+    from tracecheck.rules.subject import Subject
 
     contract = tracecheck.compile_contract(CONTRACT)
     rules = len(contract.rules)
     traces = tracecheck.read_traces(path)
     spans = sum(len(trace.spans) for trace in traces)
-    cold = warm = float("inf")
+    cold = warm = alone = float("inf")
     for _ in range(repeat):
         # Fresh spans each time: derived fields (kind, tool, tokens, arguments) are computed
         # on first use, so the first check pays for normalisation ("cold"), as a CI run does;
@@ -99,11 +105,24 @@ def evaluation(path: Path, repeat: int) -> dict[str, Any]:
         middle = time.perf_counter()
         again = [tracecheck.check(trace, contract) for trace in traces]
         ended = time.perf_counter()
+        subjects = [Subject(trace.spans) for trace in traces]
+        began = time.perf_counter()
+        for subject in subjects:
+            for rule in contract.rules:
+                rule.evaluate(subject)
+        alone = min(alone, time.perf_counter() - began)
         gc.enable()
         assert again == verdicts
         cold, warm = min(cold, middle - started), min(warm, ended - middle)
     statuses = sorted({verdict.status for verdict in verdicts})
-    return {"spans": spans, "rules": rules, "cold": cold, "warm": warm, "statuses": statuses}
+    return {
+        "spans": spans,
+        "rules": rules,
+        "cold": cold,
+        "warm": warm,
+        "alone": alone,
+        "statuses": statuses,
+    }
 
 
 def worker(mode: str, path: str) -> None:
@@ -139,10 +158,11 @@ def main(argv: list[str] | None = None) -> int:
         worker(*args.worker)
         return 0
     print(
-        "| spans | rules | check, cold | check, warm | span-rule evaluations/s (cold / warm) "
+        "| spans | rules | check, cold | check, warm | rules alone "
+        "| span-rule evaluations/s (cold / warm / rules alone) "
         "| verdicts | read | read + check | ratio |"
     )
-    print("|---:|---:|---:|---:|---:|---|---:|---:|---:|")
+    print("|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|")
     for size in (int(s) for s in args.sizes.split(",")):
         workload = Workload(size)
         ensure(workload, args.data)
@@ -153,8 +173,10 @@ def main(argv: list[str] | None = None) -> int:
         both = min(timed("check", path) for _ in range(args.repeat))
         print(
             f"| {result['spans']:,} | {result['rules']} | {result['cold'] * 1000:.1f} ms "
-            f"| {result['warm'] * 1000:.1f} ms | {evaluations / result['cold'] / 1e6:.2f} M / "
-            f"{evaluations / result['warm'] / 1e6:.2f} M | {', '.join(result['statuses'])} "
+            f"| {result['warm'] * 1000:.1f} ms | {result['alone'] * 1000:.1f} ms "
+            f"| {evaluations / result['cold'] / 1e6:.2f} M / "
+            f"{evaluations / result['warm'] / 1e6:.2f} M / "
+            f"{evaluations / result['alone'] / 1e6:.2f} M | {', '.join(result['statuses'])} "
             f"| {read:.2f} s | {both:.2f} s | {both / read:.2f}× |",
             flush=True,
         )
