@@ -226,13 +226,10 @@ def _root(span: Span) -> str:
 
 def _identity(attributes: Mapping[str, Any]) -> Hashable:
     """What makes two resources (or scopes) one: spans wrap a shared dict in their own read-only
-    view (and readers copy array values per span), so the content decides."""
-    items = tuple(attributes.items())
-    try:
-        hash(items)
-    except TypeError:
-        return tuple((key, _frozen(value)) for key, value in items)
-    return items
+    view (and readers copy array values per span), so the content decides, values of the same
+    class: `1` and `True`, `4000000000000005120` and `4.000000000000005e+18` are equal in
+    Python, and only one of such a pair may be a card number."""
+    return tuple((key, _frozen(value)) for key, value in attributes.items())
 
 
 def _frozen(value: Any) -> Hashable:
@@ -244,8 +241,40 @@ def _frozen(value: Any) -> Hashable:
         hash(value)
     except TypeError:
         return ("id", id(value))
-    frozen: Hashable = value
-    return frozen
+    return (value.__class__, value)
+
+
+# Classes of values whose equality with `==` and their class together settle sameness.
+_FLAT = frozenset({str, int, float, bool, type(None)})
+
+
+def _kinds(attributes: Mapping[str, Any]) -> tuple[type, ...] | None:
+    """The classes of a flat mapping's values, in order; None when a value is nested."""
+    kinds = tuple(map(type, attributes.values()))
+    return kinds if _FLAT.issuperset(kinds) else None
+
+
+def _same_mapping(
+    a: Mapping[str, Any], b: Mapping[str, Any], b_kinds: tuple[type, ...] | None = None
+) -> bool:
+    """`_identity(a) == _identity(b)`, settled in C for the usual flat mapping (`b_kinds`, when
+    given, is `_kinds(b)`)."""
+    if a is b:
+        return True
+    if a != b:
+        return False
+    kinds = _kinds(a)
+    if kinds is None:
+        return _identity(a) == _identity(b)
+    return kinds == (b_kinds or _kinds(b))
+
+
+def _same_scope(a: Scope | None, b: Scope | None) -> bool:
+    if a is b:
+        return True
+    if a is None or b is None or (a.name, a.version) != (b.name, b.version):
+        return False
+    return (not a.attributes and not b.attributes) or _same_mapping(a.attributes, b.attributes)
 
 
 def _scope_attributes(span: Span) -> Mapping[str, Any]:
@@ -360,7 +389,8 @@ def _same(found: Any, value: Any) -> bool:
 class _Groups:
     def __init__(self) -> None:
         self._groups: dict[tuple[Hashable, ...], _Group] = {}
-        self._last: tuple[Mapping[str, Any], Scope | None, _Group] | None = None
+        # The last span's resource, the classes of its values, its scope, and their group.
+        self._last: tuple[Mapping[str, Any], Any, Scope | None, _Group] | None = None
 
     def of(self, span: Span) -> tuple[_Group, bool]:
         """The span's group, and whether this span is the first of it."""
@@ -368,10 +398,14 @@ class _Groups:
         last = self._last
         # Spans of one resource and scope come together: comparing with the last span's
         # (in C) spares building the group's key for nearly every span.
-        if last is not None and (scope is last[1] or scope == last[1]) and span.resource == last[0]:
-            return last[2], False
+        if (
+            last is not None
+            and _same_mapping(span.resource, last[0], last[1])
+            and _same_scope(scope, last[2])
+        ):
+            return last[3], False
         group, first = self._of(span)
-        self._last = (span.resource, scope, group)
+        self._last = (span.resource, _kinds(span.resource), scope, group)
         return group, first
 
     def _of(self, span: Span) -> tuple[_Group, bool]:
@@ -478,6 +512,7 @@ def _strings_of(spans: list[Span]) -> tuple[list[str], list[Any]]:
     add = out.append
     resources: set[Hashable] = set()
     last_resource: Mapping[str, Any] | None = None
+    last_kinds: tuple[type, ...] | None = None
     for span in spans:
         add(span.name)
         _collect(span.attributes, out, scalars)
@@ -490,8 +525,10 @@ def _strings_of(spans: list[Span]) -> tuple[list[str], list[Any]]:
             _collect(link.attributes, out, scalars)
         resource = span.resource
         # Spans of one resource come together: most are settled by comparing with the last.
-        if resource and resource != last_resource:
-            last_resource = resource
+        if resource and (
+            last_resource is None or not _same_mapping(resource, last_resource, last_kinds)
+        ):
+            last_resource, last_kinds = resource, _kinds(resource)
             identity = _identity(resource)
             if identity not in resources:
                 resources.add(identity)

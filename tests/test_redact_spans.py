@@ -1061,3 +1061,24 @@ def test_a_card_number_equal_to_an_earlier_number_of_the_other_type_is_found(
     assert [(f.detector, f.paths) for f in verdict.findings] == [
         ("card-number", (f"span:{S2}/attributes/y",))
     ]
+
+
+@pytest.mark.parametrize("card_is_int", [True, False], ids=["int-card", "float-card"])
+def test_a_resource_equal_to_the_last_but_for_a_value_s_type_is_its_own(card_is_int: bool) -> None:
+    # {"n": 4000000000000005120} == {"n": 4.000000000000005e+18}: one group would judge the
+    # second resource by the first, and pass the card.
+    number, twin = twin_numbers(card_is_int)
+    card, other = (number, twin) if card_is_int else (twin, number)
+    spans = [
+        make_span(S1, resource={"n": other}, scope=None),
+        make_span(S2, resource={"n": card}, scope=None),
+        make_span(S3, resource={"n": True}, scope=None),
+        make_span("4" * 16, resource={"n": 1}, scope=None),
+    ]
+    out = redact_spans(spans, profile="share")
+    assert [span.resource["n"] for span in out.spans] == [other, "[REDACTED:card-number]", True, 1]
+    assert [type(span.resource["n"]) for span in out.spans[2:]] == [bool, int]
+    verdict = assess_spans(spans, profile="share")
+    assert [(f.detector, f.paths) for f in verdict.findings] == [
+        ("card-number", (f"span:{S2}/resource/attributes/n",))
+    ]
