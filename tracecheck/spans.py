@@ -27,10 +27,18 @@ __all__ = [
     "TokenUsage",
     "ToolArguments",
     "Trace",
+    "shared_view",
 ]
 
 SpanStatus = Literal["ok", "error"]
 EMPTY_ATTRIBUTES: Mapping[str, Any] = MappingProxyType({})
+
+
+def shared_view(attributes: dict[str, Any]) -> Mapping[str, Any]:
+    """One read-only view of attributes that many spans hold (their resource's): `Span` keeps a
+    view as it is given, so the spans share one instead of each wrapping the dict, and whoever
+    meets them can tell by identity that they share it."""
+    return MappingProxyType(attributes) if attributes else EMPTY_ATTRIBUTES
 
 
 def _no_attributes() -> Any:

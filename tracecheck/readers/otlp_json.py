@@ -10,7 +10,7 @@ with a note (`ReadContext.skip`), and the other spans of its document are read.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import IO, Any
 
 import orjson
@@ -32,7 +32,7 @@ from tracecheck.readers.common import (
     parse_unix_nano,
     special_double,
 )
-from tracecheck.spans import EMPTY_ATTRIBUTES, Event, Link, Scope, Span
+from tracecheck.spans import EMPTY_ATTRIBUTES, Event, Link, Scope, Span, shared_view
 
 __all__ = [
     "DEEP",
@@ -173,6 +173,7 @@ def _scope_group(
     except ValueTooDeep:
         deep = deep or f"has an instrumentation scope that {DEEP}"
     base = {**resource, **scope.attributes} if scope and scope.attributes else resource
+    view = shared_view(resource)
     spans_where = f"{where}.spans"
     raw_spans = _list(group.get("spans"), ctx, spans_where)
     for k, raw in enumerate(raw_spans):
@@ -180,7 +181,7 @@ def _scope_group(
             if deep is not None:
                 ctx.skip(f"{spans_where}[{k}]", deep, *_ids(raw))
                 continue
-            span = _span(raw, base, resource, scope, ctx, indexed_place(spans_where, k))
+            span = _span(raw, base, view, scope, ctx, indexed_place(spans_where, k))
         except _TooDeep as exc:
             at = exc.field.lstrip(".").split(".value", 1)[0]
             ctx.skip(f"{spans_where}[{k}]", f"{DEEP} (in {at})", *_ids(raw))
@@ -197,7 +198,7 @@ def _scope_group(
 def _span(
     raw: Any,
     base: dict[str, Any],
-    resource: dict[str, Any],
+    resource: Mapping[str, Any],
     scope: Scope | None,
     ctx: ReadContext,
     where: Callable[[], str],

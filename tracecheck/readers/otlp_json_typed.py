@@ -13,7 +13,7 @@ error and leaves out what cannot be held. Both paths build the same spans (teste
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import msgspec
@@ -34,7 +34,7 @@ from tracecheck.readers.common import (
     parse_unix_nano,
     special_double,
 )
-from tracecheck.spans import EMPTY_ATTRIBUTES, Event, Link, Scope, Span
+from tracecheck.spans import EMPTY_ATTRIBUTES, Event, Link, Scope, Span, shared_view
 
 __all__ = ["typed_spans"]
 
@@ -165,6 +165,7 @@ def _spans(request: _Request, ctx: ReadContext, prefix: str) -> Iterator[Span]:
     for i, resource_spans in enumerate(request.resourceSpans):
         raw_resource = resource_spans.resource
         resource = _attributes(raw_resource.attributes) if raw_resource else {}
+        view = shared_view(resource)
         for j, group in enumerate(resource_spans.scopeSpans):
             scope = None
             base = resource
@@ -177,13 +178,13 @@ def _spans(request: _Request, ctx: ReadContext, prefix: str) -> Iterator[Span]:
                     base = {**resource, **scope_attributes}
             where = f"{prefix}resourceSpans[{i}].scopeSpans[{j}].spans"
             for k, span in enumerate(group.spans):
-                yield _span(span, base, resource, scope, ctx, where, k)
+                yield _span(span, base, view, scope, ctx, where, k)
 
 
 def _span(
     span: _Span,
     base: dict[str, Any],
-    resource: dict[str, Any],
+    resource: Mapping[str, Any],
     scope: Scope | None,
     ctx: ReadContext,
     where: str,

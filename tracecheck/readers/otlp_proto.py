@@ -10,14 +10,14 @@ part (`proto_split`): that span is left out with a note (`ReadContext.skip`), th
 from __future__ import annotations
 
 import struct
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import IO, Any
 
 from tracecheck.readers.common import ReadContext, checked, indexed_place
 from tracecheck.readers.proto_attributes import ProtoAttributes, proto_attributes
 from tracecheck.readers.proto_split import PROTOBUF_DEPTH, DeepSpan, ResourcePart, split_request
 from tracecheck.readers.shapes import looks_like_proto_message, looks_like_proto_stream
-from tracecheck.spans import EMPTY_ATTRIBUTES, Event, Link, Scope, Span, SpanStatus
+from tracecheck.spans import EMPTY_ATTRIBUTES, Event, Link, Scope, Span, SpanStatus, shared_view
 
 __all__ = [
     "looks_like_proto_message",
@@ -92,6 +92,7 @@ def spans_from_message(request: Any, ctx: ReadContext, prefix: str) -> Iterator[
     """Spans of a parsed `ExportTraceServiceRequest` or `TracesData`."""
     for i, resource_spans in enumerate(request.resource_spans):
         resource = proto_attributes(resource_spans.resource.attributes)
+        view = shared_view(resource)
         for j, scope_spans in enumerate(resource_spans.scope_spans):
             raw_scope = scope_spans.scope
             scope_attributes = proto_attributes(raw_scope.attributes)
@@ -103,7 +104,7 @@ def spans_from_message(request: Any, ctx: ReadContext, prefix: str) -> Iterator[
             base = {**resource, **scope_attributes} if scope_attributes else resource
             where = f"{prefix}resourceSpans[{i}].scopeSpans[{j}].spans"
             for k, span in enumerate(scope_spans.spans):
-                yield _span(span, base, resource, scope, ctx, indexed_place(where, k))
+                yield _span(span, base, view, scope, ctx, indexed_place(where, k))
 
 
 _DEEP = f"is nested deeper than protobuf's {PROTOBUF_DEPTH} levels"
@@ -114,6 +115,7 @@ def _spans_of_parts(parts: list[ResourcePart], ctx: ReadContext, prefix: str) ->
     a span nested too deep (or under a resource or scope nested too deep) is left out."""
     for i, part in enumerate(parts):
         resource = {} if part.deep else proto_attributes(part.resource.attributes)
+        view = shared_view(resource)
         for j, group in enumerate(part.scopes):
             scope_attributes = (
                 {}
@@ -133,7 +135,7 @@ def _spans_of_parts(parts: list[ResourcePart], ctx: ReadContext, prefix: str) ->
                     reason = _DEEP if isinstance(span, DeepSpan) else _DEEP_ABOVE
                     ctx.skip(f"{where}[{k}]", reason, trace_id, span_id)
                     continue
-                yield _span(span, base, resource, scope, ctx, indexed_place(where, k))
+                yield _span(span, base, view, scope, ctx, indexed_place(where, k))
 
 
 _DEEP_ABOVE = f"has a resource or scope nested deeper than protobuf's {PROTOBUF_DEPTH} levels"
@@ -148,7 +150,7 @@ def _ids(span: Any) -> tuple[str | None, str | None]:
 def _span(
     span: Any,
     base: dict[str, Any],
-    resource: dict[str, Any],
+    resource: Mapping[str, Any],
     scope: Scope | None,
     ctx: ReadContext,
     where: Callable[[], str],
