@@ -394,18 +394,21 @@ class _Groups:
 
     def of(self, span: Span) -> tuple[_Group, bool]:
         """The span's group, and whether this span is the first of it."""
-        scope = span.scope
+        resource, scope = span.resource, span.scope
         last = self._last
-        # Spans of one resource and scope come together: comparing with the last span's
-        # (in C) spares building the group's key for nearly every span.
+        # Spans of one resource and scope come together, most sharing its very objects:
+        # comparing with the last span's spares building the group's key for nearly every span.
+        if last is not None and resource is last[0] and scope is last[2]:
+            return last[3], False
         if (
             last is not None
-            and _same_mapping(span.resource, last[0], last[1])
+            and _same_mapping(resource, last[0], last[1])
             and _same_scope(scope, last[2])
         ):
-            return last[3], False
-        group, first = self._of(span)
-        self._last = (span.resource, _kinds(span.resource), scope, group)
+            group, first = last[3], False
+        else:
+            group, first = self._of(span)
+        self._last = (resource, _kinds(resource), scope, group)
         return group, first
 
     def _of(self, span: Span) -> tuple[_Group, bool]:
@@ -525,14 +528,13 @@ def _strings_of(spans: list[Span]) -> tuple[list[str], list[Any]]:
             _collect(link.attributes, out, scalars)
         resource = span.resource
         # Spans of one resource come together: most are settled by comparing with the last.
-        if resource and (
-            last_resource is None or not _same_mapping(resource, last_resource, last_kinds)
-        ):
+        if resource and resource is not last_resource:
+            if last_resource is None or not _same_mapping(resource, last_resource, last_kinds):
+                identity = _identity(resource)
+                if identity not in resources:
+                    resources.add(identity)
+                    _collect(resource, out, scalars)
             last_resource, last_kinds = resource, _kinds(resource)
-            identity = _identity(resource)
-            if identity not in resources:
-                resources.add(identity)
-                _collect(resource, out, scalars)
         if span.scope is not None:
             add(span.scope.name)
             add(span.scope.version)

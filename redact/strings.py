@@ -23,6 +23,7 @@ __all__ = [
     "parse_data_uri",
     "pseudonym",
     "utf8_length",
+    "without_markers",
 ]
 
 _PLACEHOLDER = re.compile(
@@ -34,6 +35,11 @@ _PLACEHOLDER = re.compile(
 def is_placeholder(text: str) -> bool:
     """The empty string, or a whole string that is a marker some redactor already wrote."""
     return not text or (_PLACEHOLDER.fullmatch(text) is not None)
+
+
+def without_markers(text: str) -> str:
+    """The text with every marker some redactor wrote in it taken out."""
+    return _PLACEHOLDER.sub("", text)
 
 
 def merge_spans(spans: Iterable[tuple[int, int, str]]) -> list[tuple[int, int, str]]:

@@ -256,3 +256,14 @@ def test_reports_never_hold_a_removed_value() -> None:
     text = repr(out.report) + repr(out.report.to_json())
     for secret in (PROVIDER_KEY, "ada@example.test", "hunter2-long"):
         assert secret not in text
+
+
+@pytest.mark.parametrize("profile", ["default", "share", "strict"])
+def test_a_pseudonym_left_in_a_secret_named_key_is_no_secret(profile: str) -> None:
+    # Share writes an address in a key as its pseudonym: `password==[ID:…]` then reads like
+    # a password assigned a mixed value, and the gate refused redaction's own output.
+    value = [{"password==ada" + "@example.test": None}]
+    out = redact(value, profile=profile).value
+    assert assess(out, profile=profile).status is ShareStatus.SAFE
+    beside = {"note": "password=" + "Xk9pQ2mZ7vL4rT8w" + "[ID:134f560acee5]"}
+    assert assess(beside, profile=profile).status is ShareStatus.UNSAFE

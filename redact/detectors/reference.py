@@ -30,6 +30,7 @@ import regex
 
 from redact.detectors.base import Detector
 from redact.detectors.vendor_support import reads_as_words
+from redact.strings import without_markers
 
 __all__ = ["REFERENCE_DETECTORS", "WHITESPACE", "WHITESPACE_RE2"]
 
@@ -166,10 +167,17 @@ _NOT_CREDENTIAL_BEFORE = regex.compile(
 )
 
 
+_SECRET_ASSIGNMENT_MIN = 12  # characters of a value assigned to a secret-named key
+
+
 def _real_mixed_value(match: regex.Match[str]) -> bool:
     # Letters and digits, but a long run of words (`clm57491:AgencyIdentificationCodeContent…`)
     # is code: a password of words has no reason to carry an id in front of it.
     value = match.group("value")
+    # A redactor's marker is no secret (`password==[ID:134f560acee5]`: the pseudonym of an
+    # address in a key); what stands beside one is judged as if it stood alone.
+    if len(without_markers(value)) < _SECRET_ASSIGNMENT_MIN:
+        return False
     if any(reads_as_words(run) for run in _LETTER_RUN.findall(value)):
         return False
     start = match.start()
@@ -325,7 +333,7 @@ REFERENCE_DETECTORS: tuple[Detector, ...] = (
         "secret-assignment",
         "A secret-named key assigned a 12+ character value with digits and letters (GH_TOKEN=…).",
         rf"(?:{_ASSIGNMENT_KEYWORDS})[\"']?[ \t]*[:=][ \t]*[\"']?"
-        rf"(?!encrypted:)(?![$`<\[{{(%])(?P<value>{_VALUE_CHAR}{{12,}})",
+        rf"(?!encrypted:)(?![$`<\[{{(%])(?P<value>{_VALUE_CHAR}{{{_SECRET_ASSIGNMENT_MIN},}})",
         # The value's shape is in the prefilter too: prose says "token: …" far more often than
         # it assigns one, and the precise pattern (no left anchor) is the costly part.
         rf"(?i)(?:{_ASSIGNMENT_KEYWORDS})[\"']?[ \t]*[:=][ \t]*[\"']?"
