@@ -145,6 +145,10 @@ def key_rule(key_class: KeyClass | None, value: Any, profile: Profile) -> KeyCla
     return key_class if scalar else None
 
 
+# How deep a quiet mapping's nested values are judged from the prescan; below, the walk looks.
+_QUIET_DEPTH = 16
+
+
 class QuietMappings:
     """Which mappings hold nothing to act on, decided from a batch prescan with set operations
     in C: every key plain (as the caller defines it) and every value a clean string (no
@@ -162,6 +166,9 @@ class QuietMappings:
         self._generation = inspector.generation
 
     def holds_nothing(self, value: Mapping[Any, Any]) -> bool:
+        return self._holds_nothing(value, 0)
+
+    def _holds_nothing(self, value: Mapping[Any, Any], depth: int) -> bool:
         pair = pair_of(value)
         if pair is not None and not self._is_plain(pair[1]):
             return False
@@ -181,19 +188,24 @@ class QuietMappings:
         try:
             for item in value.values():
                 if item.__class__ is list:
-                    if not self.passes(item):
+                    if not self.passes(item, depth):
                         return False
                 elif item not in passing:
                     return False
         except TypeError:  # a nested mapping
-            return all(self.passes(item) for item in value.values())
+            return all(self.passes(item, depth) for item in value.values())
         return True
 
-    def passes(self, item: Any) -> bool:
+    def passes(self, item: Any, depth: int = 0) -> bool:
         """A value that passes through unchanged under a plain key."""
+        if depth >= _QUIET_DEPTH:
+            return False  # deeper, or round a cycle, the walk judges it
         if item.__class__ is list or item.__class__ is tuple:
             # Arguments are also read together, which the prescan did not do.
-            return not _arguments(item) and all(self.passes(inner) for inner in item)
+            return not _arguments(item) and all(self.passes(inner, depth + 1) for inner in item)
+        if isinstance(item, Mapping):
+            # A nested mapping (an OTLP `{"stringValue": …}`, a kvlist) as the walk judges it.
+            return self._holds_nothing(item, depth + 1)
         try:
             return item in self._passing()
         except TypeError:

@@ -267,3 +267,25 @@ def test_a_pseudonym_left_in_a_secret_named_key_is_no_secret(profile: str) -> No
     assert assess(out, profile=profile).status is ShareStatus.SAFE
     beside = {"note": "password=" + "Xk9pQ2mZ7vL4rT8w" + "[ID:134f560acee5]"}
     assert assess(beside, profile=profile).status is ShareStatus.UNSAFE
+
+
+def test_a_list_that_holds_itself_is_unreadable_not_a_crash() -> None:
+    looped: list[Any] = []
+    looped.append(looped)
+    value = {"a": looped, "b": "plain"}
+    assert assess(value, profile="share").status is ShareStatus.UNKNOWN
+    assert redact(value, profile="share").value == {"a": ["[REDACTED:circular]"], "b": "plain"}
+
+
+@pytest.mark.parametrize(
+    ("levels", "status"),
+    [(1, "UNSAFE"), (5, "UNSAFE"), (15, "UNSAFE"), (16, "UNSAFE"), (17, "UNSAFE"), (40, "UNKNOWN")],
+)
+def test_a_secret_nested_under_plain_keys_is_found_at_any_depth(levels: int, status: str) -> None:
+    # Past 64 levels of nesting (40 mappings, 26 lists) the value cannot be read: UNKNOWN.
+    token = "ghp_" + "Zx9Qw3Er5Ty7Ui9Op1As3Df5Gh7Jk9Lz2Xc4V"
+    value: Any = {"note": "see " + token}
+    for i in range(levels):
+        value = {f"n{i}": [value] if i % 3 else value, "plain": "text"}
+    assert assess(value, profile="share").status is ShareStatus(status)
+    assert token not in repr(redact(value, profile="share").value)
