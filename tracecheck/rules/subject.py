@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from tracecheck.rules.predicates import Exact, Predicate
 from tracecheck.spans import Kind, RunRecord, Span
@@ -37,8 +38,12 @@ class Subject:
 
     def matching(self, predicate: Predicate) -> list[Span]:
         """The spans matching `predicate`, in array order."""
-        matches = predicate.matches
-        return [span for span in self._candidates(predicate) if matches(span)]
+        candidates = self._candidates(predicate)
+        rest = _beyond_index(predicate)
+        if rest is None:
+            return list(candidates)
+        matches = rest.matches
+        return [span for span in candidates if matches(span)]
 
     def position(self, span: Span) -> int:
         """The span's index in array order."""
@@ -67,3 +72,16 @@ class Subject:
             for span in self.spans:
                 self._by_kind.setdefault(span.kind, []).append(span)
         return self._by_kind
+
+
+_ANY = Predicate()
+
+
+def _beyond_index(predicate: Predicate) -> Predicate | None:
+    """What a predicate asks beyond what the index its candidates come from holds (their kind,
+    and a TOOL predicate's exact tool name), or None when that is all it asks."""
+    if predicate.kind is None:
+        return predicate
+    exact_tool = predicate.kind == Kind.TOOL and isinstance(predicate.tool, Exact)
+    rest = replace(predicate, kind=None, tool=None if exact_tool else predicate.tool)
+    return None if rest == _ANY else rest
