@@ -241,15 +241,18 @@ def _frozen(value: Any) -> Hashable:
         hash(value)
     except TypeError:
         return ("id", id(value))
+    if value.__class__ is float:
+        return (float, repr(value))  # -0.0 == 0.0, and nan != nan
     return (value.__class__, value)
 
 
-# Classes of values whose equality with `==` and their class together settle sameness.
-_FLAT = frozenset({str, int, float, bool, type(None)})
+# Classes whose values are told apart by `==` and their class (not floats: -0.0 == 0.0).
+_FLAT = frozenset({str, int, bool, type(None)})
 
 
 def _kinds(attributes: Mapping[str, Any]) -> tuple[type, ...] | None:
-    """The classes of a flat mapping's values, in order; None when a value is nested."""
+    """The classes of a flat mapping's values, in order; None when a value is nested or a
+    float."""
     kinds = tuple(map(type, attributes.values()))
     return kinds if _FLAT.issuperset(kinds) else None
 

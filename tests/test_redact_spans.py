@@ -1082,3 +1082,12 @@ def test_a_resource_equal_to_the_last_but_for_a_value_s_type_is_its_own(card_is_
     assert [(f.detector, f.paths) for f in verdict.findings] == [
         ("card-number", (f"span:{S2}/resource/attributes/n",))
     ]
+
+
+def test_resources_that_differ_only_in_a_zero_s_sign_keep_their_own() -> None:
+    spans = [
+        make_span(S1, resource={"owner.email": OWNER_EMAIL, "x": 0.0}, scope=None),
+        make_span(S2, resource={"owner.email": OWNER_EMAIL, "x": -0.0}, scope=None),
+    ]
+    out = redact_spans(spans, profile="share")
+    assert [str(span.resource["x"]) for span in out.spans] == ["0.0", "-0.0"]
