@@ -34,6 +34,7 @@ from tracecheck import Span, read_traces  # noqa: E402
 from tracecheck.conventions import generic, read  # noqa: E402
 from tracecheck.conventions.registry import select  # noqa: E402
 from tracecheck.reading import read_subject  # noqa: E402
+from tracecheck.rules.subject import Subject  # noqa: E402
 
 PRODUCERS = HERE.parent / "fixtures" / "producers"
 
@@ -76,7 +77,7 @@ def _conventions(spans: Sequence[Span]) -> None:
 
 
 def _evidence(spans: Sequence[Span]) -> None:
-    read_subject(spans)
+    read_subject(Subject(spans))
 
 
 def _best(run: Callable[[Sequence[Span]], None], spans: Sequence[Span], repeat: int) -> float:

@@ -250,26 +250,16 @@ def _frozen(value: Any) -> Hashable:
 _FLAT = frozenset({str, int, bool, type(None)})
 
 
-def _kinds(attributes: Mapping[str, Any]) -> tuple[type, ...] | None:
-    """The classes of a flat mapping's values, in order; None when a value is nested or a
-    float."""
-    kinds = tuple(map(type, attributes.values()))
-    return kinds if _FLAT.issuperset(kinds) else None
-
-
-def _same_mapping(
-    a: Mapping[str, Any], b: Mapping[str, Any], b_kinds: tuple[type, ...] | None = None
-) -> bool:
-    """`_identity(a) == _identity(b)`, settled in C for the usual flat mapping (`b_kinds`, when
-    given, is `_kinds(b)`)."""
+def _same_mapping(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+    """`_identity(a) == _identity(b)`, settled in C for the usual flat mapping."""
     if a is b:
         return True
     if a != b:
         return False
-    kinds = _kinds(a)
-    if kinds is None:
-        return _identity(a) == _identity(b)
-    return kinds == (b_kinds or _kinds(b))
+    kinds = tuple(map(type, a.values()))
+    if kinds != tuple(map(type, b.values())):
+        return False
+    return _FLAT.issuperset(kinds) or _identity(a) == _identity(b)
 
 
 def _same_scope(a: Scope | None, b: Scope | None) -> bool:
@@ -373,27 +363,27 @@ def _copy(attributes: Mapping[str, Any]) -> dict[str, Any]:
     return dict(attributes)
 
 
-# Classes whose equal values are one value (not floats: -0.0 == 0.0; not bool and int apart).
-_BY_VALUE = frozenset({str, int, list, tuple})
-
-
 def _inherited(inherited: dict[str, Any], key: str, value: Any) -> bool:
     """Whether a span holds this attribute only because its resource or scope does."""
     return _same(inherited.get(key, _ABSENT), value)
 
 
 def _same(found: Any, value: Any) -> bool:
-    # The same object, or an equal value of the same class: readers copy arrays per span, and
-    # spans of a resource read from several records of a file hold equal copies of its values.
+    """One value as `_identity` counts them: readers copy arrays per span, and spans of a
+    resource read from several records of a file hold equal copies of its values."""
+    if found is value:
+        return True
     kind = found.__class__
-    return found is value or (kind is value.__class__ and kind in _BY_VALUE and found == value)
+    if kind is not value.__class__:
+        return False
+    return found == value if kind in _FLAT else _frozen(found) == _frozen(value)
 
 
 class _Groups:
     def __init__(self) -> None:
         self._groups: dict[tuple[Hashable, ...], _Group] = {}
-        # The last span's resource, the classes of its values, its scope, and their group.
-        self._last: tuple[Mapping[str, Any], Any, Scope | None, _Group] | None = None
+        # The last span's resource, its scope, and their group.
+        self._last: tuple[Mapping[str, Any], Scope | None, _Group] | None = None
 
     def of(self, span: Span) -> tuple[_Group, bool]:
         """The span's group, and whether this span is the first of it."""
@@ -401,17 +391,13 @@ class _Groups:
         last = self._last
         # Spans of one resource and scope come together, most sharing its very objects:
         # comparing with the last span's spares building the group's key for nearly every span.
-        if last is not None and resource is last[0] and scope is last[2]:
-            return last[3], False
-        if (
-            last is not None
-            and _same_mapping(resource, last[0], last[1])
-            and _same_scope(scope, last[2])
-        ):
-            group, first = last[3], False
+        if last is not None and resource is last[0] and scope is last[1]:
+            return last[2], False
+        if last is not None and _same_mapping(resource, last[0]) and _same_scope(scope, last[1]):
+            group, first = last[2], False
         else:
             group, first = self._of(span)
-        self._last = (resource, _kinds(resource), scope, group)
+        self._last = (resource, scope, group)
         return group, first
 
     def _of(self, span: Span) -> tuple[_Group, bool]:
@@ -516,9 +502,7 @@ def _strings_of(spans: list[Span]) -> tuple[list[str], list[Any]]:
     out: list[str] = []
     scalars: list[Any] = []
     add = out.append
-    resources: set[Hashable] = set()
-    last_resource: Mapping[str, Any] | None = None
-    last_kinds: tuple[type, ...] | None = None
+    groups = _Groups()
     for span in spans:
         add(span.name)
         _collect(span.attributes, out, scalars)
@@ -529,19 +513,13 @@ def _strings_of(spans: list[Span]) -> tuple[list[str], list[Any]]:
             _collect(event.attributes, out, scalars)
         for link in span.links:
             _collect(link.attributes, out, scalars)
-        resource = span.resource
-        # Spans of one resource come together: most are settled by comparing with the last.
-        if resource and resource is not last_resource:
-            if last_resource is None or not _same_mapping(resource, last_resource, last_kinds):
-                identity = _identity(resource)
-                if identity not in resources:
-                    resources.add(identity)
-                    _collect(resource, out, scalars)
-            last_resource, last_kinds = resource, _kinds(resource)
-        if span.scope is not None:
-            add(span.scope.name)
-            add(span.scope.version)
-            _collect(span.scope.attributes, out, scalars)
+        # A resource and scope that many spans share are collected once.
+        if groups.of(span)[1]:
+            _collect(span.resource, out, scalars)
+            if span.scope is not None:
+                add(span.scope.name)
+                add(span.scope.version)
+                _collect(span.scope.attributes, out, scalars)
     return out, scalars
 
 

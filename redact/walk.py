@@ -185,15 +185,13 @@ class QuietMappings:
             return passing.issuperset(value.values())
         except TypeError:  # an unhashable value: a list, or a nested mapping
             pass
-        try:
-            for item in value.values():
-                if item.__class__ is list:
-                    if not self.passes(item, depth):
-                        return False
-                elif item not in passing:
+        # Scalars, most values, stay set lookups; the rest take a closer look.
+        for item in value.values():
+            if item.__class__ is str or item.__class__ in _SCALARS:
+                if item not in passing:
                     return False
-        except TypeError:  # a nested mapping
-            return all(self.passes(item, depth) for item in value.values())
+            elif not self.passes(item, depth):
+                return False
         return True
 
     def passes(self, item: Any, depth: int = 0) -> bool:
@@ -203,13 +201,11 @@ class QuietMappings:
         if item.__class__ is list or item.__class__ is tuple:
             # Arguments are also read together, which the prescan did not do.
             return not _arguments(item) and all(self.passes(inner, depth + 1) for inner in item)
-        if isinstance(item, Mapping):
-            # A nested mapping (an OTLP `{"stringValue": …}`, a kvlist) as the walk judges it.
-            return self._holds_nothing(item, depth + 1)
         try:
             return item in self._passing()
         except TypeError:
-            return False
+            # A nested mapping (an OTLP `{"stringValue": …}`, a kvlist) as the walk judges it.
+            return isinstance(item, Mapping) and self._holds_nothing(item, depth + 1)
 
     def _passing(self) -> set[Any]:
         if self._values is None or self._generation != self._inspector.generation:

@@ -16,6 +16,7 @@ import pytest
 
 from tracecheck import Kind, Span, Trace, check, compile_contract, read_traces
 from tracecheck.reading import read_subject
+from tracecheck.rules.subject import Subject
 
 PRODUCERS = Path(__file__).resolve().parent.parent / "fixtures" / "producers"
 LOOKUP = {"order_id": "A-1001"}
@@ -195,7 +196,7 @@ def tool_calls(trace: Trace) -> list[str]:
 def test_every_span_is_read_by_the_producers_convention(recording: Recording, run: str) -> None:
     trace = only_trace(recording.path(run))
     assert {span.convention.name for span in trace.spans} <= recording.conventions
-    assert read_subject(trace.spans).notes == ()  # nothing unmapped, no total in dispute
+    assert read_subject(Subject(trace.spans)).notes == ()  # nothing unmapped, no total in dispute
 
 
 @pytest.mark.parametrize(("recording", "run"), CASES)
@@ -290,7 +291,7 @@ def test_anthropic_counts_beside_the_input_in_ai_sdk_5_are_added_once() -> None:
     ]
     assert [s.tokens.total for s in calls] == [1630, 1716]
     # AI SDK 5's own total leaves the cache out: the note says so, the larger count is used.
-    (first, second) = read_subject(trace.spans).notes
+    (first, second) = read_subject(Subject(trace.spans)).notes
     assert "records a total of 94 tokens, but its counts add up to 1630" in first
     assert "records a total of 180 tokens, but its counts add up to 1716" in second
 
@@ -304,7 +305,7 @@ def test_anthropic_counts_beside_the_input_in_ai_sdk_4_are_added_once(run: str) 
         (153, 1536, 0),
     ]
     assert [s.tokens.total for s in calls] == [1630, 1716]
-    assert read_subject(trace.spans).notes == ()
+    assert read_subject(Subject(trace.spans)).notes == ()
 
 
 def test_ai_sdk_roots_and_embeddings_are_no_model_calls() -> None:
@@ -418,7 +419,7 @@ def test_openinference_around_autogens_own_spans_records_each_tool_call_twice_an
     # `execute_tool <tool>` (without): one call, two spans.
     assert [s.tool_name for s in calls] == [name for name in TOOLS["forbidden"] for _ in "ab"]
     assert [s.tokens.total for s in by_start(run, Kind.LLM)] == TOTALS["forbidden"]
-    notes = read_subject(run.spans).notes
+    notes = read_subject(Subject(run.spans)).notes
     assert len(notes) == 1 and notes[0].startswith("3 tool calls are recorded twice")
     verdict = check(run, NO_SHELL)
     assert [(r.label, r.status) for r in verdict.rules][1] == ("tools.forbidden[run_shell]", "fail")
@@ -432,7 +433,7 @@ def test_strands_1_40_counts_an_openai_cache_once_under_its_underscore_names(run
         [1630, 1716] if run == "cache" else [430, 530, 608 if run == "tool-error" else 590]
     )
     assert [s.tokens.recorded_total for s in calls] == [s.tokens.total for s in calls]
-    assert read_subject(trace.spans).notes == ()  # it was 3252 against the own 1716
+    assert read_subject(Subject(trace.spans)).notes == ()  # it was 3252 against the own 1716
     assert tool_calls(trace) == TOOLS[run]
     # 1.40 writes a tool's arguments only into span events.
     assert all(not s.arguments.known for s in by_start(trace, Kind.TOOL))

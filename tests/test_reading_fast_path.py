@@ -20,6 +20,7 @@ from tracecheck.conventions.evidence import (
     unmapped_evidence,
 )
 from tracecheck.reading import _NAMED, _ref, _unmapped_text, read_subject
+from tracecheck.rules.subject import Subject
 from tracecheck.spans import Kind, Span
 
 TOOLS = ("lookup", "refund", None)
@@ -63,7 +64,7 @@ def subjects(draw: Any) -> list[Span]:
 @settings(max_examples=300, deadline=None)
 @given(spans=subjects())
 def test_the_indexed_reading_is_the_straightforward_one(spans: list[Span]) -> None:
-    assert read_subject(spans) == straightforward_reading(spans)
+    assert read_subject(Subject(spans)) == straightforward_reading(spans)
 
 
 def straightforward_reading(spans: Sequence[Span]) -> tuple[Any, ...]:

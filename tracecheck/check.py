@@ -71,7 +71,7 @@ def _check(
         subject = Subject(spans, run)
     else:
         subject = _whole_trace(spans)
-    reading = read_subject(subject.spans)
+    reading = read_subject(subject)
     blocked = {TOOLS: reading.uncaptured_tools, MODELS: reading.uncaptured_models} if strict else {}
     if reading.models_not_recorded and not blocked.get(MODELS):
         # One span stands for several model calls: no count or model rule can be judged.

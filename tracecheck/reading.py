@@ -13,6 +13,7 @@ from tracecheck.conventions.evidence import (
     requested_tools,
     unmapped_evidence,
 )
+from tracecheck.rules.subject import Subject
 from tracecheck.spans import Kind, Span
 
 __all__ = ["SubjectReading", "read_subject"]
@@ -37,17 +38,16 @@ class SubjectReading(NamedTuple):
     models_not_recorded: str | None = None
 
 
-def read_subject(spans: Sequence[Span]) -> SubjectReading:
+def read_subject(subject: Subject) -> SubjectReading:
     """Notes on spans no convention mapped, on tool calls with no model call recorded, and on
-    token totals that disagree with their producer's own; the spans read by each convention."""
+    token totals that disagree with their producer's own; the spans read by each convention.
+    Each note looks at the spans of its kind, from the index the rules use too."""
+    spans = subject.spans
     conventions = Counter(span.convention.name for span in spans)
-    by_kind: dict[Kind, list[Span]] = {}
-    for span in spans:
-        by_kind.setdefault(span.kind, []).append(span)
-    tools, models = by_kind.get(Kind.TOOL, []), by_kind.get(Kind.LLM, [])
+    tools, models = subject.of_kind(Kind.TOOL), subject.of_kind(Kind.LLM)
     unmapped = [
         (span, reason)
-        for span in _suspects(spans, by_kind.get(Kind.UNKNOWN, []), tools)
+        for span in _suspects(spans, subject.of_kind(Kind.UNKNOWN), tools)
         if (
             reason := unmapped_evidence(
                 span.name, span.attributes, span.kind, span.tool_name, span.convention.evidence
@@ -122,14 +122,16 @@ def read_subject(spans: Sequence[Span]) -> SubjectReading:
     )
 
 
-def _suspects(spans: Sequence[Span], unknown: list[Span], tools: list[Span]) -> list[Span]:
+def _suspects(
+    spans: Sequence[Span], unknown: Sequence[Span], tools: Sequence[Span]
+) -> Sequence[Span]:
     """The spans that may look like a call no convention mapped, in array order: only a span
     read as UNKNOWN or a tool call with no tool name can (the evidence judges no other)."""
     unnamed = [span for span in tools if not span.tool_name]
     if not unnamed or not unknown:
         return unknown or unnamed
     position = {id(span): i for i, span in enumerate(spans)}
-    return sorted(unknown + unnamed, key=lambda span: position[id(span)])
+    return sorted([*unknown, *unnamed], key=lambda span: position[id(span)])
 
 
 def _tools_recorded_twice(tool_spans: Sequence[Span]) -> list[tuple[Span, Span]]:

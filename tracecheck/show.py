@@ -13,6 +13,7 @@ from typing import Any
 
 from tracecheck.reading import read_subject
 from tracecheck.report.safe import printable, shorten
+from tracecheck.rules.subject import Subject
 from tracecheck.spans import Kind, Span, TokenUsage, Trace
 from tracecheck.unquoted import without_credentials
 
@@ -36,7 +37,9 @@ def render_trace(trace: Trace, *, color: bool = False, files: Sequence[str] = ()
     lines = [paint(_BOLD, header)]
     for prefix, span in _walk(trace):
         lines.append(prefix + _span_line(span, paint))
-    lines.extend(f"note: {shorten(printable(note))}" for note in read_subject(trace.spans).notes)
+    lines.extend(
+        f"note: {shorten(printable(note))}" for note in read_subject(Subject(trace.spans)).notes
+    )
     return "\n".join(lines)
 
 
@@ -74,7 +77,7 @@ def trace_facts(trace: Trace) -> dict[str, Any]:
         "run_status": run.status if run else None,
         "spans": spans,
         "notes": [str(note) for note in trace.notes],
-        "reading_notes": list(read_subject(trace.spans).notes),
+        "reading_notes": list(read_subject(Subject(trace.spans)).notes),
     }
 
 

@@ -34,12 +34,15 @@ class Subject:
     @property
     def tool_spans(self) -> Sequence[Span]:
         """TOOL spans in array order."""
-        return self._kinds().get(Kind.TOOL, ())
+        return self.of_kind(Kind.TOOL)
+
+    def of_kind(self, kind: Kind) -> Sequence[Span]:
+        """The spans of one kind, in array order."""
+        return self._kinds().get(kind, ())
 
     def matching(self, predicate: Predicate) -> list[Span]:
         """The spans matching `predicate`, in array order."""
-        candidates = self._candidates(predicate)
-        rest = _beyond_index(predicate)
+        candidates, rest = self._candidates(predicate)
         if rest is None:
             return list(candidates)
         matches = rest.matches
@@ -55,16 +58,20 @@ class Subject:
         """How a message names a span: its id, or `#<index>` in array order when it has none."""
         return span.span_id or f"#{self.position(span)}"
 
-    def _candidates(self, predicate: Predicate) -> Sequence[Span]:
+    def _candidates(self, predicate: Predicate) -> tuple[Sequence[Span], Predicate | None]:
+        """The spans an index gives for the predicate, and what of it they must still match
+        (None: nothing, the index holds it all)."""
         if predicate.kind is None:
-            return self.spans
+            return self.spans, predicate
         if predicate.kind == Kind.TOOL and isinstance(predicate.tool, Exact):
             if self._by_tool is None:
                 self._by_tool = {}
                 for span in self.tool_spans:
                     self._by_tool.setdefault(span.tool_name, []).append(span)
-            return self._by_tool.get(predicate.tool.value, ())
-        return self._kinds().get(Kind(predicate.kind), ())
+            found = self._by_tool.get(predicate.tool.value, ())
+            return found, _unless_any(replace(predicate, kind=None, tool=None))
+        found = self._kinds().get(Kind(predicate.kind), ())
+        return found, _unless_any(replace(predicate, kind=None))
 
     def _kinds(self) -> dict[Kind, list[Span]]:
         if self._by_kind is None:
@@ -77,11 +84,5 @@ class Subject:
 _ANY = Predicate()
 
 
-def _beyond_index(predicate: Predicate) -> Predicate | None:
-    """What a predicate asks beyond what the index its candidates come from holds (their kind,
-    and a TOOL predicate's exact tool name), or None when that is all it asks."""
-    if predicate.kind is None:
-        return predicate
-    exact_tool = predicate.kind == Kind.TOOL and isinstance(predicate.tool, Exact)
-    rest = replace(predicate, kind=None, tool=None if exact_tool else predicate.tool)
-    return None if rest == _ANY else rest
+def _unless_any(predicate: Predicate) -> Predicate | None:
+    return None if predicate == _ANY else predicate
