@@ -12,6 +12,7 @@ import argparse
 import importlib
 import sys
 from collections.abc import Sequence
+from contextlib import AbstractContextManager, nullcontext
 from types import ModuleType
 from typing import Any
 
@@ -37,6 +38,14 @@ _COMMANDS: tuple[tuple[str, str], ...] = (
     ("proxy", "tracecheck.cli.proxy"),
     ("ship", "tracecheck.cli.ship"),
     ("ingest-server", "tracecheck.cli.ingest"),
+)
+# The commands that read their input, answer and exit run with the cyclic garbage collector
+# paused: what they hold (a trace of 100k spans is millions of objects) makes no reference
+# cycles, yet each pass of the collector walks all of it (0.3 s of a 3 s check), and a check of
+# 2,000 traces leaves fewer than 600 objects in cycles behind. The servers, the shipper and
+# the fleet (whose Dask client runs as long as its workers) keep it.
+_BATCH = frozenset(
+    {"check", "report", "show", "lint", "explain", "contracts", "redact", "verify-safe"}
 )
 
 
@@ -70,7 +79,8 @@ def main(argv: Sequence[str] | None = None, *, env: Environment | None = None) -
         parser.print_help(env.stderr)
         return ExitCode.USAGE
     try:
-        return int(args.run(args, env))
+        with _collector(args.command):
+            return int(args.run(args, env))
     except Stop as stop:
         return int(stop.code)
     except KeyboardInterrupt:
@@ -88,6 +98,15 @@ def main(argv: Sequence[str] | None = None, *, env: Environment | None = None) -
             traceback.print_exc(file=env.stderr)
         env.error(internal_error(exc) + " (TRACECHECK_DEBUG=1 shows where)")
         return ExitCode.USAGE
+
+
+def _collector(command: str) -> AbstractContextManager[None]:
+    """The collector paused while a batch command runs (on again when it returns)."""
+    if command not in _BATCH:
+        return nullcontext()
+    from tracecheck.readers.common import collector_paused
+
+    return collector_paused()
 
 
 def _first_command(words: Sequence[str]) -> str | None:

@@ -383,9 +383,11 @@ _work: Work | None = None
 
 def _start(payload: bytes) -> None:
     import dataclasses
+    import gc
     import pickle
 
     global _work
+    gc.disable()  # a worker is a batch command of its own: see `app._BATCH`
     work: Work = pickle.loads(payload)
     if work.contract_paths:  # compiled here as the parent compiled them
         from tracecheck.contract.builtin import contract_source

@@ -106,13 +106,17 @@ def run(args: argparse.Namespace, env: Environment) -> ExitCode:
     require_extra(env, "shipping", "serve", ("httpx",))
     options = options_or_stop(args, env)
     from redact.shipping.shipment import ShipConfigError, ShipError, ShipRefused, resolve_config
+    from redact.shipping.wire import TENANT_ENV, URL_ENV
 
     profile, known, key = options.profile, options.known_secrets, options.pseudonym_key
     config = None
     if not args.dry_run:
+        # The command's environment, not the process's (the same for the console script).
+        url = args.url or env.environ.get(URL_ENV)
+        tenant = args.tenant or env.environ.get(TENANT_ENV)
         api_key = env.environ.get(args.api_key_env) or None
         try:
-            config = resolve_config(args.url, api_key, args.tenant)
+            config = resolve_config(url, api_key, tenant)
         except ShipConfigError as exc:
             env.error(_config_message(exc, args.api_key_env))
             return ExitCode.USAGE

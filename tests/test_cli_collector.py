@@ -1,0 +1,105 @@
+"""A command that reads, answers and exits runs with the cyclic garbage collector paused (a
+large trace makes no reference cycles, but every pass of the collector walks all of it); a
+server or shipper keeps it; the collector is as it was once the command returns."""
+
+from __future__ import annotations
+
+import gc
+import io
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tracecheck.cli import Environment, ExitCode, main
+from tracecheck.readers.by_trace import visit_traces
+
+ROOT = Path(__file__).resolve().parent.parent
+TRACE = str(ROOT / "fixtures" / "otel-genai" / "clean.otlp.jsonl")
+CONTRACT = str(ROOT / "contracts" / "refund-desk.json")
+
+
+@pytest.fixture
+def collector_on() -> Iterator[None]:
+    was = gc.isenabled()
+    gc.enable()
+    try:
+        yield
+    finally:
+        if not was:
+            gc.disable()
+
+
+class _Watched:
+    """The reader, noting whether the collector ran while the command read."""
+
+    def __init__(self, fails: bool = False) -> None:
+        self.seen: list[bool] = []
+        self.fails = fails
+
+    def __call__(self, source: Any, *args: Any, **kwargs: Any) -> int:
+        self.seen.append(gc.isenabled())
+        if self.fails:
+            raise RuntimeError("a reader bug")
+        return visit_traces(source, *args, **kwargs)
+
+
+def _env(read: _Watched) -> Environment:
+    return Environment(io.StringIO(), io.StringIO(), io.StringIO(), {}, read=read)
+
+
+@pytest.mark.usefixtures("collector_on")
+@pytest.mark.parametrize("command", [["check", TRACE, "--contract", CONTRACT], ["show", TRACE]])
+def test_a_batch_command_reads_with_the_collector_paused(command: list[str]) -> None:
+    read = _Watched()
+    assert main(command, env=_env(read)) == ExitCode.OK
+    assert read.seen == [False]
+    assert gc.isenabled()
+
+
+@pytest.mark.usefixtures("collector_on")
+def test_the_collector_is_on_again_after_a_command_that_breaks() -> None:
+    read = _Watched(fails=True)
+    code = main(["check", TRACE, "--contract", CONTRACT], env=_env(read))
+    assert code != ExitCode.OK
+    assert read.seen == [False]
+    assert gc.isenabled()
+
+
+def test_a_paused_collector_stays_paused() -> None:
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        assert main(["check", TRACE, "--contract", CONTRACT], env=_env(_Watched())) == 0
+        assert not gc.isenabled()
+    finally:
+        if was:
+            gc.enable()
+
+
+@pytest.mark.usefixtures("collector_on")
+def test_the_shipper_keeps_the_collector(tmp_path: Path) -> None:
+    httpx = pytest.importorskip("httpx", reason="ship is in the serve extra")
+    seen: list[bool] = []
+
+    def ingest(request: Any) -> Any:
+        seen.append(gc.isenabled())
+        return httpx.Response(200, json={"accepted": 11, "rejected": []})
+
+    environ = {
+        "TANGLE_INGEST_URL": "https://ingest.example.test",
+        "TANGLE_INGEST_API_KEY": "tk_" + "live_" + "FAKEfake" + "0123456789abcdef",
+        "TANGLE_TENANT_ID": "acme-test",
+    }
+    stderr = io.StringIO()
+    env = Environment(
+        io.StringIO(),
+        io.StringIO(),
+        stderr,
+        environ,
+        transport=httpx.MockTransport(ingest),
+        sleep=lambda seconds: None,
+    )
+    assert main(["ship", TRACE], env=env) == ExitCode.OK, stderr.getvalue()
+    assert seen and all(seen)
