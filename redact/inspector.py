@@ -364,9 +364,11 @@ def strings_in(values: Iterable[Any]) -> tuple[list[str], list[Any]]:
             scalars.append(item)
         elif depth > MAX_DEPTH:
             continue
-        elif isinstance(item, Mapping):
-            strings.extend(key for key in item if isinstance(key, str))
-            stack.extend((value, depth + 1) for value in item.values())
-        elif isinstance(item, list | tuple):
-            stack.extend((value, depth + 1) for value in item)
+        elif kind is dict or (kind is not list and isinstance(item, Mapping)):
+            strings.extend([key for key in item if isinstance(key, str)])
+            depth += 1
+            stack.extend([(value, depth) for value in item.values()])
+        elif kind is list or isinstance(item, list | tuple):
+            depth += 1
+            stack.extend([(value, depth) for value in item])
     return strings, scalars

@@ -529,7 +529,10 @@ class Assessor:
         self.unreadable.append(f"{path or '/'}: {reason}")
 
     def value(self, value: Any, path: str, depth: int) -> None:
-        if isinstance(value, str):
+        kind = value.__class__
+        if kind is dict or kind is list:  # what parsed JSON holds, without an ABC check
+            self._container(value, kind is dict, path, depth)
+        elif isinstance(value, str):
             self.string(value, path)
         elif value is None or isinstance(value, bool | int | float | _PASSED_THROUGH):
             if is_card_number(value):
@@ -538,14 +541,18 @@ class Assessor:
             self._unreadable(path, "binary data")
         elif not isinstance(value, Mapping | list | tuple):
             self._unreadable(path, f"a value of type {type(value).__name__} cannot be read")
-        elif depth > MAX_DEPTH:
+        else:
+            self._container(value, isinstance(value, Mapping), path, depth)
+
+    def _container(self, value: Any, is_mapping: bool, path: str, depth: int) -> None:
+        if depth > MAX_DEPTH:
             self._unreadable(path, f"nested deeper than {MAX_DEPTH} levels")
         elif id(value) in self._ancestors:
             self._unreadable(path, "circular reference")
         else:
             self._ancestors.add(id(value))
             try:
-                if isinstance(value, Mapping):
+                if is_mapping:
                     self.mapping(value, path, depth)
                 else:
                     self.sequence(value, path, depth)
