@@ -39,6 +39,7 @@ import base64
 import binascii
 import re
 from bisect import bisect_right
+from collections.abc import Iterator
 
 from redact.lookalikes import INVISIBLE, LOOKALIKE, fold, python_class, re2_class
 
@@ -50,8 +51,11 @@ BUDGET = 16
 
 # One base64 group of four characters that decodes to three ASCII bytes: the first character's
 # value is below 32, the second's bit 3 and the third's bit 1 are clear.
-_GROUP = "[A-Za-f][A-HQ-Xg-nw-z0-3][ABEFIJMNQRUVYZcdghklopstwx014589][A-Za-z0-9+/_-]"
-_HEX_ASCII = "(?:[2-7][0-9a-fA-F]){6}"
+_GROUP_FIRST = "[A-Za-f]"
+_GROUP_REST = "[A-HQ-Xg-nw-z0-3][ABEFIJMNQRUVYZcdghklopstwx014589][A-Za-z0-9+/_-]"
+_GROUP = _GROUP_FIRST + _GROUP_REST
+_HEX_BYTE = "[2-7][0-9a-fA-F]"  # two hex digits of a printable ASCII byte
+_HEX_ASCII = f"(?:{_HEX_BYTE}){{6}}"
 
 # RE2 syntax, matched on UTF-8 bytes as part of the combined prescan. The base64 and hex branches
 # are anchored where a payload starts: an unanchored window slows the whole scan's DFA tenfold.
@@ -82,11 +86,23 @@ _CHARACTERS = re.compile(
     f"|(?P<odd>{_ODD}+)"
 )
 _ODD_RUN = re.compile(f"{_ODD}+")
-_BASE64_START = re.compile(f"(?<![A-Za-z0-9+_-])(?:{_GROUP}){{3}}")
+# The characters a match of `_CHARACTERS` can begin with: its escapes' first characters and the
+# odd ones. `re` scans for one character class many times faster than it tries the eight
+# branches at every position, and faster again for a class of ASCII characters alone, which
+# is all an ASCII text can hold (0.6 s → 0.025 s over 4.5 MB of tool results).
+_STARTS = re.compile(f"[%\\\\&{_ODD[1:-1]}]")
+_ASCII_STARTS = re.compile(
+    "[" + "".join(f"\\x{code:02x}" for code in range(128) if _STARTS.match(chr(code))) + "]"
+)
+# A payload's start: not inside a word, then three groups. Written with the first character
+# before the look-behind, so that `re` scans for that character class instead of trying the
+# look-behind at every position (1.6x faster here, 5.5x for hex below; the same matches:
+# tests/test_redact_decoded.py).
+_BASE64_START = re.compile(f"{_GROUP_FIRST}(?<![A-Za-z0-9+_-].){_GROUP_REST}(?:{_GROUP}){{2}}")
 _BASE64_RUN = re.compile(r"[A-Za-z0-9+/_-]*")
 _BASE64_NEXT_LINE = re.compile(r"\r?\n([A-Za-z0-9+/_-]+)(?==*(?:\r?\n|\Z))")
 _PADDING = re.compile(r"={0,2}")
-_HEX_START = re.compile(f"(?:(?<![0-9A-Za-z])|(?<=0[xX])){_HEX_ASCII}")
+_HEX_START = re.compile(f"[2-7](?:(?<![0-9A-Za-z].)|(?<=0[xX].))[0-9a-fA-F](?:{_HEX_BYTE}){{5}}")
 _HEX_RUN = re.compile(r"[0-9A-Fa-f]*")
 _LINE_BREAKS = str.maketrans("", "", "\r\n")
 _URLSAFE = str.maketrans("-_", "+/")
@@ -250,10 +266,23 @@ def _code_point(out: _Builder, start: int, end: int, code: int) -> None:
         out.put(fold(chr(code)), start, end)
 
 
+def _escapes(source: str) -> Iterator[re.Match[str]]:
+    """What `_CHARACTERS.finditer(source)` gives, found by looking only where a match can begin."""
+    starts = _ASCII_STARTS if source.isascii() else _STARTS
+    position = 0
+    while (candidate := starts.search(source, position)) is not None:
+        match = _CHARACTERS.match(source, candidate.start())
+        if match is None:
+            position = candidate.start() + 1
+        else:
+            yield match
+            position = match.end()  # every branch takes at least one character
+
+
 def _characters(source: str, parent: View | None) -> View | None:
     out = _Builder(source)
     done = 0
-    for match in _CHARACTERS.finditer(source):
+    for match in _escapes(source):
         start, end = match.span()
         out.copy(done, start)
         done = end

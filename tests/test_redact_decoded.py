@@ -12,6 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from redact import decoded
 from redact.decoded import BUDGET, MAX_DEPTH, TRIGGER, views
 from redact.engine import re2
 from redact.lookalikes import INVISIBLE, LOOKALIKE, UNICODE_VERSION, fold
@@ -217,6 +218,77 @@ def test_the_trigger_matches_wherever_a_view_decodes_something(text: str) -> Non
     # hide no character of a credential by themselves.
     if views(re.sub(r"\\(?![ux])", " ", text)):
         assert TRIGGER_RE2.search(text.encode("utf-8", "surrogatepass")), text
+
+
+_ESCAPE_PIECES = [
+    *_PIECES,
+    "%",
+    "%4",
+    "\\",
+    "\\\\",
+    "\\/",
+    "\\u{1F600}",
+    "\\u00",
+    "\\n",
+    "&#x40;",
+    "&#",
+    "\x00",
+    "\x7f",
+    "\t",
+    "é",
+]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.one_of(st.sampled_from(_ESCAPE_PIECES), st.text(max_size=4)), max_size=8))
+def test_escapes_are_found_only_where_one_can_begin_as_a_full_scan_finds_them(
+    pieces: list[str],
+) -> None:
+    text = "".join(pieces)
+    found = [(m.span(), m.lastgroup) for m in decoded._escapes(text)]
+    assert found == [(m.span(), m.lastgroup) for m in decoded._CHARACTERS.finditer(text)]
+
+
+# The starts of base64 and hex payloads as first written, look-behind first: the oracle.
+_PLAIN_STARTS = {
+    "base64": re.compile(f"(?<![A-Za-z0-9+_-])(?:{decoded._GROUP}){{3}}"),
+    "hex": re.compile(f"(?:(?<![0-9A-Za-z])|(?<=0[xX])){decoded._HEX_ASCII}"),
+}
+_PAYLOAD_PIECES = [
+    base64.b64encode(b"jane@example.test").decode(),
+    "QUJD",
+    "QUJDREVG",
+    b"jane@".hex(),
+    "41424344",
+    "0x",
+    "0X",
+    "x",
+    "Z",
+    "9",
+    "+",
+    "_",
+    "-",
+    "/",
+    " ",
+    "=",
+    "é",
+]
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.sampled_from(sorted(_PLAIN_STARTS)),
+    st.lists(st.one_of(st.sampled_from(_PAYLOAD_PIECES), st.text(max_size=3)), max_size=8),
+    st.integers(min_value=0, max_value=4),
+)
+def test_payload_starts_are_found_where_the_plain_patterns_find_them(
+    layer: str, pieces: list[str], position: int
+) -> None:
+    text = "".join(pieces)
+    fast = decoded._BASE64_START if layer == "base64" else decoded._HEX_START
+    found = fast.search(text, position)
+    expected = _PLAIN_STARTS[layer].search(text, position)
+    assert (found and found.span()) == (expected and expected.span())
 
 
 # --- bounds -------------------------------------------------------------------------------------
