@@ -9,7 +9,9 @@ from __future__ import annotations
 import re
 
 import pytest
+import regex
 from detector_support import assert_linear_time, assert_prefilter_covers, texts_around
+from hypothesis import given
 from hypothesis import strategies as st
 
 from redact.detectors import REFERENCE_DETECTORS, Detector, detect_credential, detector
@@ -229,6 +231,23 @@ def test_spans_start_at_the_token_not_inside_a_run() -> None:
     assert [text[a:b] for a, b in detector("jwt").find(text)] == [_JWT]
     found = [text[a:b] for a, b in detector("url-credentials").find(text)]
     assert found == ["https://bot:tok@"]
+
+
+# The JWT pattern as first written, scanning each base64url run from its start: the oracle for
+# the one that opens with `eyJ` and looks back (the same tokens, found faster).
+_PLAIN_JWT = regex.compile(
+    r"(?<![A-Za-z0-9_-])(?>[A-Za-z0-9_-]*?(?=eyJ))\K"
+    r"eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
+    regex.ASCII | regex.VERSION0,
+)
+_JWT_PIECES = ["eyJ", j("eyJ", "hbGciOiJIUzI1NiJ9"), ".", "abcdefgh", "e", "y", "J", "-", "_", " "]
+
+
+@given(st.lists(st.one_of(st.sampled_from(_JWT_PIECES), st.text(max_size=3)), max_size=14))
+def test_jwt_finds_what_a_scan_of_every_run_from_its_start_finds(pieces: list[str]) -> None:
+    text = "".join(pieces)
+    expected = [match.span() for match in _PLAIN_JWT.finditer(text)]
+    assert list(detector("jwt").find(text)) == expected
 
 
 # --- prefilters --------------------------------------------------------------------------------
