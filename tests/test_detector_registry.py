@@ -161,6 +161,16 @@ def test_every_detector_is_registered_once_by_id() -> None:
         DETECTORS["x"] = everything[0]  # type: ignore[index]
 
 
+def test_every_pattern_compiles_once_on_first_use() -> None:
+    # Importing the detectors compiles none of their precise patterns (most files call on a
+    # handful); a pattern that does not compile must still fail here, not on a user's file.
+    everything = CREDENTIAL_DETECTORS + PERSONAL_DETECTORS + OPT_IN_DETECTORS
+    for d in everything:
+        compiled = d.pattern
+        assert compiled.pattern == d.source and compiled.flags & d.flags == d.flags
+        assert d.pattern is compiled
+
+
 def test_detector_by_id() -> None:
     assert detector("jwt").id == "jwt"
     with pytest.raises(KeyError, match='did you mean "card-number"'):

@@ -255,7 +255,8 @@ def _personal(
         id=id,
         description=description,
         category="personal-data",
-        pattern=regex.compile(pattern, flags),
+        source=pattern,
+        flags=flags,
         prefilter=prefilter,
         accept=accept,
     )

@@ -213,7 +213,8 @@ def _credential(
         id=id,
         description=description,
         category="credential",
-        pattern=regex.compile(pattern, _I if ignore_case else _FLAGS),
+        source=pattern,
+        flags=_I if ignore_case else _FLAGS,
         prefilter=prefilter,
         accept=accept,
     )
