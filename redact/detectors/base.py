@@ -10,8 +10,8 @@ engines work together so that hostile span text can never hang an exporter:
   that scan flags. It may over-approximate; it must never miss.
 - `pattern` is the precise `regex` pattern with ASCII `\\b`/`\\w`/`\\d`, written without nested
   quantifiers, and run with a timeout as a last line of defence. It is compiled from `source`
-  and `flags` on first use: a file's strings call on a handful of the 230 detectors, and
-  compiling all of them took 0.15 s of every `redact` and `verify-safe` start.
+  and `flags` on first use: a file's strings call on a handful of the detectors, and compiling
+  all of them took 0.15 s of every `redact` and `verify-safe` start.
 - `starts`, when given, is an RE2 pattern that matches at every place a precise match can begin
   (a case-insensitive key word, say). The precise pattern is then tried only there, anchored,
   with the same results as scanning every offset: `regex` is slow to look for a case-insensitive
