@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime
 import json
 import secrets
+import weakref
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -158,7 +159,11 @@ class QuietMappings:
         self, inspector: Inspector, is_plain: Callable[[str], bool], longest: int | None
     ) -> None:
         self._inspector = inspector
-        self._is_plain = is_plain
+        # Held weakly: the owner holds this object, and a strong reference back made every
+        # redaction and assessment a reference cycle that kept its batch's prescan (every string
+        # of the batch) alive until the cyclic collector ran.
+        self._is_plain_method = weakref.WeakMethod(is_plain)
+        self._plain: dict[str, bool] = {}
         self._longest = longest
         self._seen_keys: set[Any] = set()
         self._not_plain: set[Any] = set()
@@ -167,6 +172,14 @@ class QuietMappings:
 
     def holds_nothing(self, value: Mapping[Any, Any]) -> bool:
         return self._holds_nothing(value, 0)
+
+    def _is_plain(self, name: str) -> bool:
+        plain = self._plain.get(name)
+        if plain is None:
+            is_plain = self._is_plain_method()
+            assert is_plain is not None  # its owner is who asks
+            plain = self._plain[name] = is_plain(name)
+        return plain
 
     def _holds_nothing(self, value: Mapping[Any, Any], depth: int) -> bool:
         pair = pair_of(value)

@@ -1,6 +1,6 @@
-"""A command that reads, answers and exits runs with the cyclic garbage collector paused (a
-large trace makes no reference cycles, but every pass of the collector walks all of it); a
-server or shipper keeps it; the collector is as it was once the command returns."""
+"""`check` runs with the cyclic garbage collector paused (a large trace makes no reference
+cycles, but every pass of the collector walks all of it); commands that leave cycles behind,
+servers and the shipper keep it; the collector is as it was once the command returns."""
 
 from __future__ import annotations
 
@@ -50,11 +50,16 @@ def _env(read: _Watched) -> Environment:
 
 
 @pytest.mark.usefixtures("collector_on")
-@pytest.mark.parametrize("command", [["check", TRACE, "--contract", CONTRACT], ["show", TRACE]])
-def test_a_batch_command_reads_with_the_collector_paused(command: list[str]) -> None:
+@pytest.mark.parametrize(
+    ("command", "paused"),
+    [(["check", TRACE, "--contract", CONTRACT], True), (["show", TRACE], False)],
+)
+def test_check_reads_with_the_collector_paused_and_show_with_it_running(
+    command: list[str], paused: bool
+) -> None:
     read = _Watched()
     assert main(command, env=_env(read)) == ExitCode.OK
-    assert read.seen == [False]
+    assert read.seen == [not paused]
     assert gc.isenabled()
 
 
@@ -103,3 +108,52 @@ def test_the_shipper_keeps_the_collector(tmp_path: Path) -> None:
     )
     assert main(["ship", TRACE], env=env) == ExitCode.OK, stderr.getvalue()
     assert seen and all(seen)
+
+
+def test_a_chart_is_freed_as_it_is_drawn_while_the_collector_is_paused() -> None:
+    pytest.importorskip("matplotlib", reason="charts are in the report extra")
+    from matplotlib.figure import Figure
+
+    from tracecheck.report import charts
+    from tracecheck.report.model import RuleTally
+
+    def figures() -> int:
+        return sum(isinstance(thing, Figure) for thing in gc.get_objects())
+
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        before = figures()
+        svg = charts.rule_chart([RuleTally("c", "tools.required[a]", 3, 1)], ["tools.required[a]"])
+        assert svg.startswith("<svg")
+        assert figures() == before
+    finally:
+        if was:
+            gc.enable()
+
+
+@pytest.mark.parametrize("command", ["show", "verify-safe", "redact"])
+def test_a_command_leaves_no_span_or_redaction_state_in_a_reference_cycle(
+    command: str, tmp_path: Path
+) -> None:
+    # What a cycle holds lives until the cyclic collector runs: the spans of every trace shown,
+    # the prescan of every batch redacted or judged.
+    words = {
+        "show": ["show", TRACE],
+        "verify-safe": ["verify-safe", TRACE],
+        "redact": ["redact", TRACE, "--profile", "share", "-o", str(tmp_path / "out.jsonl")],
+    }[command]
+    gc.collect()
+    was = gc.isenabled()
+    gc.disable()
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        main(words, env=_env(_Watched()))
+        gc.collect()
+        held = {type(thing).__qualname__ for thing in gc.garbage}
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+        if was:
+            gc.enable()
+    assert not held & {"Span", "Inspector", "Assessor", "Redactor", "QuietMappings"}

@@ -99,21 +99,30 @@ def _walk(trace: Trace) -> Iterator[tuple[str, Span]]:
         if span.parent_span_id:
             children.setdefault(span.parent_span_id, []).append(span)
     seen: set[int] = set()
-
-    def visit(span: Span, prefix: str, last: bool, top: bool) -> Iterator[tuple[str, Span]]:
-        seen.add(id(span))
-        yield (prefix if top else prefix + ("└─ " if last else "├─ ")), span
-        below = [c for c in children.get(span.span_id or "", ()) if id(c) not in seen]
-        inner = prefix if top else prefix + ("   " if last else "│  ")
-        for index, child in enumerate(below):
-            yield from visit(child, inner, index == len(below) - 1, False)
-
     for root in sorted(trace.roots, key=_start_order):
         if id(root) not in seen:
-            yield from visit(root, "", True, True)
+            yield from _visit(root, children, seen, "", True, True)
     for span in trace.spans:
         if id(span) not in seen:
-            yield from visit(span, "", True, True)
+            yield from _visit(span, children, seen, "", True, True)
+
+
+def _visit(
+    span: Span,
+    children: dict[str, list[Span]],
+    seen: set[int],
+    prefix: str,
+    last: bool,
+    top: bool,
+) -> Iterator[tuple[str, Span]]:
+    # A function of its own, not a closure that calls itself: that would be a reference cycle
+    # holding every span of the trace until the cyclic collector ran.
+    seen.add(id(span))
+    yield (prefix if top else prefix + ("└─ " if last else "├─ ")), span
+    below = [c for c in children.get(span.span_id or "", ()) if id(c) not in seen]
+    inner = prefix if top else prefix + ("   " if last else "│  ")
+    for index, child in enumerate(below):
+        yield from _visit(child, children, seen, inner, index == len(below) - 1, False)
 
 
 def _start_order(span: Span) -> tuple[bool, int]:

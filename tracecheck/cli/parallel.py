@@ -387,7 +387,7 @@ def _start(payload: bytes) -> None:
     import pickle
 
     global _work
-    gc.disable()  # a worker is a batch command of its own: see `app._BATCH`
+    gc.disable()  # a worker checks as `check` does, with the collector paused: `app._COLLECTOR_PAUSED`
     work: Work = pickle.loads(payload)
     if work.contract_paths:  # compiled here as the parent compiled them
         from tracecheck.contract.builtin import contract_source
