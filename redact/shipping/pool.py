@@ -225,6 +225,7 @@ def scrubbing_for(
 ) -> Scrubbing:
     """Threads of this process for `processes == 1` (or the given `executor`), a pool of
     worker processes above."""
+    profile.compile_patterns()
     scrubber = Scrubber(profile, known_secrets, pseudonym_key, scrub)
     if processes == 1:
         return ThreadScrubbing(scrubber, threads=threads, executor=executor)
@@ -268,6 +269,7 @@ def _start_worker(
     profile: Profile, known_secrets: KnownSecrets, pseudonym_key: bytes, scrub: Scrub
 ) -> None:
     global _worker
+    profile.compile_patterns()
     _worker = Scrubber(profile, known_secrets, pseudonym_key, scrub)
     # With the real redactor, whatever `scrub` is (a test's may count its batches).
     with contextlib.suppress(Exception):
