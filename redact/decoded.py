@@ -74,7 +74,8 @@ TRIGGER = "|".join(
     ]
 )
 
-_ODD = f"[{python_class(INVISIBLE)}{python_class(LOOKALIKE)}]"
+_ODD_CHARACTERS = python_class(INVISIBLE) + python_class(LOOKALIKE)  # inside a class
+_ODD = f"[{_ODD_CHARACTERS}]"
 _CHARACTERS = re.compile(
     r"(?P<pct>(?:%[0-9A-Fa-f]{2})+)"
     r"|(?P<u>(?:\\u[0-9A-Fa-f]{4})+)"
@@ -90,7 +91,7 @@ _ODD_RUN = re.compile(f"{_ODD}+")
 # odd ones. `re` scans for one character class many times faster than it tries the eight
 # branches at every position, and faster again for a class of ASCII characters alone, which
 # is all an ASCII text can hold (0.6 s → 0.025 s over 4.5 MB of tool results).
-_STARTS = re.compile(f"[%\\\\&{_ODD[1:-1]}]")
+_STARTS = re.compile(f"[%\\\\&{_ODD_CHARACTERS}]")
 _ASCII_STARTS = re.compile(
     "[" + "".join(f"\\x{code:02x}" for code in range(128) if _STARTS.match(chr(code))) + "]"
 )

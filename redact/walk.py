@@ -173,7 +173,8 @@ class QuietMappings:
     def holds_nothing(self, value: Mapping[Any, Any]) -> bool:
         return self._holds_nothing(value, 0)
 
-    def _is_plain(self, name: str) -> bool:
+    def is_plain(self, name: str) -> bool:
+        """The owner's test of a key, asked once per key."""
         plain = self._plain.get(name)
         if plain is None:
             is_plain = self._is_plain_method()
@@ -183,13 +184,13 @@ class QuietMappings:
 
     def _holds_nothing(self, value: Mapping[Any, Any], depth: int) -> bool:
         pair = pair_of(value)
-        if pair is not None and not self._is_plain(pair[1]):
+        if pair is not None and not self.is_plain(pair[1]):
             return False
         keys = value.keys()
         if not self._seen_keys.issuperset(keys):
             for key in keys - self._seen_keys:
                 self._seen_keys.add(key)
-                if not (key.__class__ is str and self._is_plain(key)):
+                if not (key.__class__ is str and self.is_plain(key)):
                     self._not_plain.add(key)
         if not keys.isdisjoint(self._not_plain):
             return False
@@ -240,7 +241,6 @@ class Redactor:
         self.findings: list[RedactionFinding] = []
         self._pseudonym_key = pseudonym_key
         self._ancestors: set[int] = set()
-        self._plain_keys: dict[str, bool] = {}
         # Keys left out of every mapping (span redaction drops hosted-ingest source records).
         self.dropped_prefixes: tuple[str, ...] = ()
         profile = self.profile
@@ -318,7 +318,7 @@ class Redactor:
         renamed = 0
         inspector = self.inspector
         clean = inspector.clean
-        plain = self._plain_keys
+        is_plain = self._quiet.is_plain
         short = self.cap // 4
         paired = self._paired(value)
         for key, item in value.items():
@@ -330,15 +330,16 @@ class Redactor:
                 continue
             # The common case, decided without walking: a short clean string under a plain key.
             kind = item.__class__
-            if (kind is str and len(item) <= short) or (kind in _SCALARS and not _is_card(item)):
-                is_plain = plain.get(name)
-                if is_plain is None:
-                    is_plain = plain[name] = self._is_plain(name)
-                if is_plain and (
-                    kind is not str or item in clean or not inspector.needs_look(item)
-                ):
-                    out[name] = item
-                    continue
+            quiet = (kind is str and len(item) <= short) or (
+                kind in _SCALARS and not _is_card(item)
+            )
+            if (
+                quiet
+                and is_plain(name)
+                and (kind is not str or item in clean or not inspector.needs_look(item))
+            ):
+                out[name] = item
+                continue
             if self.dropped_prefixes and name.startswith(self.dropped_prefixes):
                 continue
             detector = inspector.key_credential(name)
@@ -518,7 +519,6 @@ class Assessor:
         self.tally = FindingTally()
         self.unreadable: list[str] = []
         self._ancestors: set[int] = set()
-        self._plain_keys: dict[str, bool] = {}
         self._quiet = QuietMappings(inspector, self._is_plain, None)
         self._clean_outcomes: dict[str, Any] = {}
 
@@ -595,7 +595,7 @@ class Assessor:
         clean = self.inspector.clean
         outcomes = self._clean_outcomes
         pair = pair_of(value)
-        paired = pair if pair is not None and not self._is_plain(pair[1]) else None
+        paired = pair if pair is not None and not self._quiet.is_plain(pair[1]) else None
         for key, item in value.items():
             name = key if key.__class__ is str else str(key)
             if paired is not None and key == paired[0]:
@@ -611,7 +611,7 @@ class Assessor:
                 if outcome is not _UNDECIDED:
                     self._flag(f"{path}/{pointer_segment(name)}", *outcome)
                     continue
-            elif item.__class__ in _SCALARS and not _is_card(item) and self._is_plain(name):
+            elif item.__class__ in _SCALARS and not _is_card(item) and self._quiet.is_plain(name):
                 continue
             detector = self.inspector.key_credential(name)
             personal = self.inspector.key_personal(name) if detector is None else ()

@@ -23,7 +23,7 @@ def _plain(data: bytes) -> bytes:
     return _PLAIN.sub(lambda match: (match.group(1) or match.group(2)) + b'""', data)
 
 
-_NAMES = [name for name in (_IDS + b"|" + _TIMES).split(b"|")]
+_NAMES = (_IDS + b"|" + _TIMES).split(b"|")
 _PIECES = st.sampled_from(
     [
         *_NAMES,

@@ -12,7 +12,6 @@ import argparse
 import importlib
 import sys
 from collections.abc import Sequence
-from contextlib import AbstractContextManager, nullcontext
 from types import ModuleType
 from typing import Any
 
@@ -39,15 +38,6 @@ _COMMANDS: tuple[tuple[str, str], ...] = (
     ("ship", "tracecheck.cli.ship"),
     ("ingest-server", "tracecheck.cli.ingest"),
 )
-# `check` runs with the cyclic garbage collector paused: a trace of 100k spans is millions of
-# objects in no reference cycle, yet each pass of the collector walks all of them (0.3 s of a
-# 3 s check), and a check of 2,000 traces leaves fewer than 600 objects in cycles behind (its
-# page's figures are freed as they are drawn: `report.charts`). The other commands keep it:
-# paused, `show` and the redaction commands once kept every trace or batch they had read (a
-# recursive closure, a method held back by what it owned: both gone now), and with those
-# cycles gone they run as fast with it; the servers, the shipper and the fleet run for as
-# long as they are needed.
-_COLLECTOR_PAUSED = frozenset({"check"})
 
 
 def __getattr__(name: str) -> Any:
@@ -80,8 +70,7 @@ def main(argv: Sequence[str] | None = None, *, env: Environment | None = None) -
         parser.print_help(env.stderr)
         return ExitCode.USAGE
     try:
-        with _collector(args.command):
-            return int(args.run(args, env))
+        return int(args.run(args, env))
     except Stop as stop:
         return int(stop.code)
     except KeyboardInterrupt:
@@ -99,15 +88,6 @@ def main(argv: Sequence[str] | None = None, *, env: Environment | None = None) -
             traceback.print_exc(file=env.stderr)
         env.error(internal_error(exc) + " (TRACECHECK_DEBUG=1 shows where)")
         return ExitCode.USAGE
-
-
-def _collector(command: str) -> AbstractContextManager[None]:
-    """The collector paused while `check` runs (on again when it returns)."""
-    if command not in _COLLECTOR_PAUSED:
-        return nullcontext()
-    from tracecheck.readers.common import collector_paused
-
-    return collector_paused()
 
 
 def _first_command(words: Sequence[str]) -> str | None:

@@ -121,25 +121,20 @@ def _check_all(
     its verdicts, and the reports are written one verdict at a time."""
     import pickle
 
-    from tracecheck.cli.inputs import failure_code, read_sources
+    from tracecheck.cli.inputs import failure_code
     from tracecheck.cli.output import encoded, joined, print_parts, use_color, write_parts
     from tracecheck.report.text import text_lines
     from tracecheck.verdict import worst
 
     timelines = timeline_profile(args)
     visit = visitor(env.checker(), contracts, args.strict_capture, verdicts.append, timelines)
-    failures = None
     from tracecheck.cli.fleet import expanded_globs, fleet_inputs, read_on_fleet
 
     args.traces = expanded_globs(args.traces)
     if args.scheduler or fleet_inputs(args.traces):
         failures = read_on_fleet(env, args, contracts, verdicts)
-    elif args.jobs > 1:
-        from tracecheck.cli.parallel import read_in_parallel
-
-        failures = read_in_parallel(env, args, contracts, visit, verdicts)
-    if failures is None:
-        failures = read_sources(env, args.traces, args.format, args.trace_id, visit, verdicts)
+    else:
+        failures = _read_here(env, args, contracts, visit, verdicts)
 
     def checked() -> Iterator[CheckedTrace]:
         for data in verdicts:
@@ -183,6 +178,32 @@ def _check_all(
         write_page(env, args.html, checked, failures, args.traces, names, status, args.html_profile)
     code = {"pass": ExitCode.OK, "fail": ExitCode.FAILED, "error": ExitCode.USAGE}[status]
     return max([code, *(failure_code(failure) for failure in failures)])
+
+
+def _read_here(
+    env: Environment,
+    args: argparse.Namespace,
+    contracts: list[Contract],
+    visit: Callable[[Read], None],
+    verdicts: Records,
+) -> list[ReadFailure]:
+    """Read and check every input on this machine (with `--jobs` processes, when asked), the
+    cyclic garbage collector paused meanwhile: a trace of 100k spans is millions of objects in
+    no reference cycle, yet every pass of the collector walks all of them (0.15-0.3 s of a 3 s
+    check), and checking 2,000 traces leaves fewer than 600 objects in cycles behind. (The
+    reports and the page are written with it running: the page's figures are cycles.)"""
+    from tracecheck.cli.inputs import read_sources
+    from tracecheck.readers.common import collector_paused
+
+    with collector_paused():
+        failures = None
+        if args.jobs > 1:
+            from tracecheck.cli.parallel import read_in_parallel
+
+            failures = read_in_parallel(env, args, contracts, visit, verdicts)
+        if failures is None:
+            failures = read_sources(env, args.traces, args.format, args.trace_id, visit, verdicts)
+    return failures
 
 
 def visitor(

@@ -387,7 +387,7 @@ def _start(payload: bytes) -> None:
     import pickle
 
     global _work
-    gc.disable()  # a worker checks as `check` does, with the collector paused: `app._COLLECTOR_PAUSED`
+    gc.disable()  # a worker reads and checks as `check` does: `check._read_here`
     work: Work = pickle.loads(payload)
     if work.contract_paths:  # compiled here as the parent compiled them
         from tracecheck.contract.builtin import contract_source

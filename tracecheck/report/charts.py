@@ -12,7 +12,6 @@ on the mark of each span that broke a rule, `rule-<n>` on each rule's bars.
 
 from __future__ import annotations
 
-import gc
 import io
 import re
 from collections.abc import Mapping, Sequence
@@ -67,9 +66,7 @@ def rule_chart(tallies: Sequence[RuleTally], labels: Sequence[str]) -> str:
     import matplotlib
 
     with matplotlib.rc_context(_RC):
-        svg = _rule_chart(tallies, labels)
-    _free_figures()
-    return svg
+        return _rule_chart(tallies, labels)
 
 
 def _rule_chart(tallies: Sequence[RuleTally], labels: Sequence[str]) -> str:
@@ -104,9 +101,7 @@ def waterfall(timeline: Timeline, marks: Mapping[str, Mark], used: set[str] | No
     import matplotlib
 
     with matplotlib.rc_context(_RC):
-        svg = _waterfall(timeline, marks, set() if used is None else used)
-    _free_figures()
-    return svg
+        return _waterfall(timeline, marks, set() if used is None else used)
 
 
 def _waterfall(timeline: Timeline, marks: Mapping[str, Mark], used: set[str]) -> str:
@@ -225,14 +220,6 @@ def _row_transform(ax: Axes) -> Any:
     from matplotlib.transforms import blended_transform_factory
 
     return blended_transform_factory(ax.transAxes, ax.transData)
-
-
-def _free_figures() -> None:
-    """Free the figure just drawn. A figure is a web of reference cycles (figure, axes, artists,
-    canvas) that only the cyclic collector frees, and the commands that read traces pause it
-    (`tracecheck.cli.app`): a page of 200 traces held 220 MB of figures. The youngest
-    generation holds the figure, and what was made since the last chart."""
-    gc.collect(0)
 
 
 def _figure(rows: int, columns: tuple[float, float]) -> tuple[Figure, Axes]:
