@@ -161,7 +161,7 @@ def test_every_detector_is_registered_once_by_id() -> None:
         DETECTORS["x"] = everything[0]  # type: ignore[index]
 
 
-def test_every_pattern_compiles_once_on_first_use() -> None:
+def test_every_pattern_compiles_and_is_kept_once_compiled() -> None:
     # Importing the detectors compiles none of their precise patterns (most files call on a
     # handful); a pattern that does not compile must still fail here, not on a user's file.
     everything = CREDENTIAL_DETECTORS + PERSONAL_DETECTORS + OPT_IN_DETECTORS
