@@ -84,7 +84,7 @@ def _section(convention: Convention) -> list[str]:
         lines += ["", convention.notes]
     facts = [
         ("kind", _kinds(convention.kinds)),
-        ("tool name", _places(convention.tool)),
+        ("tool name", _tool_name(convention)),
         (
             "arguments",
             _places(convention.arguments)
@@ -114,6 +114,14 @@ def _section(convention: Convention) -> list[str]:
     lines += ["", "| fact | read from (in order; the common reading after) |", "|---|---|"]
     lines += [f"| {fact} | {text} |" for fact, text in rows]
     return lines
+
+
+def _tool_name(convention: Convention) -> str:
+    places = [_places(convention.tool)] if convention.tool else []
+    if convention.tool_from_name is not None:
+        pattern = convention.tool_from_name.replace("|", "\\|")  # inside a table row
+        places.append(f"a TOOL span's name matching `{pattern}` (its group)")
+    return ", ".join(places)
 
 
 def _numbered(tokens: tuple[TokenFields, ...]) -> list[tuple[str, TokenFields]]:

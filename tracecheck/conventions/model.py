@@ -184,6 +184,10 @@ class Convention:
     offered_indexed: tuple[str, ...] = ()
     # Tool-name values that name no tool (a container of several calls, say).
     not_tool_names: frozenset[str] = frozenset()
+    # A regular expression with one group: a TOOL span that no attribute names is named by the
+    # group where the span name matches it in full (`<tool>.__call__`); a name that does not
+    # match names no tool. Only for a producer that documents the shape, never as a guess.
+    tool_from_name: str | None = None
     # Attribute keys that, on a span this convention leaves of kind UNKNOWN, mean a call may be
     # recorded there that the reading cannot see (a version that named every step alike).
     evidence: tuple[str, ...] = ()

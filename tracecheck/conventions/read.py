@@ -81,7 +81,12 @@ def tool_name(convention: Convention, span: SpanFacts, span_kind: str) -> str | 
         name = first_string(span.attributes, convention.tool)
         if name is not None and generic.is_template(name):
             name = None
-    if name is None:
+    if name is None and convention.tool_from_name is not None and span_kind == "TOOL":
+        # An attribute first; then only the documented shape of the span name.
+        name = generic.tool_name(span.attributes, "", span_kind)
+        match = None if name else _name_pattern(convention.tool_from_name).fullmatch(span.name)
+        name = match.group(1) if match else name
+    elif name is None:
         name = generic.tool_name(span.attributes, span.name, span_kind)
     if name is not None and name in convention.not_tool_names:
         return None
@@ -212,6 +217,11 @@ def _indexed(
     names = [value for _, value in entries if isinstance(value, str) and value]
     problem = None if len(names) == len(entries) else f"{pattern} has an entry without a name"
     return tuple(dict.fromkeys(names)), problem
+
+
+@lru_cache(maxsize=32)
+def _name_pattern(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern)
 
 
 @lru_cache(maxsize=32)

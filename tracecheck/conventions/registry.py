@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from tracecheck.conventions.dspy import DSPY
 from tracecheck.conventions.families import GENERIC, OPENINFERENCE, OTEL_GENAI
 from tracecheck.conventions.frameworks import (
     AGNO,
@@ -49,6 +50,7 @@ CONVENTIONS: tuple[Convention, ...] = (
     LOGFIRE_LLM_CLIENTS,
     SMOLAGENTS,
     BEEAI,
+    DSPY,
     LLAMA_INDEX,
     AGNO,
     OPENINFERENCE_BEDROCK,

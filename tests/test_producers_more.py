@@ -1,0 +1,168 @@
+"""More real producers' recordings (fixtures/producers/) read true through their conventions.
+
+DSPy under OpenInference, Google ADK as a collector delivered it, LiteLLM's own OpenTelemetry
+callback, the contrib google-genai instrumentation's argument attributes and BeeAI's 2025
+releases: each recording played a known refund-desk script (see each folder's README), so the
+tool calls, their arguments and the model calls' counts are known and every reading must give
+exactly those. The verdict tests are the false PASSes each convention closes.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tracecheck import Kind, Span, Trace, check, compile_contract, read_traces
+from tracecheck.reading import read_subject
+from tracecheck.rules.subject import Subject
+from tracecheck.spans import Scope
+
+PRODUCERS = Path(__file__).resolve().parent.parent / "fixtures" / "producers"
+LOOKUP = {"order_id": "A-1001"}
+REFUND = {"order_id": "A-1001", "amount": 42.5, "idempotency_key": "refund-A-1001-01"}
+SHELL = {"command": "grep A-1001 /var/log/payments.log"}
+RUNS = ("clean", "forbidden", "tool-error", "cache")
+NO_SHELL = compile_contract(
+    {
+        "name": "no-shell",
+        "tools": {"forbidden": ["run_shell"], "required": ["lookup_order"]},
+        "llm": {"maxCalls": 6},
+    }
+)
+
+
+def only_trace(path: Path) -> Trace:
+    (trace,) = read_traces(path)
+    return trace
+
+
+def by_start(trace: Trace, kind: Kind) -> list[Span]:
+    spans = [span for span in trace.spans if span.kind == kind]
+    return sorted(spans, key=lambda span: (span.start_ns or 0, span.span_id or ""))
+
+
+def tool_calls(trace: Trace) -> list[str]:
+    return [f"{s.tool_name}{'!' if s.is_error else ''}" for s in by_start(trace, Kind.TOOL)]
+
+
+def facts(trace: Trace) -> list[tuple[object, ...]]:
+    return sorted(
+        (s.span_id, s.kind, s.tool_name, s.model, s.tokens, s.arguments, s.convention.name)
+        for s in trace.spans
+    )
+
+
+# --- DSPy under OpenInference ------------------------------------------------------------------
+
+DSPY = PRODUCERS / "dspy-openinference"
+DSPY_TOOLS = {
+    "clean": ["lookup_order", "issue_refund", "finish"],
+    "forbidden": ["lookup_order", "run_shell", "issue_refund", "finish"],
+    "tool-error": ["lookup_order", "issue_refund!", "finish"],
+    "cache": ["lookup_order", "finish"],
+}
+# Each model call's total as the fake server served it: the tool loop, then ReAct's extract.
+DSPY_TOTALS = {
+    "clean": [430, 530, 590, 675],
+    "forbidden": [430, 513, 588, 648, 733],
+    "tool-error": [430, 530, 608, 694],
+    "cache": [1630, 1716, 1790],
+}
+
+
+@pytest.mark.parametrize("variant", ["dspy", "dspy-litellm"])
+@pytest.mark.parametrize("run", RUNS)
+def test_dspy_tools_are_named_by_their_callable_with_their_keyword_arguments(
+    variant: str, run: str
+) -> None:
+    trace = only_trace(DSPY / variant / f"{run}.otlp.jsonl")
+    assert tool_calls(trace) == DSPY_TOOLS[run]
+    arguments = {s.tool_name: s.arguments.value for s in by_start(trace, Kind.TOOL)}
+    assert arguments["lookup_order"] == LOOKUP
+    assert arguments.get("issue_refund", REFUND) == REFUND
+    assert arguments.get("run_shell", SHELL) == SHELL
+    assert arguments["finish"] == {}
+    assert facts(trace) == facts(only_trace(DSPY / variant / f"{run}.otlp.pb"))
+
+
+@pytest.mark.parametrize("run", RUNS)
+def test_dspy_alone_records_each_model_call_once_and_without_counts(run: str) -> None:
+    trace = only_trace(DSPY / "dspy" / f"{run}.otlp.jsonl")
+    assert {s.convention.name for s in trace.spans} == {"dspy"}
+    assert read_subject(Subject(trace.spans)).notes == ()
+    calls = by_start(trace, Kind.LLM)
+    assert [s.name for s in calls] == ["LM.__call__"] * len(DSPY_TOTALS[run])
+    assert {(s.model, s.tokens.total) for s in calls} == {("gpt-4.1-mini", None)}
+    # Modules and adapters are steps, not calls.
+    others = {s.name: s.kind for s in trace.spans if s.kind not in (Kind.LLM, Kind.TOOL)}
+    assert set(others.values()) == {Kind.CHAIN}
+    assert {"ReAct.forward", "ChainOfThought.forward", "ChatAdapter.__call__"} <= set(others)
+
+
+@pytest.mark.parametrize("run", RUNS)
+def test_dspy_with_litellm_records_each_call_twice_nested_and_the_inner_one_counts(
+    run: str,
+) -> None:
+    trace = only_trace(DSPY / "dspy-litellm" / f"{run}.otlp.jsonl")
+    ids = {s.span_id: s for s in trace.spans}
+    inner = [s for s in by_start(trace, Kind.LLM) if s.name == "completion"]
+    assert [s.tokens.total for s in inner] == DSPY_TOTALS[run]
+    assert all(ids[s.parent_span_id].name == "LM.__call__" for s in inner)
+    assert {s.convention.name for s in inner} == {"openinference"}
+    if run == "cache":
+        assert [s.tokens.cache_read for s in inner] == [0, 1536, 0]
+
+
+def test_dspy_forbidden_tool_and_per_tool_counts_are_judged_on_the_tools_name() -> None:
+    # Both passed before: the tools read as `run_shell.__call__`, `lookup_order.__call__`.
+    contract = compile_contract(
+        {
+            "name": "dspy",
+            "tools": {"forbidden": ["run_shell"], "maxCallsPerTool": {"lookup_order": 0}},
+        }
+    )
+    verdict = check(only_trace(DSPY / "dspy" / "forbidden.otlp.jsonl"), contract)
+    assert [(r.label, r.status) for r in verdict.rules] == [
+        ("tools.forbidden[run_shell]", "fail"),
+        ("tools.maxCallsPerTool[lookup_order]", "fail"),
+    ]
+    clean = check(only_trace(DSPY / "dspy" / "clean.otlp.jsonl"), NO_SHELL, strict_capture=True)
+    assert clean.status == "pass", [(r.label, r.error) for r in clean.rules]
+
+
+def _dspy_span(name: str, attributes: dict[str, object] | None = None) -> Span:
+    return Span(
+        "a" * 32,
+        "1" * 16,
+        None,
+        name,
+        attributes={"openinference.span.kind": "TOOL", **(attributes or {})},
+        scope=Scope("openinference.instrumentation.dspy", "0.1.48"),
+    )
+
+
+_TOOL_NAMES = st.text(
+    st.characters(codec="utf-8", exclude_characters="\x00"), min_size=1, max_size=30
+)
+
+
+@given(_TOOL_NAMES, st.sampled_from(["__call__", "acall"]))
+def test_a_dspy_tool_span_is_named_by_the_part_before_its_call_suffix(
+    tool: str, suffix: str
+) -> None:
+    span = _dspy_span(f"{tool}.{suffix}")
+    assert span.convention.name == "dspy"
+    assert span.tool_name == tool
+
+
+@given(_TOOL_NAMES.filter(lambda name: not name.endswith((".__call__", ".acall"))))
+def test_a_dspy_tool_span_of_another_shape_names_no_tool(name: str) -> None:
+    # Never a guess: a TOOL span the documented shape does not name has no tool name.
+    assert _dspy_span(name).tool_name is None
+
+
+def test_a_dspy_tool_name_attribute_outranks_the_span_name() -> None:
+    assert _dspy_span("x.__call__", {"tool.name": "lookup_order"}).tool_name == "lookup_order"
