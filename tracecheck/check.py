@@ -8,8 +8,9 @@ from dataclasses import replace
 from tracecheck.bugs import internal_error
 from tracecheck.contract.model import Alternative, Contract
 from tracecheck.readers.common import collector_paused
+from tracecheck.readers.duplicates import merge_duplicate_calls
 from tracecheck.reading import read_subject
-from tracecheck.rules.capture import MODELS, TOOLS, reads_calls
+from tracecheck.rules.capture import MODELS, TOOLS, CaptureMode, reads_calls
 from tracecheck.rules.operators import Rule
 from tracecheck.rules.predicates import Predicate, RuleError
 from tracecheck.rules.subject import Subject
@@ -29,38 +30,48 @@ def check(
     contract: Contract,
     *,
     run: RunRecord | None = None,
-    strict_capture: bool = False,
+    capture: CaptureMode | None = None,
 ) -> Verdict:
     """The verdict of one contract on one trace (or any spans), deterministic for its input.
 
-    `run` stands in for the trace's run record when the contract is not scoped. Spans that
-    look like tool or model calls which no convention read as such are named in the verdict's
-    reading notes; with `strict_capture`, every rule that reads tool or model calls is then
-    reported as could not be evaluated instead of passing or failing.
+    `run` stands in for the trace's run record when the contract is not scoped. A call that
+    several instrumentations recorded is checked as one call. When the trace gives a reason to
+    doubt that every tool or model call was recognised (a span that looks like a call no
+    convention maps, a tool call that does not say which tool ran, model calls with no tool
+    call recorded after they asked for tools), the rules that read those calls are could not be
+    evaluated unless they already fail, and the reading notes say why. `capture="lenient"`
+    (or the contract's own `capture: lenient`) judges them anyway, with the notes only;
+    `capture="strict"` holds to the default even where a contract asks to be lenient.
     """
     # A large trace keeps millions of objects alive; the collector would walk them all again
     # and again while the check builds its indexes, and the check makes no reference cycles.
     with collector_paused():
-        return _check(trace, contract, run, strict_capture)
+        return _check(trace, contract, run, (capture or contract.capture) == "lenient")
 
 
 def check_guarded(
-    check: Callable[..., Verdict], trace: Trace, contract: Contract, *, strict_capture: bool
+    check: Callable[..., Verdict],
+    trace: Trace,
+    contract: Contract,
+    *,
+    capture: CaptureMode | None = None,
 ) -> Verdict:
     """`check(trace, contract)`, or when it breaks (a bug in one rule) a verdict that says the
     contract could not be evaluated: one broken check must not hide the other verdicts."""
     try:
-        return check(trace, contract, strict_capture=strict_capture)
+        return check(trace, contract, capture=capture)
     except Exception as exc:
         rule = RuleResult("(check)", None, "error", error=internal_error(exc))
         return Verdict(contract.name, trace.trace_id, "error", (rule,), 0.0, "0/1 rules passed")
 
 
 def _check(
-    trace: Trace | Iterable[Span], contract: Contract, run: RunRecord | None, strict: bool
+    trace: Trace | Iterable[Span], contract: Contract, run: RunRecord | None, lenient: bool
 ) -> Verdict:
-    spans = tuple(trace.spans if isinstance(trace, Trace) else trace)
-    trace_id = trace.trace_id if isinstance(trace, Trace) else _trace_id(spans)
+    read = tuple(trace.spans if isinstance(trace, Trace) else trace)
+    trace_id = trace.trace_id if isinstance(trace, Trace) else _trace_id(read)
+    merged = merge_duplicate_calls(read)
+    spans = merged.spans
     if contract.scope is not None:
         roots = _matches(contract.scope, spans)
         if isinstance(roots, str) or len(roots) != 1:
@@ -71,11 +82,12 @@ def _check(
         subject = Subject(spans, run)
     else:
         subject = _whole_trace(spans)
-    reading = read_subject(subject)
-    blocked = {TOOLS: reading.uncaptured_tools, MODELS: reading.uncaptured_models} if strict else {}
-    if reading.models_not_recorded and not blocked.get(MODELS):
-        # One span stands for several model calls: no count or model rule can be judged.
-        blocked = {**blocked, MODELS: reading.models_not_recorded}
+    reading = read_subject(subject, merged.merges)
+    if lenient:
+        # One span standing for several model calls is no doubt: no count can be judged.
+        blocked = {MODELS: reading.models_not_recorded}
+    else:
+        blocked = {TOOLS: reading.tools_in_doubt, MODELS: reading.models_in_doubt}
     missing = reading.tools_not_recorded
     base = tuple(_evaluate(rule, subject, None, blocked, missing) for rule in contract.rules)
     alternatives = [
@@ -115,15 +127,13 @@ def check_all(
     contracts: Sequence[Contract],
     *,
     run: RunRecord | None = None,
-    strict_capture: bool = False,
+    capture: CaptureMode | None = None,
 ) -> list[Verdict]:
     """One verdict per contract, in order; the overall status is the worst of them."""
     if not contracts:
         raise ValueError("no contracts to check: an empty list would vacuously pass")
     target: Trace | tuple[Span, ...] = trace if isinstance(trace, Trace) else tuple(trace)
-    return [
-        check(target, contract, run=run, strict_capture=strict_capture) for contract in contracts
-    ]
+    return [check(target, contract, run=run, capture=capture) for contract in contracts]
 
 
 def _evaluate(
@@ -135,21 +145,29 @@ def _evaluate(
 ) -> RuleResult:
     label = _reported(rule, alternative)
     kind = _kind(rule)
-    for calls in sorted(reads_calls(rule)) if blocked else ():
-        reason = blocked.get(calls)
-        if reason is not None:
-            return RuleResult(label, alternative, "error", error=reason, kind=kind)
     if rule.needs_tool_capture and not _records_tool_capture(subject):
         return RuleResult(label, alternative, "error", error=NO_CAPTURE, kind=kind)
-    if rule.needs_tool_capture and tools_not_recorded:
-        return RuleResult(label, alternative, "error", error=tools_not_recorded, kind=kind)
     try:
         violations = rule.evaluate(subject)
     except RuleError as exc:
         return RuleResult(label, alternative, "error", error=str(exc), kind=kind)
-    if violations:
+    if violations:  # a rule already broken stays broken, whatever else is in doubt
         return RuleResult(label, alternative, "fail", tuple(violations), kind=kind)
+    doubt = _doubt(rule, blocked, tools_not_recorded)
+    if doubt is not None:
+        return RuleResult(label, alternative, "error", error=doubt, kind=kind)
     return RuleResult(label, alternative, "pass", kind=kind)
+
+
+def _doubt(
+    rule: Rule, blocked: Mapping[str, str | None], tools_not_recorded: str | None
+) -> str | None:
+    """Why a rule that found nothing wrong cannot pass: the calls it reads are in doubt."""
+    for calls in sorted(reads_calls(rule)):
+        reason = blocked.get(calls)
+        if reason is not None:
+            return reason
+    return tools_not_recorded if rule.needs_tool_capture else None
 
 
 def _kind(rule: Rule) -> str:

@@ -5,7 +5,10 @@
   `.attach(provider)`, `.load(path)`, `.assert_contract(contract)`.
 - marker `@pytest.mark.trace_contract("contracts/x.json", ...)`: after the test body passes,
   the captured spans are checked; a violation fails the test (in the call phase), and so does
-  a test that emitted no span at all (nothing was checked).
+  a test that emitted no span at all (nothing was checked), and a rule that could not be
+  evaluated because the spans give reason to doubt that every tool or model call was recorded
+  (unless `capture="lenient"` on the marker, `--tracecheck-lenient-capture`, or
+  `tracecheck_lenient_capture = true` in the ini file).
 - marker `@pytest.mark.trace_spans(global_provider=True)` (or `tracecheck_global_provider =
   true` in the ini file for every test): when no SDK `TracerProvider` is installed globally,
   install the session's provider as the global one, so that instrumentation set up once (a
@@ -45,6 +48,7 @@ if TYPE_CHECKING:
     from tracecheck.contract import Contract
     from tracecheck.pytest_capture import CaptureHub, TestSpans
     from tracecheck.pytest_evidence import EvidenceSettings
+    from tracecheck.rules.capture import CaptureMode
     from tracecheck.spans import Span, Trace
     from tracecheck.testing import ContractInput, assert_contract
     from tracecheck.verdict import Verdict
@@ -54,6 +58,7 @@ __all__ = ["SpanCapture", "assert_contract", "trace_spans"]
 FIXTURE = "trace_spans"
 MARKER = "trace_contract"
 GLOBAL_INI = "tracecheck_global_provider"
+LENIENT_INI = "tracecheck_lenient_capture"
 MISSING_SDK = (
     "the trace_spans fixture needs the OpenTelemetry SDK, which is not installed: "
     "pip install 'agent-tracecheck[otel]'"
@@ -62,7 +67,8 @@ MISSING_SDK = (
 _EVIDENCE = pytest.StashKey["EvidenceSettings | None"]()
 _HUB = pytest.StashKey["CaptureHub"]()
 _CAPTURE = pytest.StashKey["SpanCapture"]()
-_CONTRACTS = pytest.StashKey[list[tuple[str, "Contract"]]]()
+_CONTRACTS = pytest.StashKey[list[tuple[str, "Contract", "CaptureMode | None"]]]()
+_CAPTURE_MODE = pytest.StashKey["CaptureMode | None"]()
 
 
 def __getattr__(name: str) -> Any:
@@ -82,11 +88,13 @@ class SpanCapture:
         test: TestSpans,
         *,
         evidence: EvidenceSettings | None,
+        capture: CaptureMode | None = None,
     ) -> None:
         self._hub = hub
         self._test = test
         self._provider = hub.test_provider(test)
         self._evidence = evidence
+        self._capture = capture
 
     @property
     def provider(self) -> TracerProvider:
@@ -136,24 +144,29 @@ class SpanCapture:
             )
         return traces[0]
 
-    def assert_contract(self, contract: ContractInput) -> Verdict:
-        """`assert_contract` on the captured spans, writing evidence when the option asks."""
+    def assert_contract(
+        self, contract: ContractInput, *, capture: CaptureMode | None = None
+    ) -> Verdict:
+        """`assert_contract` on the captured spans, writing evidence when the option asks;
+        `capture` overrides the session's (`--tracecheck-lenient-capture`)."""
         __tracebackhide__ = True
         from tracecheck.contract import Contract, compile_contract
 
         compiled = contract if isinstance(contract, Contract) else compile_contract(contract)
-        verdict, message = self._check(compiled, compiled.source)
+        verdict, message = self._check(compiled, compiled.source, capture)
         if message is not None:
             raise AssertionError(message)
         return verdict
 
-    def _check(self, contract: Contract, label: str | None) -> tuple[Verdict, str | None]:
+    def _check(
+        self, contract: Contract, label: str | None, capture: CaptureMode | None = None
+    ) -> tuple[Verdict, str | None]:
         """The verdict on the captured spans and, unless it passes, the failure message."""
         from tracecheck.check import check
         from tracecheck.testing import failure_message, no_spans_message
 
         spans = self.spans()
-        verdict = check(spans, contract)
+        verdict = check(spans, contract, capture=capture or self._capture)
         notes = list(self._test.notes)
         if not spans:
             message = no_spans_message(verdict.contract, self._why_nothing())
@@ -233,6 +246,19 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="keep the evidence spans as recorded, unredacted (local debugging only: never "
         "upload them)",
     )
+    group.addoption(
+        "--tracecheck-lenient-capture",
+        action="store_true",
+        default=False,
+        help="judge rules about tools and models even when the spans give reason to doubt "
+        "that every call was recorded, with a note only (by default such a rule fails the test)",
+    )
+    parser.addini(
+        LENIENT_INI,
+        type="bool",
+        default=False,
+        help="as --tracecheck-lenient-capture, for every run",
+    )
     parser.addini(
         GLOBAL_INI,
         type="bool",
@@ -245,14 +271,17 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
-        f"{MARKER}(*paths): check the spans captured by the {FIXTURE} fixture against these "
-        "contract files (relative to the rootdir) after the test; a violation fails the test",
+        f"{MARKER}(*paths, capture=None): check the spans captured by the {FIXTURE} fixture "
+        "against these contract files (relative to the rootdir) after the test; a violation "
+        'fails the test; capture="lenient" judges rules whose calls are in doubt',
     )
     config.addinivalue_line(
         "markers",
         f"{FIXTURE}(global_provider=False): configure the {FIXTURE} fixture; "
         "global_provider=True installs a session TracerProvider globally when none is set",
     )
+    lenient = config.getoption("tracecheck_lenient_capture") or config.getini(LENIENT_INI)
+    config.stash[_CAPTURE_MODE] = "lenient" if lenient else None
     evidence = config.getoption("tracecheck_evidence_dir")
     if evidence is None:
         config.stash[_EVIDENCE] = None
@@ -292,8 +321,9 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     from tracecheck.contract import compile_contract
     from tracecheck.contract.builtin import is_builtin
     from tracecheck.errors import ContractError
+    from tracecheck.rules.capture import CAPTURES
 
-    contracts: list[tuple[str, Contract]] = []
+    contracts: list[tuple[str, Contract, CaptureMode | None]] = []
     problems: list[str] = []
     for marker in markers:
         if not marker.args or not all(isinstance(a, str | Path) for a in marker.args):
@@ -302,11 +332,19 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
                 f'e.g. @pytest.mark.{MARKER}("contracts/refund-desk.json")',
                 pytrace=False,
             )
+        capture = marker.kwargs.get("capture")
+        unknown = sorted(set(marker.kwargs) - {"capture"})
+        if unknown or (capture is not None and capture not in CAPTURES):
+            pytest.fail(
+                f'@pytest.mark.{MARKER} takes only capture="strict"|"lenient" beside '
+                f"its contract paths, not {', '.join(unknown) or repr(capture)}",
+                pytrace=False,
+            )
         for arg in marker.args:
             try:
                 # `builtin:NAME` is a ready-made contract; anything else a path from the rootdir
                 source = arg if is_builtin(arg) else item.config.rootpath / arg
-                contracts.append((str(arg), compile_contract(source)))
+                contracts.append((str(arg), compile_contract(source), capture))
             except ContractError as exc:
                 problems.append(f"{MARKER}: {exc}")
     if problems:  # failed outside the handler: the report shows no chained ContractError
@@ -321,7 +359,11 @@ def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
     contracts = item.stash.get(_CONTRACTS, None)
     capture = item.stash.get(_CAPTURE, None)
     if contracts and capture is not None:
-        failures = [m for label, c in contracts if (m := capture._check(c, label)[1]) is not None]
+        failures = [
+            message
+            for label, contract, mode in contracts
+            if (message := capture._check(contract, label, mode)[1]) is not None
+        ]
         if failures:  # the test's own traceback says nothing about the trace: leave it out
             pytest.fail("\n\n".join(failures), pytrace=False)
     return result
@@ -364,7 +406,12 @@ def trace_spans(request: pytest.FixtureRequest) -> Generator[SpanCapture, None, 
     else:
         hub.attach(hub.global_provider())
     test, token = hub.begin(request.node.nodeid)
-    capture = SpanCapture(hub, test, evidence=config.stash.get(_EVIDENCE, None))
+    capture = SpanCapture(
+        hub,
+        test,
+        evidence=config.stash.get(_EVIDENCE, None),
+        capture=config.stash.get(_CAPTURE_MODE, None),
+    )
     request.node.stash[_CAPTURE] = capture
     try:
         yield capture

@@ -11,8 +11,10 @@ from tracecheck.conventions.evidence import (
     asked_for_no_tool,
     has_recorded_output,
     requested_tools,
+    tool_name_doubt,
     unmapped_evidence,
 )
+from tracecheck.readers.duplicates import Merge
 from tracecheck.rules.subject import Subject
 from tracecheck.spans import Kind, Span
 
@@ -28,56 +30,45 @@ class SubjectReading(NamedTuple):
 
     notes: tuple[str, ...]
     conventions: tuple[tuple[str, int], ...]
-    # Why rules about tool calls, or about model calls, cannot be trusted on these spans.
-    uncaptured_tools: str | None = None
-    uncaptured_models: str | None = None
-    # Why tool capture is evidently missing, strict or not: models asked for tools that ran
+    # Why rules about tool calls, or about model calls, cannot be judged on these spans: a
+    # concrete reason to doubt that every call was recognised (unless capture is lenient).
+    tools_in_doubt: str | None = None
+    models_in_doubt: str | None = None
+    # Why tool capture is evidently missing, lenient or not: models asked for tools that ran
     # with no tool call recorded.
     tools_not_recorded: str | None = None
-    # Why model calls are evidently under-counted, strict or not: one span stands for several.
+    # Why model calls are evidently under-counted, lenient or not: one span stands for several.
     models_not_recorded: str | None = None
 
 
-def read_subject(subject: Subject) -> SubjectReading:
-    """Notes on spans no convention mapped, on tool calls with no model call recorded, and on
-    token totals that disagree with their producer's own; the spans read by each convention.
-    Each note looks at the spans of its kind, from the index the rules use too."""
+def read_subject(subject: Subject, merges: Sequence[Merge] = ()) -> SubjectReading:
+    """Notes on spans no convention mapped, tool calls with no tool name, tool calls with no
+    model call recorded, calls recorded twice (`merges`) and token totals that disagree with
+    their producer's own; the spans read by each convention. Each note looks at the spans of
+    its kind, from the index the rules use too."""
     spans = subject.spans
     conventions = Counter(span.convention.name for span in spans)
     tools, models = subject.of_kind(Kind.TOOL), subject.of_kind(Kind.LLM)
-    unmapped = [
-        (span, reason)
-        for span in _suspects(spans, subject.of_kind(Kind.UNKNOWN), tools)
-        if (
-            reason := unmapped_evidence(
-                span.name, span.attributes, span.kind, span.tool_name, span.convention.evidence
-            )
-        )
-        and not read.decided(span.convention, span)
-    ]
     notes = []
-    uncaptured_tools = uncaptured_models = None
+    tools_doubt = models_doubt = None
+    unmapped = _unmapped(subject.of_kind(Kind.UNKNOWN))
     if unmapped:
-        notes.append(_unmapped_text(unmapped))
-        count = len(unmapped)
-        uncaptured_tools = uncaptured_models = (
-            f"{count} {'span looks' if count == 1 else 'spans look'} like a tool or model call "
-            "that no convention maps, and --strict-capture is on"
-        )
+        tools_doubt = models_doubt = _unmapped_text(unmapped)
+        notes.append(tools_doubt)
+    unnamed = _unnamed(tools)
+    if unnamed:
+        notes.append(_unnamed_text(unnamed))
+        tools_doubt = tools_doubt or notes[-1]
     if spans and all(not span.name and span.start_ns is None for span in spans):
         notes.append("no span has a name or a time: the file may not be the format it was read as")
-        uncaptured_tools = uncaptured_models = (
-            "no span has a name or a time, and --strict-capture is on"
-        )
+        tools_doubt, models_doubt = tools_doubt or notes[-1], models_doubt or notes[-1]
     if tools and not models:
         calls = len(tools)
         notes.append(
             f"{calls} tool {'call is' if calls == 1 else 'calls are'} recorded but no model "
             "call: the producer may not record them, so rules about models see none"
         )
-        uncaptured_models = uncaptured_models or (
-            "tool calls are recorded but no model call, and --strict-capture is on"
-        )
+        models_doubt = models_doubt or notes[-1]
     not_recorded = None
     if models and not tools:
         asked = _requested(models)
@@ -87,63 +78,81 @@ def read_subject(subject: Subject) -> SubjectReading:
                 "does not record tool calls, so they cannot be checked"
             )
             notes.append(not_recorded)
-            uncaptured_tools = uncaptured_tools or not_recorded
+            tools_doubt = tools_doubt or not_recorded
     loops = _calls_around_tools(tools, models) if models and tools else []
     models_not_recorded = None
     if loops:
-        named = "; ".join(_ref(span) for span in loops[:_NAMED])
-        more = f"; and {len(loops) - _NAMED} more" if len(loops) > _NAMED else ""
-        one = len(loops) == 1
-        models_not_recorded = (
-            f"{len(loops)} model call {'span runs' if one else 'spans run'} tool calls that "
-            f"{'its' if one else 'their'} recorded output did not ask for, so "
-            f"{'it stands' if one else 'each stands'} for several model calls and records the "
-            f"counts of one: {named}{more}"
-        )
+        models_not_recorded = _loops_text(loops)
         notes.append(models_not_recorded)
-        uncaptured_models = uncaptured_models or models_not_recorded
-    twice = _tools_recorded_twice(tools) if len(tools) > 1 else []
-    if twice:
-        named = "; ".join(f"{_ref(inner)} inside {_ref(outer)}" for inner, outer in twice[:_NAMED])
-        more = f"; and {len(twice) - _NAMED} more" if len(twice) > _NAMED else ""
-        notes.append(
-            f"{len(twice)} tool {'call is' if len(twice) == 1 else 'calls are'} recorded twice, "
-            "a tool span inside a tool span of the same tool (two instrumentations of one call), "
-            f"so rules that count calls or read every call's arguments see both: {named}{more}"
-        )
+        models_doubt = models_doubt or models_not_recorded
+    notes.extend(_merge_notes(merges))
     notes.extend(_total_notes(models))
     return SubjectReading(
         tuple(notes),
         tuple(sorted(conventions.items())),
-        uncaptured_tools,
-        uncaptured_models,
+        tools_doubt,
+        models_doubt,
         not_recorded,
         models_not_recorded,
     )
 
 
-def _suspects(
-    spans: Sequence[Span], unknown: Sequence[Span], tools: Sequence[Span]
-) -> Sequence[Span]:
-    """The spans that may look like a call no convention mapped, in array order: only a span
-    read as UNKNOWN or a tool call with no tool name can (the evidence judges no other)."""
-    unnamed = [span for span in tools if not span.tool_name]
-    if not unnamed or not unknown:
-        return unknown or unnamed
-    position = {id(span): i for i, span in enumerate(spans)}
-    return sorted([*unknown, *unnamed], key=lambda span: position[id(span)])
+def _unmapped(unknown: Sequence[Span]) -> list[tuple[Span, str]]:
+    """The spans read as UNKNOWN that look like a call no convention mapped, and why."""
+    return [
+        (span, reason)
+        for span in unknown
+        if (reason := unmapped_evidence(span.name, span.attributes, span.convention.evidence))
+        and not read.decided(span.convention, span)
+    ]
 
 
-def _tools_recorded_twice(tool_spans: Sequence[Span]) -> list[tuple[Span, Span]]:
-    """(inner, outer) TOOL spans of one tool, the inner the outer's child: one call that two
-    instrumentations recorded (OpenInference's AutoGen spans around AutoGen's own)."""
-    tools = {span.span_id: span for span in tool_spans if span.span_id}
-    found = []
-    for span in tools.values():
-        outer = tools.get(span.parent_span_id) if span.parent_span_id else None
-        if outer is not None and outer.tool_name and outer.tool_name == span.tool_name:
-            found.append((span, outer))
-    return found
+def _unnamed(tools: Sequence[Span]) -> list[tuple[Span, str]]:
+    """The tool calls whose tool is unknown, and why: none recorded, or a span name taken for
+    one that no tool could have (a convention's own kind rule does not excuse it)."""
+    return [
+        (span, reason)
+        for span in tools
+        if (
+            reason := tool_name_doubt(
+                span.name, span.attributes, span.tool_name, span.convention.tool
+            )
+        )
+    ]
+
+
+def _loops_text(loops: list[Span]) -> str:
+    named = "; ".join(_ref(span) for span in loops[:_NAMED])
+    more = f"; and {len(loops) - _NAMED} more" if len(loops) > _NAMED else ""
+    one = len(loops) == 1
+    return (
+        f"{len(loops)} model call {'span runs' if one else 'spans run'} tool calls that "
+        f"{'its' if one else 'their'} recorded output did not ask for, so "
+        f"{'it stands' if one else 'each stands'} for several model calls and records the "
+        f"counts of one: {named}{more}"
+    )
+
+
+def _merge_notes(merges: Sequence[Merge]) -> list[str]:
+    if not merges:
+        return []
+    count = len(merges)
+    named = "; ".join(
+        " with ".join(_ref(span) for span in merge.recordings) + f" ({merge.how})"
+        for merge in merges[:_NAMED]
+    )
+    more = f"; and {count - _NAMED} more" if count > _NAMED else ""
+    notes = [
+        f"{count} {'call is' if count == 1 else 'calls are'} recorded by more than one "
+        f"instrumentation and counted once: {named}{more}"
+    ]
+    notes.extend(
+        f"the recordings of one call disagree on {conflict}: "
+        + ", ".join(_ref(span) for span in merge.recordings)
+        for merge in merges
+        for conflict in merge.conflicts
+    )
+    return notes
 
 
 def _calls_around_tools(tools: Sequence[Span], models: Sequence[Span]) -> list[Span]:
@@ -184,6 +193,16 @@ def _requested(models: Sequence[Span]) -> str:
         for name in names[:_NAMED]
     )
     return shown + (f" and {len(names) - _NAMED} more tools" if len(names) > _NAMED else "")
+
+
+def _unnamed_text(unnamed: list[tuple[Span, str]]) -> str:
+    named = "; ".join(f"{_ref(span)} ({reason})" for span, reason in unnamed[:_NAMED])
+    more = f"; and {len(unnamed) - _NAMED} more" if len(unnamed) > _NAMED else ""
+    count = len(unnamed)
+    return (
+        f"{count} tool {'call does' if count == 1 else 'calls do'} not record which tool ran, "
+        f"so rules about tools cannot tell {'it' if count == 1 else 'them'} apart: {named}{more}"
+    )
 
 
 def _unmapped_text(unmapped: list[tuple[Span, str]]) -> str:

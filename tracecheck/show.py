@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
+from tracecheck.readers.duplicates import MergedCalls, merge_duplicate_calls
 from tracecheck.reading import read_subject
 from tracecheck.report.safe import printable, shorten
 from tracecheck.rules.subject import Subject
@@ -35,18 +36,43 @@ def render_trace(trace: Trace, *, color: bool = False, files: Sequence[str] = ()
         f"{_maybe(' · ', _duration(_trace_duration(trace)))} · run {status}{where}"
     )
     lines = [paint(_BOLD, header)]
+    merged = merge_duplicate_calls(trace.spans)
+    calls = _calls(merged)
     for prefix, span in _walk(trace):
-        lines.append(prefix + _span_line(span, paint))
-    lines.extend(
-        f"note: {shorten(printable(note))}" for note in read_subject(Subject(trace.spans)).notes
-    )
+        lines.append(prefix + _span_line(calls.get(id(span), span), paint, _mark(span, merged)))
+    lines.extend(f"note: {shorten(printable(note))}" for note in _notes(merged))
     return "\n".join(lines)
 
 
+def _calls(merged: MergedCalls) -> dict[int, Span]:
+    """The merged call each outermost recording stands for, by the recording's `id()`."""
+    return {id(merge.recordings[0]): merge.call for merge in merged.merges}
+
+
+def _mark(span: Span, merged: MergedCalls) -> str:
+    """How the tree marks a call recorded more than once: its outermost recording counts it,
+    the others name it."""
+    for merge in merged.merges:
+        if merge.recordings[0] is span:
+            return f"recorded {len(merge.recordings)}×, counted once"
+        if any(recording is span for recording in merge.recordings[1:]):
+            return f"the same call as {_name(merge.call.span_id) or '(no span id)'}"
+    return ""
+
+
+def _notes(merged: MergedCalls) -> tuple[str, ...]:
+    return read_subject(Subject(merged.spans), merged.merges).notes
+
+
 def trace_facts(trace: Trace) -> dict[str, Any]:
-    """What `render_trace` shows, as JSON-ready data (depth-first, siblings in start order)."""
+    """What `render_trace` shows, as JSON-ready data (depth-first, siblings in start order).
+    A call recorded more than once is counted on its outermost recording (`recordings`: how
+    many), and the others name it (`same_call_as`)."""
     spans = []
-    for prefix, span in _walk(trace):
+    merged = merge_duplicate_calls(trace.spans)
+    calls, absorbed = _calls(merged), merged.merged_into()
+    for prefix, recorded in _walk(trace):
+        span = calls.get(id(recorded), recorded)
         tokens = span.tokens
         spans.append(
             {
@@ -69,6 +95,12 @@ def trace_facts(trace: Trace) -> dict[str, Any]:
                 "end_ns": span.end_ns,
                 "duration_ms": _ms(span.duration_ns),
                 "status": span.status,
+                "recordings": next(
+                    (len(m.recordings) for m in merged.merges if m.recordings[0] is recorded), 1
+                ),
+                "same_call_as": absorbed[id(recorded)].span_id
+                if id(recorded) in absorbed
+                else None,
             }
         )
     run = trace.run_record
@@ -77,7 +109,7 @@ def trace_facts(trace: Trace) -> dict[str, Any]:
         "run_status": run.status if run else None,
         "spans": spans,
         "notes": [str(note) for note in trace.notes],
-        "reading_notes": list(read_subject(Subject(trace.spans)).notes),
+        "reading_notes": list(_notes(merged)),
     }
 
 
@@ -129,7 +161,7 @@ def _start_order(span: Span) -> tuple[bool, int]:
     return span.start_ns is None, span.start_ns or 0
 
 
-def _span_line(span: Span, paint: Callable[[str, str], str]) -> str:
+def _span_line(span: Span, paint: Callable[[str, str], str], mark: str = "") -> str:
     kind = span.kind
     label = _name(span.name) or "(unnamed)"
     parts = [f"{kind.value:<9} {label}"]
@@ -142,6 +174,8 @@ def _span_line(span: Span, paint: Callable[[str, str], str]) -> str:
         parts.append(tokens)
     duration = _duration(span.duration_ns)
     parts.append(duration or "no timing")
+    if mark:
+        parts.append(f"({mark})")
     line = "  ".join(parts)
     if span.is_error:
         return paint(_RED, f"{line}  ✗ error") + paint(_DIM, f"  {_name(span.span_id)}")

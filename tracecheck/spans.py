@@ -357,6 +357,29 @@ class Span:
             raise TypeError(f"Span has no field {', '.join(sorted(unknown))}")
         return Span(**{**values, **changes})
 
+    def with_facts(
+        self,
+        *,
+        tool_name: str | None,
+        model: str | None,
+        tokens: TokenUsage,
+        arguments: ToolArguments,
+        offered_tools: OfferedTools | None,
+        **recorded: Any,
+    ) -> Span:
+        """A copy whose facts are the ones given instead of read from its attributes (one call
+        merged from several recordings of it), with some recorded fields changed; its kind and
+        convention stay this span's."""
+        copy = self.replace(**recorded)
+        _set_convention(copy, self.convention)
+        _set_kind(copy, self.kind)
+        _set_tool_name(copy, tool_name)
+        _set_model(copy, model)
+        _set_tokens(copy, tokens)
+        _set_arguments(copy, arguments)
+        _set_offered(copy, offered_tools)
+        return copy
+
     # Derived fields: each computed on first use and kept in its own slot, which starts as
     # `_UNSET`. (Leaving the slot empty and catching the AttributeError saves one store per
     # field at read time, but raising costs ten times more on every span's first use.)

@@ -13,6 +13,7 @@ from typing import Any
 from tracecheck.check import check
 from tracecheck.contract import Contract, compile_contract
 from tracecheck.report.safe import printable
+from tracecheck.rules.capture import CaptureMode
 from tracecheck.rules.operators import Rule
 from tracecheck.spans import Span, Trace
 from tracecheck.testing_words import phrases
@@ -32,18 +33,24 @@ MAX_NOTES_SHOWN = 5
 ContractInput = Contract | str | os.PathLike[str] | Mapping[str, Any]
 
 
-def assert_contract(spans_or_trace: Trace | Iterable[Span], contract: ContractInput) -> Verdict:
+def assert_contract(
+    spans_or_trace: Trace | Iterable[Span],
+    contract: ContractInput,
+    *,
+    capture: CaptureMode | None = None,
+) -> Verdict:
     """Check spans (or a trace) against a contract; raise `AssertionError` unless it passes.
 
     `contract` is a compiled `Contract`, a path, JSON or YAML text, or a parsed document; a
     malformed one raises `ContractError`. The message names rules, span ids and details, and
     never an attribute value. An empty list of spans fails: nothing checked is no evidence.
+    A rule whose calls are in doubt fails too, unless `capture="lenient"` (see `check`).
     Returns the passing verdict.
     """
     __tracebackhide__ = True
     compiled = contract if isinstance(contract, Contract) else compile_contract(contract)
     subject = spans_or_trace if isinstance(spans_or_trace, Trace) else list(spans_or_trace)
-    verdict = check(subject, compiled)
+    verdict = check(subject, compiled, capture=capture)
     if isinstance(subject, list) and not subject:  # nothing to check must not pass
         raise AssertionError(
             f'trace contract "{compiled.name}" could not be checked: no spans were given; '

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from tracecheck.contract import Contract
     from tracecheck.report.model import CheckedTrace, ReadFailure
     from tracecheck.report.spool import Records, Spool
+    from tracecheck.rules.capture import CaptureMode
     from tracecheck.verdict import Verdict
 
 __all__ = ["add_parser", "html_arguments", "run", "timeline_profile", "visitor"]
@@ -51,12 +52,7 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="print GitHub workflow annotations (on by default when GITHUB_ACTIONS=true)",
     )
-    parser.add_argument(
-        "--strict-capture",
-        action="store_true",
-        help="when spans look like tool or model calls that no convention maps, report every "
-        "rule about tools or models as could not be evaluated (exit 2) instead of judging it",
-    )
+    capture_arguments(parser)
     parser.add_argument(
         "-j",
         "--jobs",
@@ -127,7 +123,7 @@ def _check_all(
     from tracecheck.verdict import worst
 
     timelines = timeline_profile(args)
-    visit = visitor(env.checker(), contracts, args.strict_capture, verdicts.append, timelines)
+    visit = visitor(env.checker(), contracts, args.capture, verdicts.append, timelines)
     from tracecheck.cli.fleet import expanded_globs, fleet_inputs, read_on_fleet
 
     args.traces = expanded_globs(args.traces)
@@ -209,7 +205,7 @@ def _read_here(
 def visitor(
     check: Callable[..., Verdict],
     contracts: Sequence[Contract],
-    strict: bool,
+    capture: CaptureMode | None,
     keep: Callable[[bytes], object],
     timelines: str | None = None,
 ) -> Callable[[Read], None]:
@@ -222,7 +218,7 @@ def visitor(
 
     def visit(read: Read) -> None:  # all a trace leaves behind
         for number, contract in enumerate(contracts):
-            item = _timed(check, read, contract, strict)
+            item = _timed(check, read, contract, capture)
             if timelines is not None and number == 0:
                 from tracecheck.report.timeline import timeline_of
 
@@ -231,6 +227,29 @@ def visitor(
             keep(pickle.dumps(item, pickle.HIGHEST_PROTOCOL))
 
     return visit
+
+
+def capture_arguments(parser: argparse.ArgumentParser) -> None:
+    """`--lenient-capture` and `--strict-capture`, one or the other, into `args.capture`."""
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument(
+        "--lenient-capture",
+        dest="capture",
+        action="store_const",
+        const="lenient",
+        help="judge rules about tools and models even when the trace gives reason to doubt "
+        "that every call was recorded (a span like a call no convention maps, a tool call "
+        "with no tool name), with a note only; by default such rules could not be evaluated "
+        "(exit 2)",
+    )
+    group.add_argument(
+        "--strict-capture",
+        dest="capture",
+        action="store_const",
+        const="strict",
+        help="hold every contract to the default strict capture, even one that says "
+        "`capture: lenient`",
+    )
 
 
 def html_arguments(parser: argparse.ArgumentParser) -> None:
@@ -280,7 +299,7 @@ def _append_summary(
 
 
 def _timed(
-    check: Callable[..., Verdict], read: Read, contract: Contract, strict: bool
+    check: Callable[..., Verdict], read: Read, contract: Contract, capture: CaptureMode | None
 ) -> CheckedTrace:
     from tracecheck.report.model import CheckedTrace
     from tracecheck.verdict import RuleResult, Verdict
@@ -288,7 +307,7 @@ def _timed(
     trace = read.trace
     started = time.perf_counter()
     try:
-        verdict = check(trace, contract, strict_capture=strict)
+        verdict = check(trace, contract, capture=capture)
     except Exception as exc:  # a bug in one rule must not hide the other verdicts
         error = internal_error(exc)
         rule = RuleResult("(check)", None, "error", error=error)

@@ -22,7 +22,7 @@ __all__ = ["CheckTrace", "CompileContract", "Environment", "VisitTraces"]
 
 # `tracecheck.readers.by_trace.visit_traces(source, visit, **options)`
 VisitTraces = Callable[..., object]
-# `tracecheck.check.check(trace, contract, *, strict_capture=...)`
+# `tracecheck.check.check(trace, contract, *, capture=...)`
 CheckTrace = Callable[..., "Verdict"]
 # `tracecheck.contract.compile_contract(path)`
 CompileContract = Callable[[Any], "Contract"]

@@ -40,6 +40,8 @@ NOTES_SHOWN = 20
 
 
 def add_parser(parser: argparse.ArgumentParser) -> None:
+    from tracecheck.cli.check import capture_arguments
+
     commands = parser.add_subparsers(title="fleet commands", metavar="COMMAND", dest="fleet")
     checking = commands.add_parser(
         "check", help="check many inputs; verdicts as Parquet", epilog=EPILOG + PRECEDENCE
@@ -66,12 +68,7 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
         help="run on the Dask scheduler at ADDRESS (tcp://HOST:8786)",
     )
     _storage_option(checking)
-    checking.add_argument(
-        "--strict-capture",
-        action="store_true",
-        help="report rules about tools or models as could not be evaluated when spans look "
-        "like calls no convention maps",
-    )
+    capture_arguments(checking)
     _summary_arguments(checking)
     checking.add_argument(
         "--sarif",
@@ -370,7 +367,7 @@ def _fleet(
             scheduler=scheduler,
             jobs=jobs,
             format=args.format,
-            strict_capture=args.strict_capture,
+            capture=args.capture,
             trace_id=args.trace_id,
             storage_options=options,
             timelines=args.html_profile if args.html is not None else None,

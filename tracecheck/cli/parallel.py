@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from tracecheck.contract import Contract
     from tracecheck.report.model import ReadFailure
     from tracecheck.report.spool import Records
+    from tracecheck.rules.capture import CaptureMode
     from tracecheck.spans import Trace
 
 __all__ = [
@@ -121,16 +122,14 @@ def read_in_parallel(
     from tracecheck.cli.check import timeline_profile
 
     timelines = timeline_profile(args)
-    work = Work(
-        tuple(contracts), args.strict_capture, format, wanted, env.read, env.check, (), timelines
-    )
+    work = Work(tuple(contracts), args.capture, format, wanted, env.read, env.check, (), timelines)
     try:
         payload = pickle.dumps(work, pickle.HIGHEST_PROTOCOL)
     except Exception:  # a contract that does not pickle: each worker compiles the files
         if env.compile is not None:
             return None
         paths = tuple(dict.fromkeys(args.contract))
-        work = Work((), args.strict_capture, format, wanted, env.read, env.check, paths, timelines)
+        work = Work((), args.capture, format, wanted, env.read, env.check, paths, timelines)
         try:
             payload = pickle.dumps(work, pickle.HIGHEST_PROTOCOL)
         except Exception:  # a reader or checker of a test's making
@@ -160,7 +159,7 @@ class Work:
     to check and read (None: the real checker and reader), and the options of the run."""
 
     contracts: tuple[Contract, ...]
-    strict: bool
+    capture: CaptureMode | None
     format: str | None
     wanted: str | None
     read: VisitTraces | None = None
@@ -470,7 +469,7 @@ def _task(source: str, share: Share) -> _Done:
         progress_seconds=1e9,
     )
     kept = _Kept()
-    visit = visitor(env.checker(), work.contracts, work.strict, kept.append, work.timelines)
+    visit = visitor(env.checker(), work.contracts, work.capture, kept.append, work.timelines)
     done = read_source(env, source, work.format, work.wanted, visit, kept)  # type: ignore[arg-type]
     return _Done(
         done,

@@ -216,6 +216,11 @@ class ContractBuilder(PathBuilder):
         self._head["description"] = description
         return self
 
+    def capture(self, mode: str) -> Self:
+        """`strict` (the default) or `lenient`: how doubt about capture weighs on the rules."""
+        self._head["capture"] = mode
+        return self
+
     def scope(self, **root: Any) -> Self:
         self._head["scope"] = {"root": _predicate(root)}
         return self

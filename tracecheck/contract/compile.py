@@ -145,6 +145,7 @@ def _contract(spec: ContractSpec, origin: str | None) -> Contract:
         scope=spec.scope,
         description=spec.description,
         source=origin,
+        capture=spec.capture,
     )
 
 

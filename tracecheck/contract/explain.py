@@ -34,6 +34,11 @@ def explain_contract(contract: Contract | ContractSource) -> str:
     lines = [header]
     if contract.scope is not None:
         lines.append(f"Scope: the span matching {contract.scope.describe()} and its descendants")
+    if contract.capture == "lenient":
+        lines.append(
+            "Capture: lenient (rules about tools and models are judged even when the trace "
+            "gives reason to doubt that every call was recorded; a note says why)"
+        )
     if contract.rules:
         lines.append("Every rule must pass:")
         lines += _rule_lines(contract.rules)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from tracecheck.rules.capture import CaptureMode
 from tracecheck.rules.operators import Rule
 from tracecheck.rules.predicates import Predicate
 
@@ -30,6 +31,7 @@ class Contract:
     scope: Predicate | None = None
     description: str | None = None
     source: str | None = None  # the file it was read from
+    capture: CaptureMode | None = None  # as the document says; None (not said) is strict
 
     @staticmethod
     def builder(name: str) -> ContractBuilder:

@@ -10,7 +10,7 @@ compiler can add its own checks (labels, empty contract) in the same report. A t
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 # `X as X` re-exports the words and helpers that lived here before the split (tests read them).
 from tracecheck.contract.checker import pointer_problem as pointer_problem
@@ -43,6 +43,7 @@ from tracecheck.contract.words import describe
 from tracecheck.contract.words import json_type as json_type
 from tracecheck.errors import ContractProblem
 from tracecheck.naming import did_you_mean, key_path
+from tracecheck.rules.capture import CAPTURES, CaptureMode
 from tracecheck.rules.predicates import Predicate
 
 __all__ = [
@@ -62,6 +63,7 @@ __all__ = [
 TOP_KEYS = (
     "name",
     "description",
+    "capture",
     "scope",
     "alternatives",
     "run",
@@ -100,6 +102,7 @@ class ContractSpec(NamedTuple):
     scope: Predicate | None
     base: PathSpec
     alternatives: tuple[PathSpec, ...] | None  # None when the key is absent
+    capture: CaptureMode | None = None  # None when the key is absent: strict
 
 
 class _Parser(RuleChecker):
@@ -119,11 +122,14 @@ class _Parser(RuleChecker):
         if "description" in doc:
             description = self.text(doc["description"], "description")
         scope = self.scope(doc["scope"]) if "scope" in doc else None
+        capture = None
+        if "capture" in doc:
+            capture = cast("CaptureMode | None", self.enum(doc["capture"], "capture", CAPTURES))
         alternatives = None
         if "alternatives" in doc:
             alternatives = self.alternatives(doc["alternatives"])
         base = self.path_keys(doc, "")
-        return ContractSpec(name or "", description, scope, base, alternatives)
+        return ContractSpec(name or "", description, scope, base, alternatives, capture)
 
     def scope(self, value: Any) -> Predicate | None:
         scope = self.obj(value, "scope", ("root",), required=("root",))

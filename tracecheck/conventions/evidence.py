@@ -2,7 +2,8 @@
 
 A producer the conventions do not know (or a version that renamed its attributes) reads as
 spans of kind UNKNOWN: a rule about tools or models would then pass without having seen the
-call. Such spans are named in a note, and `check --strict-capture` refuses to pass those rules.
+call. Such spans are named in a note, and the rules about tools and models are then not judged
+(unless capture is lenient). A tool call whose tool is unknown is doubted the same way.
 """
 
 from __future__ import annotations
@@ -12,9 +13,17 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from tracecheck.conventions.generic import is_template, json_or_text
+from tracecheck.conventions.generic import is_template, json_or_text, recorded_tool_name
+from tracecheck.conventions.model import Field
+from tracecheck.conventions.values import first_string
 
-__all__ = ["asked_for_no_tool", "has_recorded_output", "requested_tools", "unmapped_evidence"]
+__all__ = [
+    "asked_for_no_tool",
+    "has_recorded_output",
+    "requested_tools",
+    "tool_name_doubt",
+    "unmapped_evidence",
+]
 
 
 # Compiled on first use: only spans read as UNKNOWN are judged, and the three patterns cost
@@ -57,22 +66,11 @@ _IGNORED_PREFIXES = (
 
 
 def unmapped_evidence(
-    name: str,
-    attributes: Mapping[str, Any],
-    kind: str,
-    tool_name: str | None,
-    hints: tuple[str, ...] = (),
+    name: str, attributes: Mapping[str, Any], hints: tuple[str, ...] = ()
 ) -> str | None:
-    """Why a span looks like a call that its reading missed, or None when it does not.
-
-    Only spans read as UNKNOWN are judged (plus TOOL spans with no tool name): a span read as
-    any other kind was mapped by a convention. `hints` are the keys that its convention says may
-    stand for a call it cannot tell apart.
-    """
-    if kind == "TOOL":
-        return None if tool_name else "a tool call with no tool name"
-    if kind != "UNKNOWN":
-        return None
+    """Why a span read as UNKNOWN looks like a call that its reading missed, or None when it
+    does not. `hints` are the keys that its convention says may stand for a call it cannot tell
+    apart."""
     evidence_key, evidence_name, call_word = _patterns()
     if is_template(name) and call_word.search(name):
         return "a message-template name"
@@ -92,6 +90,32 @@ def unmapped_evidence(
     if evidence_name.search(name):
         return "a tool- or model-like name"
     return None
+
+
+# What a model API accepts as a tool name (OpenAI's and Anthropic's `[A-Za-z0-9_-]`, Gemini's
+# and MCP's dots, colons and slashes), and a Python method's name, which no tool has.
+_TOOL_NAME = re.compile(r"[\w.:/@-]{1,128}", re.ASCII)
+_METHOD = re.compile(r"(?:^|\.)__\w+__$")
+
+
+def tool_name_doubt(
+    name: str,
+    attributes: Mapping[str, Any],
+    tool_name: str | None,
+    tool_fields: tuple[Field, ...] = (),
+) -> str | None:
+    """Why a TOOL span's tool is unknown, or None when it is known: none recorded, or the span
+    name taken for one when the name is no tool name (`run_shell.__call__`, `Call tool`). A name
+    an attribute records, or a convention reads from a documented shape, is never doubted."""
+    if not tool_name:
+        return "no tool name"
+    if tool_name != name and f"execute_tool {tool_name}" != name:
+        return None
+    if recorded_tool_name(attributes) or (tool_fields and first_string(attributes, tool_fields)):
+        return None
+    if _TOOL_NAME.fullmatch(tool_name) and not _METHOD.search(tool_name):
+        return None
+    return "its span name is taken for its tool name, and is no tool name"
 
 
 # A model call's recorded output, as each family writes the tool calls the model asked for:

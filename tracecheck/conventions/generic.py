@@ -17,12 +17,14 @@ __all__ = [
     "CONTRACT_KINDS",
     "RECORDED_TOTALS",
     "RUN_STATUSES",
+    "call_id",
     "collect_tool_names",
     "is_template",
     "json_or_text",
     "kind",
     "model",
     "offered_tools",
+    "recorded_tool_name",
     "recorded_total",
     "run_status",
     "tokens",
@@ -117,6 +119,10 @@ _TOKEN_ATTRIBUTES = frozenset(
 )
 _ARGUMENT_ATTRIBUTES = ("gen_ai.tool.call.arguments", "tool.arguments", "input.value", "tool.input")
 RUN_STATUSES = ("running", "completed", "failed", "aborted")
+_CALL_IDS = {
+    "TOOL": ("gen_ai.tool.call.id", "tool_call.id", "ai.toolCall.id"),
+    "LLM": ("gen_ai.response.id", "ai.response.id"),
+}
 _OPENINFERENCE_TOOL_SCHEMA = re.compile(r"^llm\.tools\.(\d+)\.tool\.json_schema$")
 
 NOT_CAPTURED = "arguments were not captured"
@@ -134,15 +140,18 @@ def kind(declared: str | None, attributes: Mapping[str, Any], name: str) -> str:
         value = attributes.get(key)
         if isinstance(value, str) and value.upper() in CONTRACT_KINDS:
             return value.upper()
+    # The operation is what the GenAI conventions record a span's kind by: it decides before
+    # any inference from the other attributes or the name.
+    operation = attributes.get("gen_ai.operation.name")
+    known = _OPERATION_KINDS.get(operation) if isinstance(operation, str) else None
+    if known is not None:
+        return known
     if _first_string(attributes, _TOOL_NAME_KIND_ATTRIBUTES):
         return "TOOL"
     if name[:1] in ("f", "F", "t", "T") and _TOOLISH_NAME.match(name):
         return "TOOL"
-    operation = attributes.get("gen_ai.operation.name")
     if operation is not None:
-        return (
-            _OPERATION_KINDS.get(operation, "UNKNOWN") if isinstance(operation, str) else "UNKNOWN"
-        )
+        return "UNKNOWN"
     if model(attributes) or _LLMISH_NAME.search(name):
         return "LLM"
     return "UNKNOWN"
@@ -166,6 +175,11 @@ def tool_name(attributes: Mapping[str, Any], name: str, span_kind: str) -> str |
             if not name:
                 return None
     return None if is_template(name) else name
+
+
+def recorded_tool_name(attributes: Mapping[str, Any]) -> str | None:
+    """The tool name an attribute records (not the span name), if any."""
+    return _first_string(attributes, _TOOL_NAME_ATTRIBUTES)
 
 
 def is_template(name: str) -> bool:
@@ -226,6 +240,13 @@ def tool_arguments(attributes: Mapping[str, Any]) -> tuple[bool, Any, str | None
         if value is not None:
             return True, json_or_text(value), None
     return False, None, NO_EVIDENCE
+
+
+def call_id(attributes: Mapping[str, Any], span_kind: str) -> str | None:
+    """The id that names one call whoever records it: a tool call's id (given by the model),
+    or a model call's response id (given by the provider); None for other kinds."""
+    keys = _CALL_IDS.get(span_kind)
+    return _first_string(attributes, keys) if keys else None
 
 
 def json_or_text(value: Any) -> Any:

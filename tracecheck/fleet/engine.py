@@ -24,6 +24,7 @@ from tracecheck.report.model import CheckedTrace, ReadFailure
 
 if TYPE_CHECKING:
     from tracecheck.contract import Contract
+    from tracecheck.rules.capture import CaptureMode
 
 __all__ = ["InputOutcome", "Runner", "SchedulerAddressError", "check_many", "runner"]
 
@@ -75,7 +76,7 @@ def check_many(
     scheduler: str | None = None,
     jobs: int = 1,
     format: str | None = None,
-    strict_capture: bool = False,
+    capture: CaptureMode | None = None,
     trace_id: str | None = None,
     storage_options: dict[str, Any] | None = None,
     timelines: str | None = None,
@@ -95,7 +96,7 @@ def check_many(
     work = Work(
         tuple(_compiled(contract) for contract in _many(contracts, contracts=True)),
         format,
-        strict_capture,
+        capture,
         trace_id.strip().lower() if trace_id is not None else None,
         dict(storage_options or {}),
         timelines=timelines,

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from tracecheck.contract import Contract
     from tracecheck.errors import TraceReadError
     from tracecheck.fleet.facts import TraceFacts
+    from tracecheck.rules.capture import CaptureMode
     from tracecheck.spans import Trace
 
 __all__ = [
@@ -54,7 +55,7 @@ class Work:
 
     contracts: tuple[Contract, ...]
     format: str | None = None
-    strict_capture: bool = False
+    capture: CaptureMode | None = None  # None: each contract's own (strict unless it says)
     wanted: str | None = None  # one trace id, as traces spell it
     storage_options: dict[str, Any] = field(default_factory=dict)
     check: Callable[..., Any] | None = None  # None: tracecheck.check.check
@@ -213,9 +214,7 @@ def _checked(trace: Trace, unit: Unit, work: Work, local: Staged) -> TraceResult
     verdicts = []
     for contract in work.contracts:
         started = time.perf_counter()
-        verdict = check_guarded(
-            work.check or check, trace, contract, strict_capture=work.strict_capture
-        )
+        verdict = check_guarded(work.check or check, trace, contract, capture=work.capture)
         took = time.perf_counter() - started
         verdicts.append(CheckedTrace(source, contract.source, verdict, took, sources))
     drawn = work.timelines is not None and verdicts

@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from tracecheck.rules.argument import Argument
 from tracecheck.rules.base import Rule
 from tracecheck.rules.offered import ToolsOffered
 from tracecheck.rules.predicates import Predicate
 from tracecheck.rules.retry import RetrySafe
 
-__all__ = ["MODELS", "TOOLS", "reads_calls"]
+__all__ = ["CAPTURES", "MODELS", "TOOLS", "CaptureMode", "reads_calls"]
+
+# How doubt about tool and model capture weighs on the rules it concerns: `strict` (the
+# default) reports them as could not be evaluated, `lenient` judges them with a note only.
+CaptureMode = Literal["strict", "lenient"]
+CAPTURES: tuple[CaptureMode, ...] = ("strict", "lenient")
 
 TOOLS = "tools"
 MODELS = "models"
