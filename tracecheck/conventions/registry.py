@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from tracecheck.conventions.agent_framework import AGENT_FRAMEWORK
 from tracecheck.conventions.dspy import DSPY
 from tracecheck.conventions.families import GENERIC, OPENINFERENCE, OTEL_GENAI
 from tracecheck.conventions.frameworks import (
@@ -59,6 +60,7 @@ CONVENTIONS: tuple[Convention, ...] = (
     GOOGLE_ADK,
     MASTRA,
     LANGFUSE_BEFORE_3_5,
+    AGENT_FRAMEWORK,
     # Chosen by their own attribute namespaces (and scope where they have one).
     VERCEL_AI,
     MLFLOW,
