@@ -25,6 +25,7 @@ from tracecheck.conventions.logfire import (
 from tracecheck.conventions.mastra import MASTRA, MASTRA_TELEMETRY
 from tracecheck.conventions.mlflow import MLFLOW
 from tracecheck.conventions.model import Convention
+from tracecheck.conventions.openai_agents_v2 import OTEL_OPENAI_AGENTS
 from tracecheck.conventions.openinference_providers import OPENINFERENCE_BEDROCK
 from tracecheck.conventions.openllmetry import (
     OPENLLMETRY,
@@ -49,6 +50,7 @@ CONVENTIONS: tuple[Convention, ...] = (
     LOGFIRE_CLAUDE_AGENT_SDK,
     LOGFIRE_LLM_CLIENTS_BEFORE_4_31,
     LOGFIRE_LLM_CLIENTS,
+    OTEL_OPENAI_AGENTS,  # after traceloop-sdk, which claims Traceloop's spans of one scope name
     SMOLAGENTS,
     BEEAI,
     DSPY,
