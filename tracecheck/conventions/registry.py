@@ -16,6 +16,7 @@ from tracecheck.conventions.frameworks import (
 from tracecheck.conventions.google_adk import GOOGLE_ADK
 from tracecheck.conventions.langfuse import LANGFUSE, LANGFUSE_BEFORE_3_5
 from tracecheck.conventions.langsmith import LANGSMITH
+from tracecheck.conventions.litellm import LITELLM
 from tracecheck.conventions.logfire import (
     LOGFIRE_CLAUDE_AGENT_SDK,
     LOGFIRE_LLM_CLIENTS,
@@ -59,6 +60,7 @@ CONVENTIONS: tuple[Convention, ...] = (
     OPENINFERENCE_BEDROCK,
     PYDANTIC_AI,
     STRANDS,
+    LITELLM,
     GOOGLE_ADK,
     MASTRA,
     LANGFUSE_BEFORE_3_5,
