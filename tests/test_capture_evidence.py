@@ -1,4 +1,5 @@
-"""No false PASS on spans no convention maps: notes, --strict-capture, and which rules it stops."""
+"""No false PASS on doubtful capture: spans no convention maps and tool calls that do not say
+which tool ran stop the rules they concern by default, with a note; lenient capture only notes."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import pytest
 from tracecheck import compile_contract
 from tracecheck.check import check
 from tracecheck.cli import ExitCode, main
-from tracecheck.conventions.evidence import requested_tools, unmapped_evidence
+from tracecheck.conventions.evidence import requested_tools, tool_name_doubt, unmapped_evidence
 from tracecheck.spans import ReadNote, Span, Trace
 
 TRACE = "a" * 32
@@ -31,70 +32,128 @@ KNOWN_TOOL = span(2, "execute_tool lookup_order", **{"gen_ai.tool.name": "lookup
 MODEL_CALL = span(4, "chat gpt", **{"gen_ai.operation.name": "chat", "gen_ai.request.model": "gpt"})
 # A producer the conventions do not know: a templated name, the tool in a private attribute.
 UNKNOWN_TOOL = span(3, "Call {tool}", **{"acme.tool_name": "run_shell", "acme.input": "{}"})
-CONTRACT = compile_contract(
-    {
-        "name": "c",
-        "tools": {"forbidden": ["run_shell"]},
-        "llm": {"maxCalls": 5},
-        "rules": [{"kind": "eventually", "label": "named", "p": {"name": "run"}}],
-    }
-)
+CONTRACT_DOC = {
+    "name": "c",
+    "tools": {"forbidden": ["run_shell"]},
+    "llm": {"maxCalls": 5},
+    "rules": [{"kind": "eventually", "label": "named", "p": {"name": "run"}}],
+}
+CONTRACT = compile_contract(CONTRACT_DOC)
 
 
 @pytest.mark.parametrize(
-    ("name", "attributes", "kind", "tool", "reason"),
+    ("name", "attributes", "reason"),
     [
-        ("Function: {name}", {}, "UNKNOWN", None, "a message-template name"),
-        ("processing {item}", {}, "UNKNOWN", None, None),  # an application's own template
-        ("x", {"vendor.model_name": "gpt"}, "UNKNOWN", None, "attributes vendor.model_name"),
-        ("x", {"ai.toolCall.name": "t"}, "UNKNOWN", None, "attributes ai.toolCall.name"),
-        ("x", {"vendor.usage": "{}"}, "UNKNOWN", None, "attributes vendor.usage"),
-        ("tool_call lookup", {}, "UNKNOWN", None, "a tool- or model-like name"),
+        ("Function: {name}", {}, "a message-template name"),
+        ("processing {item}", {}, None),  # an application's own template
+        ("x", {"vendor.model_name": "gpt"}, "attributes vendor.model_name"),
+        ("x", {"ai.toolCall.name": "t"}, "attributes ai.toolCall.name"),
+        ("x", {"vendor.usage": "{}"}, "attributes vendor.usage"),
+        ("tool_call lookup", {}, "a tool- or model-like name"),
         # Traceloop's tool spans, in an instrumentation whose kinds no convention describes.
-        ("run_shell.tool", {}, "UNKNOWN", None, "a tool- or model-like name"),
-        ("tools.task", {}, "UNKNOWN", None, None),
-        ("execute_tool", {}, "TOOL", None, "a tool call with no tool name"),
-        ("execute_tool x", {}, "TOOL", "x", None),
-        ("chat gpt", {"gen_ai.request.model": "gpt"}, "LLM", None, None),
-        ("RunnableSequence", {}, "CHAIN", None, None),
-        ("unknown", {"gen_ai.agent.name": "a", "service.name": "svc"}, "UNKNOWN", None, None),
-        ("handler", {"code.function": "main", "http.route": "/"}, "UNKNOWN", None, None),
+        ("run_shell.tool", {}, "a tool- or model-like name"),
+        ("tools.task", {}, None),
+        ("unknown", {"gen_ai.agent.name": "a", "service.name": "svc"}, None),
+        ("handler", {"code.function": "main", "http.route": "/"}, None),
     ],
 )
 def test_what_counts_as_evidence_of_an_unmapped_call(
-    name: str, attributes: dict[str, object], kind: str, tool: str | None, reason: str | None
+    name: str, attributes: dict[str, object], reason: str | None
 ) -> None:
-    assert unmapped_evidence(name, attributes, kind, tool) == reason
+    assert unmapped_evidence(name, attributes) == reason
 
 
-def test_a_verdict_names_the_unmapped_spans_and_still_judges_without_strict() -> None:
+@pytest.mark.parametrize(
+    ("name", "attributes", "tool", "reason"),
+    [
+        ("execute_tool", {}, None, "no tool name"),
+        ("Function: {name}", {"name": "random_number"}, None, "no tool name"),
+        ("execute_tool x", {}, "x", None),
+        ("lookup_order", {}, "lookup_order", None),  # a span named for its tool (OpenInference)
+        ("mcp__github__get_issue", {}, "mcp__github__get_issue", None),
+        ("files/read.v2", {}, "files/read.v2", None),  # MCP and Gemini names have these
+        # The span name taken for a tool name, when no tool has such a name: a guess.
+        (
+            "run_shell.__call__",
+            {},
+            "run_shell.__call__",
+            "its span name is taken for its tool name, and is no tool name",
+        ),
+        (
+            "Call the shell",
+            {},
+            "Call the shell",
+            "its span name is taken for its tool name, and is no tool name",
+        ),
+        (
+            "execute_tool run it",
+            {},
+            "run it",
+            "its span name is taken for its tool name, and is no tool name",
+        ),
+        # A name an attribute records is the producer's word, whatever its shape.
+        ("Search the web", {"tool.name": "Search the web"}, "Search the web", None),
+    ],
+)
+def test_which_tool_calls_do_not_say_which_tool_ran(
+    name: str, attributes: dict[str, object], tool: str | None, reason: str | None
+) -> None:
+    assert tool_name_doubt(name, attributes, tool) == reason
+
+
+def test_a_verdict_names_the_unmapped_spans_and_stops_the_rules_about_calls() -> None:
     verdict = check(Trace(TRACE, (ROOT, KNOWN_TOOL, MODEL_CALL, UNKNOWN_TOOL)), CONTRACT)
-    assert verdict.status == "pass"
-    (note,) = verdict.reading_notes
-    assert note == (
-        "1 span looks like a tool or model call that no convention maps, so rules about tools "
-        'and models may not see it: 0000000000000003 ("Call {tool}") (a message-template name)'
-    )
-    assert "run_shell" not in note  # attribute values are never quoted
-
-
-def test_strict_capture_stops_every_rule_about_calls_and_only_those() -> None:
-    trace = Trace(TRACE, (ROOT, KNOWN_TOOL, MODEL_CALL, UNKNOWN_TOOL))
-    verdict = check(trace, CONTRACT, strict_capture=True)
     assert verdict.status == "error"
     assert [(r.label, r.status) for r in verdict.rules] == [
         ("tools.forbidden[run_shell]", "error"),
         ("llm.maxCalls", "error"),
         ("named", "pass"),  # a rule about names alone does not depend on capture
     ]
+    (note,) = verdict.reading_notes
+    assert note == (
+        "1 span looks like a tool or model call that no convention maps, so rules about tools "
+        'and models may not see it: 0000000000000003 ("Call {tool}") (a message-template name)'
+    )
+    assert verdict.rules[0].error == verdict.rules[1].error == note
+    assert "run_shell" not in note  # attribute values are never quoted
+
+
+def test_lenient_capture_judges_the_rules_and_keeps_the_note() -> None:
+    trace = Trace(TRACE, (ROOT, KNOWN_TOOL, MODEL_CALL, UNKNOWN_TOOL))
+    verdict = check(trace, CONTRACT, capture="lenient")
+    assert verdict.status == "pass"
+    assert verdict.reading_notes == check(trace, CONTRACT).reading_notes
+    lenient = compile_contract({**CONTRACT_DOC, "capture": "lenient"})
+    assert check(trace, lenient).status == "pass"
+    # Held to the default whatever the contract says.
+    assert check(trace, lenient, capture="strict").status == "error"
+
+
+def test_a_rule_that_already_fails_stays_failed_whatever_is_in_doubt() -> None:
+    shell = span(5, "execute_tool run_shell", **{"gen_ai.tool.name": "run_shell"})
+    verdict = check(Trace(TRACE, (ROOT, KNOWN_TOOL, MODEL_CALL, UNKNOWN_TOOL, shell)), CONTRACT)
+    assert [(r.label, r.status) for r in verdict.rules][0] == ("tools.forbidden[run_shell]", "fail")
+    assert verdict.status == "error"  # the model rule still could not be evaluated
+
+
+def test_a_tool_call_that_does_not_say_which_tool_ran_stops_only_the_rules_about_tools() -> None:
+    # Logfire before 5.x: the span is named by its template, the tool only in `name`.
+    unnamed = span(3, "Function: {name}", **{"gen_ai.operation.name": "execute_tool"})
+    verdict = check(Trace(TRACE, (ROOT, KNOWN_TOOL, MODEL_CALL, unnamed)), CONTRACT)
+    assert [(r.label, r.status) for r in verdict.rules] == [
+        ("tools.forbidden[run_shell]", "error"),
+        ("llm.maxCalls", "pass"),
+        ("named", "pass"),
+    ]
     assert verdict.rules[0].error == (
-        "1 span looks like a tool or model call that no convention maps, and --strict-capture is on"
+        "1 tool call does not record which tool ran, so rules about tools cannot tell it apart: "
+        '0000000000000003 ("Function: {name}") (no tool name)'
     )
 
 
-def test_strict_capture_changes_nothing_when_every_call_is_mapped() -> None:
+def test_doubt_changes_nothing_when_every_call_is_mapped() -> None:
     trace = Trace(TRACE, (ROOT, KNOWN_TOOL, MODEL_CALL))
-    assert check(trace, CONTRACT, strict_capture=True) == check(trace, CONTRACT)
+    assert check(trace, CONTRACT, capture="lenient") == check(trace, CONTRACT)
     assert check(trace, CONTRACT).reading_notes == ()
 
 
@@ -111,15 +170,14 @@ def test_tool_calls_without_any_model_call_stop_only_the_rules_about_models() ->
         "1 tool call is recorded but no model call: the producer may not record them, so rules "
         "about models see none"
     )
-    verdict = check(trace, CONTRACT, strict_capture=True)
+    verdict = check(trace, CONTRACT)
     assert [(r.label, r.status) for r in verdict.rules] == [
         ("tools.forbidden[run_shell]", "pass"),
         ("llm.maxCalls", "error"),
         ("named", "pass"),
     ]
-    assert verdict.rules[1].error == (
-        "tool calls are recorded but no model call, and --strict-capture is on"
-    )
+    assert verdict.rules[1].error == note
+    assert check(trace, CONTRACT, capture="lenient").status == "pass"
 
 
 @pytest.mark.parametrize(
@@ -295,7 +353,7 @@ def raw(span_id: int, name: str, parent: int | None, **attributes: str) -> dict[
     }
 
 
-def test_the_cli_prints_the_note_and_exits_2_under_strict_capture(
+def test_the_cli_exits_2_on_doubt_and_0_with_lenient_capture(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     trace = otlp_file(
@@ -307,14 +365,20 @@ def test_the_cli_prints_the_note_and_exits_2_under_strict_capture(
     )
     contract = tmp_path / "c.json"
     contract.write_text(json.dumps({"name": "c", "tools": {"forbidden": ["run_shell"]}}))
-    assert main(["check", trace, "--contract", str(contract)]) == ExitCode.OK
-    out = capsys.readouterr().out
-    assert "  note: 1 span looks like a tool or model call that no convention maps" in out
-    assert main(["check", trace, "--contract", str(contract), "--strict-capture"]) == (
-        ExitCode.USAGE
-    )
+    assert main(["check", trace, "--contract", str(contract)]) == ExitCode.USAGE
     out = capsys.readouterr().out
     assert "! tools.forbidden[run_shell]: could not be evaluated: 1 span looks like" in out
+    lenient = ["check", trace, "--contract", str(contract), "--lenient-capture"]
+    assert main(lenient) == ExitCode.OK
+    out = capsys.readouterr().out
+    assert "  note: 1 span looks like a tool or model call that no convention maps" in out
+    relaxed = tmp_path / "lenient.json"
+    relaxed.write_text(json.dumps({**json.loads(contract.read_text()), "capture": "lenient"}))
+    assert main(["check", trace, "--contract", str(relaxed)]) == ExitCode.OK
+    assert main(["check", trace, "--contract", str(relaxed), "--strict-capture"]) == (
+        ExitCode.USAGE
+    )
+    capsys.readouterr()
     report = tmp_path / "r.json"
     main(["check", trace, "--contract", str(contract), "--json", str(report)])
     result = json.loads(report.read_text())["results"][0]
@@ -347,8 +411,8 @@ def test_spans_with_no_name_and_no_time_are_a_misread_never_a_silent_pass() -> N
     assert "no span has a name or a time: the file may not be the format it was read as" in (
         verdict.reading_notes
     )
-    strict = check(Trace(TRACE, tuple(blank)), CONTRACT, strict_capture=True)
-    assert {r.label: r.status for r in strict.rules}["llm.maxCalls"] == "error"
+    verdict = check(Trace(TRACE, tuple(blank)), CONTRACT)
+    assert {r.label: r.status for r in verdict.rules}["llm.maxCalls"] == "error"
 
 
 def test_the_readers_notes_ride_with_the_verdict() -> None:

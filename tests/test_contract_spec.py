@@ -50,7 +50,7 @@ CASES: list[tuple[str, dict[str, Any], list[str]]] = [
         with_name(tool={"required": ["Read"]}, **REQUIRED),
         [
             'unknown key "tool" — did you mean "tools"? (allowed: name, description, scope, '
-            "alternatives, run, tools, llm, retries, rules)"
+            "alternatives, run, tools, llm, retries, rules, capture)"
         ],
     ),
     (
@@ -496,7 +496,7 @@ def test_all_problems_at_once() -> None:
     }
     assert problems(doc) == [
         'unknown key "nmae" — did you mean "name"? (allowed: name, description, scope, '
-        "alternatives, run, tools, llm, retries, rules)",
+        "alternatives, run, tools, llm, retries, rules, capture)",
         'missing required key "name"',
         f'tools: unknown key "requird" — did you mean "required"? (allowed: {TOOLS_KEYS})',
         "tools.maxCalls: must be an integer ≥ 0, not 1.5",
@@ -591,5 +591,5 @@ def test_non_json_values_are_refused() -> None:
 
 def test_yaml_keys_that_are_not_strings() -> None:
     assert problems({"name": "x", 1: 2, **REQUIRED}) == [
-        "unknown key 1 (allowed: name, description, scope, alternatives, run, tools, llm, retries, rules)"
+        "unknown key 1 (allowed: name, description, scope, alternatives, run, tools, llm, retries, rules, capture)"
     ]

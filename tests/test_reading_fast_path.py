@@ -17,9 +17,10 @@ from tracecheck.conventions.evidence import (
     asked_for_no_tool,
     has_recorded_output,
     requested_tools,
+    tool_name_doubt,
     unmapped_evidence,
 )
-from tracecheck.reading import _NAMED, _ref, _unmapped_text, read_subject
+from tracecheck.reading import _NAMED, _ref, _unmapped_text, _unnamed_text, read_subject
 from tracecheck.rules.subject import Subject
 from tracecheck.spans import Kind, Span
 
@@ -72,27 +73,32 @@ def straightforward_reading(spans: Sequence[Span]) -> tuple[Any, ...]:
     unmapped = [
         (span, reason)
         for span in spans
-        if (
-            reason := unmapped_evidence(
-                span.name, span.attributes, span.kind, span.tool_name, span.convention.evidence
+        if span.kind is Kind.UNKNOWN
+        and (reason := unmapped_evidence(span.name, span.attributes, span.convention.evidence))
+        and not read.decided(span.convention, span)
+    ]
+    unnamed = [
+        (span, reason)
+        for span in spans
+        if span.kind is Kind.TOOL
+        and (
+            reason := tool_name_doubt(
+                span.name, span.attributes, span.tool_name, span.convention.tool
             )
         )
-        and not read.decided(span.convention, span)
     ]
     notes = []
     uncaptured_tools = uncaptured_models = None
     if unmapped:
         notes.append(_unmapped_text(unmapped))
-        count = len(unmapped)
-        uncaptured_tools = uncaptured_models = (
-            f"{count} {'span looks' if count == 1 else 'spans look'} like a tool or model call "
-            "that no convention maps, and --strict-capture is on"
-        )
+        uncaptured_tools = uncaptured_models = notes[-1]
+    if unnamed:
+        notes.append(_unnamed_text(unnamed))
+        uncaptured_tools = uncaptured_tools or notes[-1]
     if spans and all(not span.name and span.start_ns is None for span in spans):
         notes.append("no span has a name or a time: the file may not be the format it was read as")
-        uncaptured_tools = uncaptured_models = (
-            "no span has a name or a time, and --strict-capture is on"
-        )
+        uncaptured_tools = uncaptured_tools or notes[-1]
+        uncaptured_models = uncaptured_models or notes[-1]
     kinds = Counter(span.kind for span in spans)
     if kinds[Kind.TOOL] and not kinds[Kind.LLM]:
         calls = kinds[Kind.TOOL]
@@ -100,9 +106,7 @@ def straightforward_reading(spans: Sequence[Span]) -> tuple[Any, ...]:
             f"{calls} tool {'call is' if calls == 1 else 'calls are'} recorded but no model "
             "call: the producer may not record them, so rules about models see none"
         )
-        uncaptured_models = uncaptured_models or (
-            "tool calls are recorded but no model call, and --strict-capture is on"
-        )
+        uncaptured_models = uncaptured_models or notes[-1]
     not_recorded = None
     if kinds[Kind.LLM] and not kinds[Kind.TOOL]:
         calls_in_order = sorted(
@@ -138,22 +142,6 @@ def straightforward_reading(spans: Sequence[Span]) -> tuple[Any, ...]:
         )
         notes.append(models_not_recorded)
         uncaptured_models = uncaptured_models or models_not_recorded
-    tools = {span.span_id: span for span in spans if span.kind is Kind.TOOL and span.span_id}
-    twice = [
-        (span, tools[span.parent_span_id])
-        for span in tools.values()
-        if span.parent_span_id in tools
-        and tools[span.parent_span_id].tool_name
-        and tools[span.parent_span_id].tool_name == span.tool_name
-    ]
-    if twice:
-        named = "; ".join(f"{_ref(inner)} inside {_ref(outer)}" for inner, outer in twice[:_NAMED])
-        more = f"; and {len(twice) - _NAMED} more" if len(twice) > _NAMED else ""
-        notes.append(
-            f"{len(twice)} tool {'call is' if len(twice) == 1 else 'calls are'} recorded twice, "
-            "a tool span inside a tool span of the same tool (two instrumentations of one call), "
-            f"so rules that count calls or read every call's arguments see both: {named}{more}"
-        )
     for span in spans:
         tokens = span.tokens if span.kind is Kind.LLM else None
         if tokens is None or None in (tokens.counted_total, tokens.recorded_total):

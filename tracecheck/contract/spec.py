@@ -63,7 +63,6 @@ __all__ = [
 TOP_KEYS = (
     "name",
     "description",
-    "capture",
     "scope",
     "alternatives",
     "run",
@@ -71,6 +70,7 @@ TOP_KEYS = (
     "llm",
     "retries",
     "rules",
+    "capture",
 )
 PATH_KEYS = ("run", "tools", "llm", "retries", "rules")
 ALTERNATIVE_KEYS = ("id", *PATH_KEYS)

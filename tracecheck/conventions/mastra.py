@@ -90,11 +90,22 @@ MASTRA_TELEMETRY = Convention(
     name="mastra-telemetry",
     title="Mastra's deprecated telemetry (OtelConfig, Mastra ≤ 0.24)",
     versions="@mastra/core 0.x with `telemetry` enabled",
-    markers=("stream.toolCall.toolName", "aisdk.model.id"),
-    kinds=(KindRule("TOOL", name=r"^mastra\.stream\.toolCall$"),),
+    # `componentName` is on every span it writes, the traced methods of its classes included.
+    markers=("stream.toolCall.toolName", "aisdk.model.id", "componentName"),
+    kinds=(
+        KindRule("TOOL", name=r"^mastra\.stream\.toolCall$"),
+        # The model calls: only the first of a run gets a span, so none is read as one.
+        KindRule("UNKNOWN", name=r"^mastra\.stream(?:\.aisdk\.doStream)?$"),
+        KindRule("AGENT", name=r"^agent\.(?:generate|stream)(?:VNext)?$"),
+        KindRule("CHAIN", name=r"^workflow\."),
+        KindRule("UNKNOWN", name=r"^(?:agent|mastra)\."),
+    ),
     tool=fields("stream.toolCall.toolName"),
     arguments=fields("stream.toolCall.args"),
-    notes="Tool calls are read; model calls are not, since only the first of a run gets a span: "
-    "they stay unmapped, so a note names them and `--strict-capture` refuses model rules. A "
-    "failed tool keeps status UNSET (the error is inside its result).",
+    notes="Every span carries `componentName`; the traced methods of its classes are spans of "
+    "their own (`agent.getAssignedTools`, `workflow.<name>.step.<step>`), read as steps. Tool "
+    "calls are read; model calls are not, since only the first of a run gets a span "
+    "(`mastra.stream.aisdk.doStream`): with tool calls and no model call recorded, rules about "
+    "models are could not be evaluated. A failed tool keeps status UNSET (the error is inside "
+    "its result).",
 )
