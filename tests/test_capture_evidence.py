@@ -132,7 +132,8 @@ def test_lenient_capture_judges_the_rules_and_keeps_the_note() -> None:
 def test_a_rule_that_already_fails_stays_failed_whatever_is_in_doubt() -> None:
     shell = span(5, "execute_tool run_shell", **{"gen_ai.tool.name": "run_shell"})
     verdict = check(Trace(TRACE, (ROOT, KNOWN_TOOL, MODEL_CALL, UNKNOWN_TOOL, shell)), CONTRACT)
-    assert [(r.label, r.status) for r in verdict.rules][0] == ("tools.forbidden[run_shell]", "fail")
+    first = verdict.rules[0]
+    assert (first.label, first.status) == ("tools.forbidden[run_shell]", "fail")
     assert verdict.status == "error"  # the model rule still could not be evaluated
 
 
