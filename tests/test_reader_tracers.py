@@ -562,7 +562,8 @@ def test_jaeger_problems_are_located() -> None:
     with pytest.raises(TraceReadError) as info:
         read_traces(json.dumps([span]).encode())
     assert str(info.value) == (
-        "<bytes>: [0].tags[0].value: a string of 1 character(s) is not a value of type int64"
+        '<bytes>: [0].tags[0].value: span 53995c3f42cd8ad8, tag "n": '
+        "a string of 1 character(s) is not a whole number"
     )
 
 
@@ -690,7 +691,11 @@ def test_grpcurl_output_several_chunks_one_after_another() -> None:
         ("duration", "2.5 seconds", "[0].duration: a string of 11 character(s) is not a Duration"),
         ("duration", "-1s", "[0].duration: a string of 3 character(s) is negative"),
         ("startTime", "yesterday", "[0].startTime: a string of 9 character(s) is not an ISO-8601"),
-        ("tags", [{"key": "k", "vType": "INT64", "vInt64": "x"}], "[0].tags[0].vInt64: a string"),
+        (
+            "tags",
+            [{"key": "k", "vType": "INT64", "vInt64": "x"}],
+            '[0].tags[0].vInt64: span 53995c3f42cd8ad8, tag "k": a string',
+        ),
         ("tags", [{"key": "k", "vType": "DATE"}], "[0].tags[0].vType: a string of 4 character(s)"),
     ],
 )

@@ -3,7 +3,10 @@
 bare list of such spans, as people copy `data[0].spans` out of a download.
 
 A span has hex `traceID`/`spanID`, `operationName`, `references` (`CHILD_OF`/`FOLLOWS_FROM`),
-`startTime` and `duration` in microseconds, typed `tags` (`{"key", "type", "value"}`), `logs`
+`startTime` and `duration` in microseconds, typed `tags` (`{"key", "type", "value"}`; a `bool`,
+`int64` or `float64` value may be written as a string, as Jaeger's Elasticsearch documents, its
+UI's own test traces and other back ends serving its API write them, read as Jaeger's Go code
+reads them: `strconv.ParseBool`/`ParseInt`/`ParseFloat`), `logs`
 (timestamped fields), a `processID` naming its process in the trace's `processes` (or the
 process itself under `process`), and `warnings`.
 
@@ -19,11 +22,21 @@ other than 1 (sampled) as `jaeger.flags`, for a writer to put back.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
-from tracecheck.readers.common import ReadContext, checked, decode_base64, described
+from tracecheck.readers.common import (
+    INT64_MAX,
+    INT64_MIN,
+    ReadContext,
+    checked,
+    decode_base64,
+    described,
+)
+from tracecheck.readers.jaeger_values import go_bool, go_float, go_int
 from tracecheck.readers.shapes import is_jaeger_document, is_jaeger_span
 from tracecheck.readers.tracer_parts import (
     JsonValue,
@@ -51,6 +64,8 @@ __all__ = [
     "log_event",
     "log_events",
     "read_jaeger",
+    "tag_owner",
+    "typed_tags",
 ]
 
 KINDS = {"internal": 1, "server": 2, "client": 3, "producer": 4, "consumer": 5}
@@ -114,6 +129,8 @@ def _span(raw: Any, processes: dict[str, Any], ctx: ReadContext, where: str) -> 
     if not isinstance(raw, dict):
         raise ctx.error(where or None, "is not a span object")
     trace_id = checked_id(raw.get("traceID"), 16, ctx, at(where, "traceID"))
+    span_id = checked_id(raw.get("spanID"), 8, ctx, at(where, "spanID"))
+    owner = f"span {span_id or '(no id)'}"
     process = raw.get("process")
     if process is None and isinstance(raw.get("processID"), str):
         process = processes.get(raw["processID"])
@@ -123,15 +140,15 @@ def _span(raw: Any, processes: dict[str, Any], ctx: ReadContext, where: str) -> 
         ctx,
         where,
         trace_id=trace_id,
-        span_id=checked_id(raw.get("spanID"), 8, ctx, at(where, "spanID")),
+        span_id=span_id,
         name=text(raw.get("operationName"), ctx, at(where, "operationName")),
         references=_references(raw.get("references"), ctx, at(where, "references")),
         legacy_parent=checked_id(raw.get("parentSpanID"), 8, ctx, at(where, "parentSpanID")),
         start_ns=start,
         duration_ns=duration,
-        tags=typed_tags(raw.get("tags"), ctx, at(where, "tags")),
-        logs=_logs(raw.get("logs"), ctx, at(where, "logs")),
-        process=_process(process, ctx, at(where, "process")),
+        tags=typed_tags(raw.get("tags"), ctx, at(where, "tags"), owner=f"{owner}, tag"),
+        logs=_logs(raw.get("logs"), ctx, at(where, "logs"), owner),
+        process=_process(process, ctx, at(where, "process"), owner),
         warnings=raw.get("warnings"),
         flags=raw.get("flags"),
     )
@@ -191,8 +208,10 @@ def jaeger_span(
     )
 
 
-def typed_tags(raw: Any, ctx: ReadContext, where: str) -> dict[str, Any]:
-    """`[{"key", "type", "value"}]` as a mapping, each value of its declared type."""
+def typed_tags(raw: Any, ctx: ReadContext, where: str, owner: str = "tag") -> dict[str, Any]:
+    """`[{"key", "type", "value"}]` as a mapping, each value of its declared type. A value
+    that is not of its type is an error naming the tag as `owner` (`span 5399…, tag`) and
+    its key, never the value."""
     if raw is None:
         return {}
     if not isinstance(raw, list):
@@ -206,8 +225,14 @@ def typed_tags(raw: Any, ctx: ReadContext, where: str) -> dict[str, Any]:
         try:
             tags[tag["key"]] = _typed(kind, tag.get("value"))
         except ValueError as exc:
-            raise ctx.error(f"{place}.value", str(exc)) from None
+            raise ctx.error(f"{place}.value", f"{tag_owner(owner, tag['key'])}: {exc}") from None
     return tags
+
+
+def tag_owner(owner: str, key: str) -> str:
+    """How a message names a tag: its owner and its key, quoted (long keys shortened)."""
+    shown = key if len(key) <= 80 else key[:79] + "…"
+    return f"{owner} {json.dumps(shown, ensure_ascii=False)}"
 
 
 def _typed(kind: Any, value: Any) -> Any:
@@ -215,15 +240,17 @@ def _typed(kind: Any, value: Any) -> Any:
         raise ValueError(f"has the type {described(kind)}, not one of {', '.join(_TYPES)}")
     if value is None:
         return None
+    if isinstance(value, str) and kind in _FROM_TEXT:
+        return _FROM_TEXT[kind](value)
     if kind == "string" and isinstance(value, str):
         return value
     if kind == "bool" and isinstance(value, bool):
         return value
     if kind == "int64" and not isinstance(value, bool):
-        if isinstance(value, int):
+        if isinstance(value, int) and INT64_MIN <= value <= INT64_MAX:
             return value
-        if isinstance(value, str) and value.lstrip("-").isdigit():
-            return int(value)
+        if isinstance(value, float) and value.is_integer() and INT64_MIN <= value <= INT64_MAX:
+            return int(value)  # a JSON number with a fraction point, as JavaScript writes 1e21
     if kind == "float64" and isinstance(value, int | float) and not isinstance(value, bool):
         return float(value)
     if kind == "binary" and isinstance(value, str):
@@ -231,6 +258,14 @@ def _typed(kind: Any, value: Any) -> Any:
         if decoded is not None:
             return decoded
     raise ValueError(f"{described(value)} is not a value of type {kind}")
+
+
+# A bool, int64 or float64 written as a string is read as Jaeger's Go code reads it.
+_FROM_TEXT: dict[str, Callable[[str], Any]] = {
+    "bool": go_bool,
+    "int64": go_int,
+    "float64": go_float,
+}
 
 
 def _references(raw: Any, ctx: ReadContext, where: str) -> list[Reference]:
@@ -258,8 +293,8 @@ def _references(raw: Any, ctx: ReadContext, where: str) -> list[Reference]:
     return references
 
 
-def _logs(raw: Any, ctx: ReadContext, where: str) -> tuple[Event, ...]:
-    return log_events(raw, ctx, where, _micros, typed_tags)
+def _logs(raw: Any, ctx: ReadContext, where: str, owner: str) -> tuple[Event, ...]:
+    return log_events(raw, ctx, where, _micros, partial(typed_tags, owner=f"{owner}, log field"))
 
 
 Read = Callable[[Any, ReadContext, str], Any]
@@ -293,13 +328,13 @@ def log_event(time_ns: int | None, fields: dict[str, Any]) -> Event:
     return Event(name, time_ns, fields or EMPTY_ATTRIBUTES)
 
 
-def _process(raw: Any, ctx: ReadContext, where: str) -> dict[str, Any]:
+def _process(raw: Any, ctx: ReadContext, where: str, owner: str) -> dict[str, Any]:
     """The process as resource attributes: its tags, and its service as `service.name`."""
     if raw is None:
         return {}
     if not isinstance(raw, dict):
         raise ctx.error(where, f"is {described(raw)}, not a process object")
-    resource = typed_tags(raw.get("tags"), ctx, at(where, "tags"))
+    resource = typed_tags(raw.get("tags"), ctx, at(where, "tags"), f"{owner}, process tag")
     service = raw.get("serviceName")
     if isinstance(service, str) and service:
         resource["service.name"] = service

@@ -6,7 +6,8 @@ one `{"spans": [...]}` chunk after another) and what tools built on the model wr
 spans, a chunk, a `Batch` (`spans` and one `process`), a `Trace` (`spans`, `processMap`,
 `warnings`), each possibly inside a gRPC-gateway `{"result": ...}`. A span has base64
 `traceId`/`spanId`, `operationName`, `references` (`refType` absent is CHILD_OF, proto3's
-default), an RFC 3339 `startTime`, a protobuf Duration `duration` (`"0.001500s"`), typed tags
+default), an RFC 3339 `startTime`, a `duration` as Jaeger's `jsonpb` reads it (Go's
+`time.ParseDuration`: protobuf's `"0.001500s"`, Jaeger's own fixtures' `"1500000ns"`), typed tags
 `{"key", "vType", "vStr" | "vBool" | "vInt64" | "vFloat64" | "vBinary"}` (`vType` absent is
 STRING, an absent value its type's zero), `logs`, a `process` (or `processId`) and `warnings`.
 It maps as Jaeger's UI JSON does (see `jaeger`).
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from functools import partial
 from typing import Any
 
 from tracecheck.readers.common import (
@@ -25,7 +27,14 @@ from tracecheck.readers.common import (
     parse_iso8601,
     special_double,
 )
-from tracecheck.readers.jaeger import TRACE_WARNINGS, Reference, jaeger_span, log_events
+from tracecheck.readers.jaeger import (
+    TRACE_WARNINGS,
+    Reference,
+    jaeger_span,
+    log_events,
+    tag_owner,
+)
+from tracecheck.readers.jaeger_values import go_duration
 from tracecheck.readers.otlp_json import spans_from_request
 from tracecheck.readers.shapes import is_api_v3_answer, is_model_span
 from tracecheck.readers.tracer_parts import JsonValue, at, checked_id, refuse_misread, text
@@ -47,7 +56,8 @@ _VALUE_FIELDS = {
     "BINARY": "vBinary",
 }
 _VALUE_TYPES = ("STRING", "BOOL", "INT64", "FLOAT64", "BINARY")
-_DURATION = re.compile(r"^(-?)(\d+)(?:\.(\d{1,9}))?s$")
+_JSON_INTEGER = re.compile(r"-?[0-9]+")
+_JSON_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
 
 
 def model_layout(value: Any) -> str:
@@ -96,7 +106,7 @@ def _value(value: Any, ctx: ReadContext, where: str) -> Iterator[Span]:
     if isinstance(value, list):
         yield from _spans(value, None, {}, ctx, where)
     elif isinstance(value, dict) and isinstance(value.get("spans"), list):
-        process = _process(value.get("process"), ctx, at(where, "process"))
+        process = _process(value.get("process"), ctx, at(where, "process"), "batch")
         processes = _process_map(value.get("processMap"), ctx, at(where, "processMap"))
         spans = list(_spans(value["spans"], process, processes, ctx, at(where, "spans")))
         warnings = value.get("warnings")  # a Trace's own (model.proto `Trace.warnings`)
@@ -134,30 +144,34 @@ def _span(
         raise ctx.error(where or None, "is not a span object")
     # The span's own process wins over its batch's (model.proto, "Note that both Span and
     # Batch may contain a Process").
-    process = _process(raw.get("process"), ctx, at(where, "process"))
+    trace_id = checked_id(raw.get("traceId"), 16, ctx, at(where, "traceId"))
+    span_id = checked_id(raw.get("spanId"), 8, ctx, at(where, "spanId"))
+    owner = f"span {span_id or '(no id)'}"
+    process = _process(raw.get("process"), ctx, at(where, "process"), owner)
     if process is None and isinstance(raw.get("processId"), str):
         process = processes.get(raw["processId"])
     start = _timestamp(raw.get("startTime"), ctx, at(where, "startTime"))
     return jaeger_span(
         ctx,
         where,
-        trace_id=checked_id(raw.get("traceId"), 16, ctx, at(where, "traceId")),
-        span_id=checked_id(raw.get("spanId"), 8, ctx, at(where, "spanId")),
+        trace_id=trace_id,
+        span_id=span_id,
         name=text(raw.get("operationName"), ctx, at(where, "operationName")),
         references=_references(raw.get("references"), ctx, at(where, "references")),
         legacy_parent=None,
         start_ns=start,
         duration_ns=_duration(raw.get("duration"), ctx, at(where, "duration")),
-        tags=model_tags(raw.get("tags"), ctx, at(where, "tags")),
-        logs=_logs(raw.get("logs"), ctx, at(where, "logs")),
+        tags=model_tags(raw.get("tags"), ctx, at(where, "tags"), f"{owner}, tag"),
+        logs=_logs(raw.get("logs"), ctx, at(where, "logs"), owner),
         process=process if process is not None else dict(batch_process or {}),
         warnings=raw.get("warnings"),
         flags=raw.get("flags"),
     )
 
 
-def model_tags(raw: Any, ctx: ReadContext, where: str) -> dict[str, Any]:
-    """`KeyValue`s as a mapping, each value of its `vType` (absent fields are proto3 zeros)."""
+def model_tags(raw: Any, ctx: ReadContext, where: str, owner: str = "tag") -> dict[str, Any]:
+    """`KeyValue`s as a mapping, each value of its `vType` (absent fields are proto3 zeros); a
+    value not of its type is an error naming the tag's `owner` and key, never the value."""
     if raw is None:
         return {}
     if not isinstance(raw, list):
@@ -176,7 +190,7 @@ def model_tags(raw: Any, ctx: ReadContext, where: str) -> dict[str, Any]:
         try:
             tags[tag["key"]] = _model_value(kind, tag.get(field))
         except ValueError as exc:
-            raise ctx.error(f"{place}.{field}", str(exc)) from None
+            raise ctx.error(f"{place}.{field}", f"{tag_owner(owner, tag['key'])}: {exc}") from None
     return tags
 
 
@@ -190,7 +204,7 @@ def _model_value(kind: str, value: Any) -> Any:
             return 0
         if isinstance(value, int):
             return value
-        if isinstance(value, str) and value.lstrip("-").isdigit():
+        if isinstance(value, str) and _JSON_INTEGER.fullmatch(value):
             return int(value)
     if kind == "FLOAT64" and not isinstance(value, bool):
         if value is None:
@@ -199,13 +213,15 @@ def _model_value(kind: str, value: Any) -> Any:
             return float(value)
         if isinstance(value, str) and (special := special_double(value)) is not None:
             return special
+        if isinstance(value, str) and _JSON_NUMBER.fullmatch(value):
+            return float(value)  # protobuf JSON accepts a double as a string
     if kind == "BINARY":
         if value is None:
             return b""
         decoded = decode_base64(value) if isinstance(value, str) else None
         if decoded is not None:
             return decoded
-    raise ValueError(f"{described(value)} is not a {kind} value")
+    raise ValueError(f"{described(value)} is not a value of type {kind}")
 
 
 def _references(raw: Any, ctx: ReadContext, where: str) -> list[Reference]:
@@ -233,16 +249,18 @@ def _references(raw: Any, ctx: ReadContext, where: str) -> list[Reference]:
     return references
 
 
-def _logs(raw: Any, ctx: ReadContext, where: str) -> tuple[Event, ...]:
-    return log_events(raw, ctx, where, _timestamp, model_tags)
+def _logs(raw: Any, ctx: ReadContext, where: str, owner: str) -> tuple[Event, ...]:
+    return log_events(raw, ctx, where, _timestamp, partial(model_tags, owner=f"{owner}, log field"))
 
 
-def _process(raw: Any, ctx: ReadContext, where: str) -> dict[str, Any] | None:
+def _process(
+    raw: Any, ctx: ReadContext, where: str, owner: str = "process"
+) -> dict[str, Any] | None:
     if raw is None:
         return None
     if not isinstance(raw, dict):
         raise ctx.error(where, f"is {described(raw)}, not a process object")
-    resource = model_tags(raw.get("tags"), ctx, at(where, "tags"))
+    resource = model_tags(raw.get("tags"), ctx, at(where, "tags"), f"{owner}, process tag")
     service = raw.get("serviceName")
     if isinstance(service, str) and service:
         resource["service.name"] = service
@@ -260,7 +278,7 @@ def _process_map(raw: Any, ctx: ReadContext, where: str) -> dict[str, dict[str, 
         if not isinstance(entry, dict) or not isinstance(entry.get("processId"), str):
             raise ctx.error(place, "is not a process mapping with a processId")
         processes[entry["processId"]] = (
-            _process(entry.get("process"), ctx, f"{place}.process") or {}
+            _process(entry.get("process"), ctx, f"{place}.process", "process") or {}
         )
     return processes
 
@@ -278,17 +296,18 @@ def _timestamp(raw: Any, ctx: ReadContext, where: str) -> int | None:
 
 
 def _duration(raw: Any, ctx: ReadContext, where: str) -> int | None:
-    """Nanoseconds of a protobuf Duration: `"1.5s"` (up to nine decimals), or an object."""
+    """Nanoseconds of a Duration as Jaeger's `jsonpb` reads one (Go's `time.ParseDuration`:
+    `"1.5s"`, `"1500ms"`, `"1500000000ns"`, `"1m30s"`), or of a `{seconds, nanos}` object."""
     if raw is None:
         return None
     try:
         if isinstance(raw, str):
-            match = _DURATION.match(raw)
-            if match is None:
-                raise ValueError(f'{described(raw)} is not a Duration such as "0.0015s"')
-            sign, seconds, fraction = match.groups()
-            nanos = int(seconds) * 1_000_000_000 + int((fraction or "").ljust(9, "0"))
-            nanos = -nanos if sign else nanos
+            try:
+                nanos = go_duration(raw)
+            except ValueError:
+                raise ValueError(
+                    f'{described(raw)} is not a Duration such as "0.0015s" or "1500000ns"'
+                ) from None
         else:
             nanos = _seconds_nanos(raw)
         if nanos < 0:
