@@ -260,3 +260,63 @@ def test_dspy_with_litellm_counts_each_model_call_once_with_its_tokens(run: str)
 
     assert statuses(calls, total) == ["pass", "pass"]
     assert statuses(calls - 1, total - 1) == ["fail", "fail"]
+
+
+# --- Google ADK 1.4 under OpenInference, and as a collector delivered it ------------------------
+
+ADK = PRODUCERS / "google-adk"
+ADK_RECORDINGS = ["openinference-adk-1.4", "openinference-adk-1.4-collector"]
+
+
+@pytest.mark.parametrize("folder", ADK_RECORDINGS)
+@pytest.mark.parametrize("run", ["clean", "forbidden", "cache"])
+def test_adk_tool_spans_marked_with_adks_system_read_as_tool_calls(folder: str, run: str) -> None:
+    # ADK 1.4 writes `gen_ai.system: gcp.vertex.agent` on its tool spans: they read as model
+    # calls before, so the run had no tool call and one model call too many per tool.
+    trace = only_trace(ADK / folder / f"{run}.otlp.jsonl")
+    assert read_subject(Subject(trace.spans)).notes == ()
+    assert tool_calls(trace) == TOOLS[run]
+    arguments = {s.tool_name: s.arguments.value for s in by_start(trace, Kind.TOOL)}
+    assert arguments["lookup_order"] == LOOKUP
+    assert arguments.get("issue_refund", REFUND) == REFUND
+    assert arguments.get("run_shell", SHELL) == SHELL
+    calls = by_start(trace, Kind.LLM)
+    assert [s.tokens.total for s in calls] == TOTALS[run]
+    assert {s.name for s in calls} == {"call_llm"}
+    if run == "cache":
+        assert calls[-1].tokens.cache_read == 1536
+
+
+def test_the_collector_delivered_adk_run_is_the_recording_without_openinference() -> None:
+    for run in ("clean", "forbidden", "tool-error", "cache", "parallel"):
+        real = only_trace(ADK / "openinference-adk-1.4" / f"{run}.otlp.jsonl")
+        derived = only_trace(ADK / "openinference-adk-1.4-collector" / f"{run}.otlp.jsonl")
+        assert [s.span_id for s in derived.spans] == [s.span_id for s in real.spans]
+        assert not any("openinference.span.kind" in s.attributes for s in derived.spans)
+        tools = [s for s in derived.spans if "gen_ai.tool.name" in s.attributes]
+        assert tools and all(s.attributes["gen_ai.system"] == "gcp.vertex.agent" for s in tools)
+
+
+@pytest.mark.parametrize("folder", ADK_RECORDINGS)
+def test_adk_forbidden_tool_fails_and_required_tool_passes(folder: str) -> None:
+    forbidden = check(only_trace(ADK / folder / "forbidden.otlp.jsonl"), NO_SHELL)
+    assert [(r.label, r.status) for r in forbidden.rules] == [
+        ("tools.required[lookup_order]", "pass"),  # it failed: no tool call was read
+        ("tools.forbidden[run_shell]", "fail"),
+        ("llm.maxCalls", "pass"),  # 7 model calls were counted, over the 6 allowed
+    ]
+    assert check(only_trace(ADK / folder / "clean.otlp.jsonl"), NO_SHELL).status == "pass"
+
+
+@pytest.mark.parametrize("folder", ADK_RECORDINGS)
+def test_an_adk_1_4_tool_that_raised_is_an_unnamed_span_and_stops_the_tool_rules(
+    folder: str,
+) -> None:
+    # ADK 1.4 writes a tool span's attributes only when the tool returns: the raising
+    # `issue_refund` is a bare `execute_tool issue_refund` span, so capture is in doubt.
+    trace = only_trace(ADK / folder / "tool-error.otlp.jsonl")
+    (bare,) = [s for s in trace.spans if s.name == "execute_tool issue_refund"]
+    assert bare.is_error and not bare.attributes.get("gen_ai.tool.name")
+    verdict = check(trace, NO_SHELL)
+    assert [r.status for r in verdict.rules] == ["error", "error", "error"]
+    assert '("execute_tool issue_refund")' in verdict.reading_notes[0]

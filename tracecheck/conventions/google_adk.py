@@ -26,6 +26,12 @@ GOOGLE_ADK = Convention(
     kinds=(
         KindRule("UNKNOWN", attribute="gen_ai.tool.name", values={_MERGED: "UNKNOWN"}),
         KindRule("UNKNOWN", name=r"^execute_tool \(merged\)$"),
+        # ADK's own operation names decide before `gen_ai.system`, which ADK up to mid-2025
+        # (1.4 and before) writes as `gcp.vertex.agent` on its tool spans too.
+        KindRule(
+            attribute="gen_ai.operation.name",
+            values={"execute_tool": "TOOL", "invoke_agent": "AGENT"},
+        ),
         # Schema 1's native duplicate of its `call_llm` parent.
         KindRule(attribute="gen_ai.system", values={"gemini": "UNKNOWN"}),
         KindRule(attribute="gen_ai.system", values={"gcp.vertex.agent": "LLM"}),
