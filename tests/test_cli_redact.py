@@ -172,19 +172,19 @@ def test_flat_spans_in_flat_spans_out(
     )
 
 
-def test_a_claude_record_is_written_as_otlp_json_only_when_asked(
+def test_a_claude_record_is_written_back_as_records_or_as_otlp_json_when_asked(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     source = FIXTURES / "claude" / "refund-stream.jsonl"
-    out = tmp_path / "out.json"
-    assert main(["redact", str(source), "-o", str(out)]) == ExitCode.USAGE
-    assert not out.exists()
-    assert capsys.readouterr().err.startswith(
-        f"tracecheck: error: {source}: a Claude Code record cannot be written back as one "
-        "(spans do not make a session again); pass --output-format otlp-json"
-    )
-    assert main(["redact", str(source), "-o", str(out), "--output-format", "otlp-json"]) == 0
-    assert detect_format(out) == "otlp-json"
+    out = tmp_path / "out.jsonl"
+    assert main(["redact", str(source), "-o", str(out)]) == 0
+    assert detect_format(out) == "claude-stream"
+    assert out.read_bytes() == source.read_bytes()  # nothing found: every record as it was
+    assert capsys.readouterr().err == "redacted 0 values\n"
+    converted = tmp_path / "out.json"
+    args = ["redact", str(source), "-o", str(converted), "--output-format", "otlp-json"]
+    assert main(args) == 0
+    assert detect_format(converted) == "otlp-json"
 
 
 def test_output_to_stdout(capsysbinary: pytest.CaptureFixture[bytes]) -> None:

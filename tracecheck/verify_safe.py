@@ -26,6 +26,7 @@ from redact.spans import SpanAssessor
 from tracecheck.archives import Member, TooManyMembers, members
 from tracecheck.errors import AmbiguousFormatError, TraceReadError, UnrecognizedFormatError
 from tracecheck.readers import iter_spans
+from tracecheck.readers.inputs import open_file
 from tracecheck.readers.layers import (
     Decoded,
     InflateLimitError,
@@ -36,6 +37,7 @@ from tracecheck.readers.layers import (
     limit_at_most,
 )
 from tracecheck.recorded_bytes import assess_recorded, pointer, unreadable_verdict, with_recorded
+from tracecheck.recorded_claude import claude_verdicts
 from tracecheck.redact_stream import batched
 
 __all__ = ["GateError", "verdict_of_path"]
@@ -115,6 +117,8 @@ class _Gate:
         chosen = format
         if format is not None and (in_directory or member) and not _is_trace(path):
             chosen = None  # --format names the traces of a directory, not its other files
+        if _is_claude(path, chosen):
+            return self.claude_file(path, label, member)
         trace = True
         try:
             # Every span as recorded, repeated copies included: a copy may differ from the
@@ -133,6 +137,19 @@ class _Gate:
         if not trace:
             return recorded
         return with_recorded(_labelled(assessor.verdict(), label), [recorded])
+
+    def claude_file(self, path: Path, label: str, member: bool) -> ShareVerdict:
+        """Claude Code records: judged in their own shape, as `redact` writes them back."""
+        try:
+            with open_file(path) as stream:
+                spans, records = claude_verdicts(
+                    stream, str(path), self.profile, self.known, label=label
+                )
+        except TraceReadError as exc:
+            return self.failed(exc, label, member)
+        except OSError as exc:
+            raise GateError(f"{label or path}: could not be read: {exc.strerror}") from None
+        return with_recorded(_labelled(spans, label), [records])
 
     def archive(
         self, decoded: Decoded, name: str, label: str, depth: int, member: bool
@@ -173,6 +190,18 @@ class _Gate:
             raise GateError(str(exc))
         where = f"{exc.where}: " if exc.where else ""
         return self.unknown(label, f"{where}{exc.reason}")
+
+
+def _is_claude(path: Path, format: str | None) -> bool:
+    """Whether the file is read as Claude Code records (`format`, else as detected)."""
+    if format is not None:
+        return format == "claude-stream"
+    from tracecheck.readers import detect_format
+
+    try:
+        return detect_format(path) == "claude-stream"
+    except TraceReadError:  # not a trace, or not one format: judged as before
+        return False
 
 
 def _is_trace(path: Path) -> bool:

@@ -46,13 +46,17 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--output-format",
         choices=OUTPUT_FORMATS,
-        help="write this format instead of the one read (needed for a Claude Code record)",
+        help="write this format instead of the one read (a Claude Code record is written "
+        "back as records unless this is given)",
     )
     add_redaction_arguments(parser, pseudonyms=True)
 
 
 def run(args: argparse.Namespace, env: Environment) -> ExitCode:
-    return _redact(args, env, options_or_stop(args, env))
+    options = options_or_stop(args, env)
+    if args.output_format is None and _format_of(env, args.trace, args.format) == "claude-stream":
+        return _redact_claude(args, env, options)
+    return _redact(args, env, options)
 
 
 def _redact(args: argparse.Namespace, env: Environment, options: RedactionOptions) -> ExitCode:
@@ -105,6 +109,78 @@ def _redact(args: argparse.Namespace, env: Environment, options: RedactionOption
     return ExitCode.OK
 
 
+def _redact_claude(
+    args: argparse.Namespace, env: Environment, options: RedactionOptions
+) -> ExitCode:
+    """A Claude Code record file redacted record by record into its own format, written only
+    if the redacted records (and the spans they read as) pass the gate."""
+    from redact import share_allowed
+    from redact.records import RecordRedactor
+    from tracecheck.errors import TraceReadError
+    from tracecheck.readers import iter_spans
+    from tracecheck.readers.inputs import open_file
+    from tracecheck.recorded_bytes import with_recorded
+    from tracecheck.recorded_claude import claude_verdicts
+    from tracecheck.redact_stream import StagedOutput
+    from tracecheck.writers_claude import redact_claude_records
+
+    profile, known = options.profile, options.known_secrets
+    path = Path(args.trace)
+    redactor = RecordRedactor(
+        profile=profile, known_secrets=known, pseudonym_key=options.pseudonym_key
+    )
+    try:
+        gzipped = _head(path)[0]
+        # Read as a trace first: what the reader refuses is refused here, nothing written.
+        for _ in iter_spans(path, format="claude-stream"):
+            pass
+        out = StagedOutput(gzipped)
+    except (TraceReadError, OSError) as exc:
+        env.error(str(exc))
+        return ExitCode.UNREADABLE
+    try:
+        try:
+            redact_claude_records(lambda: open_file(path), args.trace, redactor, out.write)
+            spans, records = claude_verdicts(out.staged(), args.trace, profile, known)
+        except (TraceReadError, OSError) as exc:
+            env.error(str(exc))
+            return ExitCode.UNREADABLE
+        verdict = with_recorded(spans, [records])
+        if not share_allowed(verdict):
+            env.error(
+                f"{args.trace}: the redacted records are {verdict.status.value}; nothing written"
+            )
+            print_findings(verdict, env.stderr)
+            return ExitCode.FAILED
+        try:
+            out.deliver(args.output)
+        except OSError as exc:
+            env.error(f"{args.output}: cannot write: {exc.strerror}")
+            return ExitCode.USAGE
+    finally:
+        out.close()
+    print(summary(redactor.report().findings), file=env.stderr)
+    return ExitCode.OK
+
+
+def _format_of(env: Environment, source: str, format: str | None) -> str:
+    """The format the trace is read as (`--format`, else detected); exit 4 when ambiguous, 3
+    when it cannot be read."""
+    from tracecheck.errors import AmbiguousFormatError, TraceReadError
+    from tracecheck.readers import detect_format
+
+    if format is not None:
+        return format
+    try:
+        return detect_format(Path(source))
+    except AmbiguousFormatError as exc:
+        env.error(str(exc))
+        raise Stop(ExitCode.AMBIGUOUS) from None
+    except (TraceReadError, OSError) as exc:
+        env.error(str(exc))
+        raise Stop(ExitCode.UNREADABLE) from None
+
+
 def _read_spans(
     env: Environment,
     source: str,
@@ -128,7 +204,6 @@ def _read_spans(
     try:
         read_as = format or detect_format(path)
         gzipped, head, size = _head(path)
-        refused = output_format is None and read_as == "claude-stream"
         layout = _by_name(path, output_format or read_as)
         if (
             output_format is None
@@ -139,8 +214,7 @@ def _read_spans(
         # As recorded, repeats included; the format just detected, not sniffed again.
         notes: list[ReadNote] = []
         for batch in batched(iter_spans(path, format=read_as, notes=notes)):
-            if not refused:
-                each(batch, layout, gzipped)
+            each(batch, layout, gzipped)
         # A span the reader could not hold (nested too deep) is not written: say so.
         for note in notes:
             if note.message.endswith(LEFT_OUT):
@@ -151,13 +225,6 @@ def _read_spans(
     except (TraceReadError, OSError) as exc:
         env.error(str(exc))
         raise Stop(ExitCode.UNREADABLE) from None
-    if refused:
-        env.error(
-            f"{source}: a Claude Code record cannot be written back as one (spans do not make "
-            "a session again); pass --output-format otlp-json to write OTLP/JSON, or another "
-            f"of: {', '.join(OUTPUT_FORMATS)}"
-        )
-        raise Stop(ExitCode.USAGE)
     if output_format is None and read_as in ("jaeger", "jaeger-model", "otel-js"):
         return layout_of(read_as, _bytes(path)), gzipped  # documents, read whole anyway
     return layout, gzipped

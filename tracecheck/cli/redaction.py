@@ -108,10 +108,14 @@ def print_findings(verdict: ShareVerdict, stream: TextIO, indent: str = "  ") ->
 
 
 def summary(findings: Sequence[Any]) -> str:
-    """`redacted 14 values in 9 spans (email ×3, provider-key ×1)`."""
+    """`redacted 14 values in 9 spans (email ×3, provider-key ×1)`; `in 9 records` for Claude
+    Code records (paths `line 12: message…`)."""
     spans = {f.path.split("/", 1)[0] for f in findings if f.path.startswith("span:")}
+    records = {f.path.split(":", 1)[0] for f in findings if f.path.startswith("line ")}
     counts = Counter(f.detector for f in findings)
     detail = ", ".join(f"{d} ×{n}" for d, n in sorted(counts.items(), key=lambda i: (-i[1], i[0])))
     noun = "value" if len(findings) == 1 else "values"
     where = f" in {len(spans)} span{'' if len(spans) == 1 else 's'}" if spans else ""
+    if records and not spans:
+        where = f" in {len(records)} record{'' if len(records) == 1 else 's'}"
     return f"redacted {len(findings)} {noun}{where}" + (f" ({detail})" if detail else "")
