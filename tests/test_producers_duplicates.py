@@ -50,7 +50,6 @@ TOTALS = {
     "tool-error": [430, 530, 608],
     "cache": [1630, 1396],
 }
-NOT_MERGED = pytest.mark.xfail(strict=True, reason="issue 27: duplicate recordings not merged yet")
 
 
 @dataclass(frozen=True)
@@ -58,7 +57,6 @@ class Recording:
     folder: str
     conventions: frozenset[str]
     twin: str = "otlp.pb"  # the protobuf capture of the same run
-    tools_merged: bool = True  # whether today's reading counts each tool call once
 
     def path(self, run: str, suffix: str = "otlp.jsonl") -> Path:
         return PRODUCERS / self.folder / f"{run}.{suffix}"
@@ -70,32 +68,23 @@ MODEL_TWINS = (
     Recording("openinference-anthropic-sdk-otel", frozenset({"openinference", "otel-genai"})),
 )
 TOOL_TWINS = (
-    Recording("agent-framework-mcp", AF | {"generic"}, tools_merged=False),
+    Recording("agent-framework-mcp", AF | {"generic"}),
     Recording(
-        "agent-framework-mcp/with-server",
-        AF | {"generic", "otel-genai"},
-        twin="otlp.pbstream",
-        tools_merged=False,
+        "agent-framework-mcp/with-server", AF | {"generic", "otel-genai"}, twin="otlp.pbstream"
     ),
     Recording(
         "pydantic-ai-mcp",
         frozenset({"pydantic-ai", "otel-genai", "generic"}),
         twin="otlp.pbstream",
-        tools_merged=False,
     ),
 )
 RECORDINGS = MODEL_TWINS + TOOL_TWINS
 
 
-def cases(recordings: tuple[Recording, ...], *, tools: bool) -> list[object]:
-    """(recording, run) pairs; expected failures where the tool twins are not merged yet."""
+def cases(recordings: tuple[Recording, ...]) -> list[object]:
+    """(recording, run) pairs."""
     return [
-        pytest.param(
-            recording,
-            run,
-            id=f"{recording.folder}-{run}",
-            marks=NOT_MERGED if tools and not recording.tools_merged else (),
-        )
+        pytest.param(recording, run, id=f"{recording.folder}-{run}")
         for recording in recordings
         for run in RUNS
     ]
@@ -135,7 +124,7 @@ def nests(outer: Span, inner: Span) -> bool:
 # --- what reads true today ----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("recording", "run"), cases(RECORDINGS, tools=False))
+@pytest.mark.parametrize(("recording", "run"), cases(RECORDINGS))
 def test_every_span_is_read_by_a_known_convention(recording: Recording, run: str) -> None:
     trace = agent_run(recording.path(run))
     assert {span.convention.name for span in trace.spans} <= recording.conventions
@@ -143,14 +132,14 @@ def test_every_span_is_read_by_a_known_convention(recording: Recording, run: str
     assert verdict.status == "pass", verdict.reading_notes  # no doubt about capture
 
 
-@pytest.mark.parametrize(("recording", "run"), cases(RECORDINGS, tools=False))
+@pytest.mark.parametrize(("recording", "run"), cases(RECORDINGS))
 def test_model_calls_count_every_token_once(recording: Recording, run: str) -> None:
     trace = agent_run(recording.path(run))
     assert [span.tokens.total for span in calls(trace, Kind.LLM)] == TOTALS[run]
     assert {span.model for span in calls(trace, Kind.LLM)} == {"claude-sonnet-4-5-20250929"}
 
 
-@pytest.mark.parametrize(("recording", "run"), cases(RECORDINGS, tools=False))
+@pytest.mark.parametrize(("recording", "run"), cases(RECORDINGS))
 def test_a_model_budget_at_the_true_count_passes_and_one_below_fails(
     recording: Recording, run: str
 ) -> None:
@@ -262,7 +251,7 @@ def test_the_servers_tools_call_joins_the_trace_under_the_request_it_answers(
 # --- what reads true once every recording of a tool call is one call ----------------------------
 
 
-@pytest.mark.parametrize(("recording", "run"), cases(RECORDINGS, tools=True))
+@pytest.mark.parametrize(("recording", "run"), cases(RECORDINGS))
 def test_tool_calls_in_order_with_their_arguments(recording: Recording, run: str) -> None:
     tools = calls(agent_run(recording.path(run)), Kind.TOOL)
     assert [f"{s.tool_name}{'!' if s.is_error else ''}" for s in tools] == TOOLS[run]
@@ -271,7 +260,7 @@ def test_tool_calls_in_order_with_their_arguments(recording: Recording, run: str
     ]
 
 
-@pytest.mark.parametrize(("recording", "run"), cases(RECORDINGS, tools=True))
+@pytest.mark.parametrize(("recording", "run"), cases(RECORDINGS))
 def test_tool_counts_and_an_argument_check_that_holds_pass(recording: Recording, run: str) -> None:
     names = [name.rstrip("!") for name in TOOLS[run]]
     contract = compile_contract(

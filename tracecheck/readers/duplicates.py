@@ -6,13 +6,16 @@ as two it doubles calls and tokens and hides arguments behind an argument-less t
 record the same call when they
 
 - are of the same kind (a tool call, or a model call) and come from different recorders
-  (instrumentation scopes; span names where no scope is recorded), and
+  (instrumentation scope, service and span kind: an MCP client's CLIENT span and its server's
+  SERVER span are two recorders of one scope; span names where no scope is recorded), and
 - agree on what identifies the call: the tool and its arguments, the tool call id, the model
   and the response id, wherever both record them, and
-- share the call's id (tool call id, response id), or nest: one is the other's parent, or both
-  are children of one span and one's time lies within the other's.
+- share the call's id (tool call id, response id), or nest: one is the other's parent (or
+  ancestor through spans that are no call, such as a transport's `MCP send`), or both are
+  children of one span and one's time lies within the other's.
 
-Spans of one recorder are never merged: a retried tool call that repeats its call id ran twice.
+Spans of one recorder are never merged, and a call holds at most one span of each: a retried
+tool call that repeats its call id ran twice.
 The merged call keeps the outermost recording's span id and times, and its evidence is the
 union of the recordings'; where they disagree on a count the larger is kept, and a note says so.
 """
@@ -27,7 +30,7 @@ from tracecheck.spans import Kind, Span, TokenUsage
 
 __all__ = ["Merge", "MergedCalls", "merge_duplicate_calls"]
 
-_CALL_KINDS = (Kind.TOOL, Kind.LLM)
+_HOPS = 4  # the parent, and three spans that are no call between a call and its caller
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,10 +58,16 @@ class MergedCalls:
 
 def merge_duplicate_calls(spans: Sequence[Span]) -> MergedCalls:
     """`spans` with every call that several instrumentations recorded merged into one."""
-    calls = [span for span in spans if span.kind in _CALL_KINDS]
+    calls, between = [], {}
+    for span in spans:
+        kind = span.kind
+        if kind is Kind.TOOL or kind is Kind.LLM:
+            calls.append(span)
+        elif kind is Kind.UNKNOWN and span.span_id:
+            between[span.span_id] = span
     if len(calls) < 2:
         return MergedCalls(tuple(spans))
-    pairs = _matched(_candidates(calls))
+    pairs = _matched(_candidates(calls, between))
     if not pairs:
         return MergedCalls(tuple(spans))
     groups = _groups(pairs, {id(span): i for i, span in enumerate(spans)})
@@ -69,9 +78,10 @@ def merge_duplicate_calls(spans: Sequence[Span]) -> MergedCalls:
 # --- which spans record one call ---------------------------------------------------------
 
 
-def _recorder(span: Span) -> str:
+def _recorder(span: Span) -> tuple[str, object, int]:
     scope = span.scope
-    return f"scope {scope.name}" if scope is not None and scope.name else f"name {span.name}"
+    name = f"scope {scope.name}" if scope is not None and scope.name else f"name {span.name}"
+    return name, span.resource.get("service.name"), span.otlp_kind
 
 
 def _model_key(model: str | None) -> str | None:
@@ -106,8 +116,9 @@ def _nests(inner: Span, outer: Span) -> bool:
     return outer.start_ns <= inner.start_ns and inner.end_ns <= outer.end_ns  # type: ignore[operator]
 
 
-def _candidates(calls: list[Span]) -> Iterable[tuple[Span, Span, str]]:
-    """(a, b, how) for every pair of calls that may record one call."""
+def _candidates(calls: list[Span], between: dict[str, Span]) -> Iterable[tuple[Span, Span, str]]:
+    """(a, b, how) for every pair of calls that may record one call; `between` are the spans
+    by id that are no call (read as UNKNOWN), through which a call's caller may be reached."""
     by_id: dict[tuple[Kind, str], list[Span]] = {}
     by_span_id = {span.span_id: span for span in calls if span.span_id}
     siblings: dict[tuple[str, Kind, str | None], list[Span]] = {}
@@ -115,9 +126,9 @@ def _candidates(calls: list[Span]) -> Iterable[tuple[Span, Span, str]]:
         found = call_id(span.attributes, span.kind)
         if found:
             by_id.setdefault((span.kind, found), []).append(span)
-        parent = by_span_id.get(span.parent_span_id) if span.parent_span_id else None
-        if parent is not None and _nests(span, parent) and _same_call(span, parent):
-            yield parent, span, "nested"
+        caller = _caller(span, by_span_id, between)
+        if caller is not None and _nests(span, caller) and _same_call(span, caller):
+            yield caller, span, "nested"
         if span.parent_span_id:
             key = (span.parent_span_id, span.kind, span.tool_name)
             siblings.setdefault(key, []).append(span)
@@ -130,6 +141,22 @@ def _candidates(calls: list[Span]) -> Iterable[tuple[Span, Span, str]]:
     for group in siblings.values():
         if len(group) > 1 and len({_recorder(span) for span in group}) > 1:
             yield from _nested_siblings(group)
+
+
+def _caller(span: Span, calls: dict[str, Span], between: dict[str, Span]) -> Span | None:
+    """The nearest call above a span, reached through a few spans that are no call."""
+    parent = span.parent_span_id
+    for _ in range(_HOPS):
+        if not parent:
+            return None
+        found = calls.get(parent)
+        if found is not None:
+            return found
+        step = between.get(parent)
+        if step is None:
+            return None
+        parent = step.parent_span_id
+    return None
 
 
 def _nested_siblings(group: list[Span]) -> Iterable[tuple[Span, Span, str]]:
@@ -154,7 +181,7 @@ def _matched(candidates: Iterable[tuple[Span, Span, str]]) -> list[tuple[Span, S
         {(id(a), id(b)): (a, b, how) for a, b, how in candidates}.values(),
         key=lambda pair: (_distance(pair[0], pair[1]), pair[2] == "nested"),
     )
-    partner: set[tuple[int, str]] = set()
+    partner: set[tuple[int, tuple[str, object, int]]] = set()
     kept = []
     for a, b, how in ordered:
         if (id(a), _recorder(b)) in partner or (id(b), _recorder(a)) in partner:
@@ -173,8 +200,10 @@ def _distance(a: Span, b: Span) -> int:
 def _groups(
     pairs: list[tuple[Span, Span, str]], position: dict[int, int]
 ) -> list[tuple[list[Span], str]]:
-    """The spans of each call, in array order, and how the first pair was told."""
+    """The spans of each call, in array order, and how the first pair was told. A call holds
+    at most one span of each recorder: a pair that would join two of one recorder is left."""
     parent: dict[int, int] = {}
+    recorders: dict[int, set[tuple[str, object, int]]] = {}
 
     def root(key: int) -> int:
         while parent.get(key, key) != key:
@@ -184,11 +213,16 @@ def _groups(
     spans: dict[int, Span] = {}
     how: dict[int, str] = {}
     for a, b, told in pairs:
-        spans[id(a)], spans[id(b)] = a, b
         first, second = root(id(a)), root(id(b))
-        if first != second:
-            parent[second] = first
-            how.setdefault(first, how.pop(second, told))
+        ours = recorders.setdefault(first, {_recorder(a)})
+        theirs = recorders.setdefault(second, {_recorder(b)})
+        if first == second or ours & theirs:
+            continue
+        spans[id(a)], spans[id(b)] = a, b
+        parent[second] = first
+        ours |= recorders.pop(second)
+        told = how.pop(second, told)
+        how.setdefault(first, told)
     members: dict[int, list[Span]] = {}
     for key, span in spans.items():
         members.setdefault(root(key), []).append(span)
@@ -281,11 +315,21 @@ def _rebuilt(spans: Sequence[Span], merges: tuple[Merge, ...]) -> tuple[Span, ..
     for span in spans:
         if id(span) in absorbed:
             continue
-        call = call_at.get(id(span))
-        if call is not None:
-            result.append(call)
-        elif span.parent_span_id in moved:
-            result.append(span.replace(parent_span_id=moved[span.parent_span_id]))
-        else:
-            result.append(span)
+        span = call_at.get(id(span), span)
+        parent = span.parent_span_id
+        if parent in moved and moved[parent] != span.span_id:
+            span = _below(span, moved[parent])
+        result.append(span)
     return tuple(result)
+
+
+def _below(span: Span, parent: str | None) -> Span:
+    """The span, its facts kept, with another parent."""
+    return span.with_facts(
+        tool_name=span.tool_name,
+        model=span.model,
+        tokens=span.tokens,
+        arguments=span.arguments,
+        offered_tools=span.offered_tools,
+        parent_span_id=parent,
+    )
