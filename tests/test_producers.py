@@ -93,6 +93,7 @@ RECORDINGS = (
         )
         for release, convention in (
             ("4.30.0", "logfire-llm-clients-before-4.31"),
+            ("4.41.0", "logfire-llm-clients"),
             ("5.4.0", "logfire-llm-clients"),
         )
     ),
@@ -141,6 +142,17 @@ RECORDINGS = (
         "beeai-openinference/requirement", frozenset({"beeai"}), extra_tools=("final_answer",)
     ),
     Recording("logfire-openai-agents", frozenset({"logfire-openai-agents"})),
+    # Before 5.x, with openai-agents 0.2.11 (which keeps no cache count on Chat spans) and 0.24.0.
+    Recording(
+        "logfire-openai-agents/logfire-3.25.0",
+        frozenset({"logfire-openai-agents"}),
+        records_cache=False,
+    ),
+    Recording("logfire-openai-agents/logfire-4.41.0", frozenset({"logfire-openai-agents"})),
+    *(
+        Recording(f"logfire-openai/logfire-{release}", frozenset({"logfire-llm-clients", "otel-genai"}))
+        for release in ("4.41.0", "5.4.0")
+    ),
     *(
         Recording(
             f"logfire-pydantic-ai/{release}",

@@ -22,6 +22,8 @@ from tracecheck.conventions.logfire import (
     LOGFIRE_LLM_CLIENTS,
     LOGFIRE_LLM_CLIENTS_BEFORE_4_31,
     LOGFIRE_OPENAI_AGENTS,
+    LOGFIRE_OPENAI_AGENTS_UNSCOPED,
+    LOGFIRE_OPENAI_AGENTS_UNSCOPED_TOOLS,
 )
 from tracecheck.conventions.mastra import MASTRA, MASTRA_TELEMETRY
 from tracecheck.conventions.mlflow import MLFLOW
@@ -66,6 +68,9 @@ CONVENTIONS: tuple[Convention, ...] = (
     LANGFUSE_BEFORE_3_5,
     AGENT_FRAMEWORK,
     # Chosen by their own attribute namespaces (and scope where they have one).
+    # Logfire's template-named spans that no scope above claimed.
+    LOGFIRE_OPENAI_AGENTS_UNSCOPED_TOOLS,
+    LOGFIRE_OPENAI_AGENTS_UNSCOPED,
     VERCEL_AI,
     MLFLOW,
     LANGSMITH,
