@@ -320,3 +320,93 @@ def test_an_adk_1_4_tool_that_raised_is_an_unnamed_span_and_stops_the_tool_rules
     verdict = check(trace, NO_SHELL)
     assert [r.status for r in verdict.rules] == ["error", "error", "error"]
     assert '("execute_tool issue_refund")' in verdict.reading_notes[0]
+
+
+# --- OpenTelemetry contrib's google-genai instrumentation: one attribute per parameter ----------
+
+GENAI = PRODUCERS / "google-genai" / "instrumentation-0.7b2"
+GENAI_SCOPE = Scope("opentelemetry.instrumentation.google_genai", "0.7b2")
+
+
+@pytest.mark.parametrize("run", RUNS)
+def test_google_genai_arguments_are_assembled_from_their_parameters(run: str) -> None:
+    trace = only_trace(GENAI / "content" / f"{run}.otlp.jsonl")
+    assert [s.tool_name for s in by_start(trace, Kind.TOOL)] == [
+        name.rstrip("!") for name in TOOLS[run]
+    ]
+    arguments = {s.tool_name: s.arguments.value for s in by_start(trace, Kind.TOOL)}
+    assert arguments["lookup_order"] == LOOKUP  # it read as unknown before
+    assert arguments.get("issue_refund", REFUND) == REFUND
+    assert arguments.get("run_shell", SHELL) == SHELL
+    ours = {s.convention.name for s in trace.spans if s.scope and s.scope.name == GENAI_SCOPE.name}
+    assert ours == {"google-genai"}
+    assert facts(trace) == facts(only_trace(GENAI / "content" / f"{run}.otlp.pb"))
+
+
+def test_google_genai_parameter_types_without_values_are_arguments_not_captured() -> None:
+    trace = only_trace(GENAI / "no-content" / "clean.otlp.jsonl")
+    calls = by_start(trace, Kind.TOOL)
+    assert [s.tool_name for s in calls] == ["lookup_order", "issue_refund"]
+    assert {(s.arguments.known, s.arguments.reason) for s in calls} == {
+        (False, "arguments were not captured")
+    }
+
+
+def _genai_tool(attributes: dict[str, object]) -> Span:
+    return Span(
+        "a" * 32,
+        "1" * 16,
+        None,
+        "execute_tool issue_refund",
+        attributes={"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "issue_refund"}
+        | attributes,
+        scope=GENAI_SCOPE,
+    )
+
+
+def test_google_genai_1x_parameter_keys_inside_the_arguments_object_are_assembled() -> None:
+    # 1.0b1–1.2b0 (read from the released wheels' tool_call_wrapper.py): the parameters'
+    # keys are the members of `gen_ai.tool.call.arguments`, values as JSON values.
+    recorded = {
+        "code.function.parameters.order_id.type": "str",
+        "code.function.parameters.order_id.value": "A-1001",
+        "code.function.parameters.amount.type": "float",
+        "code.function.parameters.amount.value": 42.5,
+        "code.function.parameters.idempotency_key.type": "str",
+        "code.function.parameters.idempotency_key.value": "refund-A-1001-01",
+    }
+    import json
+
+    span = _genai_tool({"gen_ai.tool.call.arguments": json.dumps(recorded)})
+    assert span.arguments.known and span.arguments.value == REFUND
+
+
+_JSON_LEAVES = (
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text()
+)
+_JSON = st.recursive(
+    _JSON_LEAVES,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(), inner, max_size=3),
+    max_leaves=8,
+)
+_PARAMETER = st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,12}", fullmatch=True)
+
+
+@given(st.dictionaries(_PARAMETER, _JSON, min_size=1, max_size=4))
+def test_google_genai_parameters_read_back_as_recorded(arguments: dict[str, object]) -> None:
+    # As 0.7b2's `_to_otel_attribute` writes them: strings, numbers and booleans as they are,
+    # everything else as JSON text, with the Python type's name beside each.
+    import json
+
+    attributes: dict[str, object] = {}
+    for name, value in arguments.items():
+        prefix = f"code.function.parameters.{name}"
+        attributes[f"{prefix}.type"] = type(value).__name__
+        plain = isinstance(value, (str, int, float, bool))
+        attributes[f"{prefix}.value"] = value if plain else json.dumps(value)
+    span = _genai_tool(attributes)
+    assert span.arguments.known and span.arguments.value == arguments

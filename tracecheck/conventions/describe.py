@@ -92,6 +92,11 @@ def _section(convention: Convention) -> list[str]:
                 " (the keyword arguments of a recorded call)"
                 if convention.arguments_as_call
                 else ""
+            )
+            + (
+                f" assembled from `{convention.arguments_by_parameter}` per parameter"
+                if convention.arguments_by_parameter
+                else ""
             ),
         ),
         ("model", _places(convention.model)),

@@ -174,6 +174,10 @@ class Convention:
     arguments: tuple[Field, ...] = ()
     # Arguments recorded as a call's `{"args": [...], "kwargs": {...}}`: read the keywords.
     arguments_as_call: bool = False
+    # Arguments recorded one per parameter, `{}` standing for its name (`code.function.
+    # parameters.{}.value`, with a `.type` sibling): assembled into `{name: value}`, from the
+    # span's attributes or from a recorded arguments object holding such keys.
+    arguments_by_parameter: str | None = None
     model: tuple[Field, ...] = ()
     # One description per generation of the producer's token attributes: the first that finds
     # a count on the span reads all of them.

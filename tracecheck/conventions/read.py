@@ -158,6 +158,10 @@ def recorded_total(convention: Convention, span: SpanFacts) -> Count | None:
 
 def arguments(convention: Convention, span: SpanFacts) -> tuple[bool, Any, str | None]:
     """(known, value, reason) of a tool call's arguments."""
+    if convention.arguments_by_parameter is not None:
+        assembled = _by_parameter(span.attributes, convention.arguments_by_parameter, True)
+        if assembled is not None:
+            return assembled
     if convention.arguments:
         captured = span.attributes.get("tool.args_captured")
         if captured is False or (isinstance(captured, str) and captured.lower() == "false"):
@@ -171,7 +175,34 @@ def arguments(convention: Convention, span: SpanFacts) -> tuple[bool, Any, str |
     found = generic.tool_arguments(span.attributes)
     if found[0] and convention.arguments_as_call:
         return True, _keywords(found[1]), None
+    if found[0] and convention.arguments_by_parameter and isinstance(found[1], dict):
+        return _by_parameter(found[1], convention.arguments_by_parameter, False) or found
     return found
+
+
+def _by_parameter(
+    recorded: Mapping[str, Any], pattern: str, decode: bool
+) -> tuple[bool, Any, str | None] | None:
+    """`{name: value}` from one key per parameter (`pattern` with `{}` for the name), or None
+    when no key has that shape. Types recorded without values mean the values were not
+    captured. With `decode`, a text value is JSON text unless its `.type` sibling says `str`
+    (the producer writes objects and lists as JSON, strings as they are)."""
+    matcher = _parameter_pattern(pattern)
+    values: dict[str, Any] = {}
+    typed = False
+    for key, value in recorded.items():
+        match = matcher.fullmatch(key) if isinstance(key, str) else None
+        if match is None:
+            continue
+        name, part = match.group(1), match.group(2)
+        if part == "type":
+            typed = True
+            continue
+        kind = recorded.get(key[: -len("value")] + "type")
+        values[name] = generic.json_or_text(value) if decode and kind != "str" else value
+    if values:
+        return True, values, None
+    return (False, None, generic.NOT_CAPTURED) if typed else None
 
 
 def _keywords(value: Any) -> Any:
@@ -217,6 +248,14 @@ def _indexed(
     names = [value for _, value in entries if isinstance(value, str) and value]
     problem = None if len(names) == len(entries) else f"{pattern} has an entry without a name"
     return tuple(dict.fromkeys(names)), problem
+
+
+@lru_cache(maxsize=32)
+def _parameter_pattern(pattern: str) -> re.Pattern[str]:
+    """`prefix{}.value` → `prefix(name).(value|type)`."""
+    before, _, after = pattern.partition("{}")
+    sibling = re.escape(after.rpartition(".")[0])
+    return re.compile(re.escape(before) + r"(.+)" + sibling + r"\.(value|type)")
 
 
 @lru_cache(maxsize=32)

@@ -14,6 +14,7 @@ from tracecheck.conventions.frameworks import (
     STRANDS,
 )
 from tracecheck.conventions.google_adk import GOOGLE_ADK
+from tracecheck.conventions.google_genai import GOOGLE_GENAI
 from tracecheck.conventions.langfuse import LANGFUSE, LANGFUSE_BEFORE_3_5
 from tracecheck.conventions.langsmith import LANGSMITH
 from tracecheck.conventions.litellm import LITELLM
@@ -64,6 +65,7 @@ CONVENTIONS: tuple[Convention, ...] = (
     STRANDS,
     LITELLM,
     GOOGLE_ADK,
+    GOOGLE_GENAI,
     MASTRA,
     LANGFUSE_BEFORE_3_5,
     AGENT_FRAMEWORK,
