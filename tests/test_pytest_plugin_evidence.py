@@ -201,6 +201,9 @@ def test_the_verdict_file_is_as_it_was(pytester: pytest.Pytester) -> None:
 
         def run_agent(tracer, tools):
             with tracer.start_as_current_span("invoke_agent refund"):
+                with tracer.start_as_current_span("chat gpt-4.1-mini") as span:
+                    span.set_attribute("gen_ai.operation.name", "chat")
+                    span.set_attribute("gen_ai.request.model", "gpt-4.1-mini")
                 for tool in tools:
                     with tracer.start_as_current_span("execute_tool " + tool) as span:
                         span.set_attribute("gen_ai.operation.name", "execute_tool")
@@ -224,6 +227,7 @@ def test_the_verdict_file_is_as_it_was(pytester: pytest.Pytester) -> None:
 
     (trace,) = read_traces(evidence / f"{stem}.otlp.json")
     assert [s.name for s in trace.spans] == [
+        "chat gpt-4.1-mini",
         "execute_tool lookup_order",
         "execute_tool run_shell",
         "invoke_agent refund",
@@ -261,7 +265,11 @@ def test_an_evidence_dir_that_cannot_be_written_still_reports_the_verdict(
 
         @pytest.mark.trace_contract({str(CONTRACT)!r})
         def test_shell(trace_spans):
-            with trace_spans.tracer("agent").start_as_current_span("execute_tool run_shell") as span:
+            tracer = trace_spans.tracer("agent")
+            with tracer.start_as_current_span("chat gpt-4.1-mini") as span:
+                span.set_attribute("gen_ai.operation.name", "chat")
+                span.set_attribute("gen_ai.request.model", "gpt-4.1-mini")
+            with tracer.start_as_current_span("execute_tool run_shell") as span:
                 span.set_attribute("gen_ai.operation.name", "execute_tool")
                 span.set_attribute("gen_ai.tool.name", "run_shell")
         """
