@@ -12,12 +12,19 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 from typing import Any
 
 from redact.inspector import Inspector
-from redact.walk import Redactor
+from redact.walk import Assessor, Redactor
 
-__all__ = ["JsonTextInspector", "JsonTextRedactor", "encode_like", "json_container"]
+__all__ = [
+    "JsonTextAssessor",
+    "JsonTextInspector",
+    "JsonTextRedactor",
+    "encode_like",
+    "json_container",
+]
 
 # JSON texts nested as strings inside JSON texts followed this deep; deeper ones are text.
 _MAX_NESTING = 4
@@ -57,7 +64,11 @@ def encode_like(value: Any, original: str) -> str:
 
 class JsonTextInspector(Inspector):
     """An inspector for which a string that holds a JSON document always needs a look, so
-    that a redactor never passes it by as clean text."""
+    that no walk passes it by as clean text."""
+
+    def prescan(self, strings: list[str], scalars: Iterable[Any] = ()) -> None:
+        super().prescan(strings, scalars)
+        self.clean = {text for text in self.clean if not _bracketed(text)}
 
     def needs_look(self, text: str) -> bool:
         return super().needs_look(text) or json_container(text) is not None
@@ -85,6 +96,32 @@ class JsonTextRedactor(Redactor):
         if not _same(redacted, document):
             text = encode_like(redacted, text)
         return super().string(text, path)
+
+
+class JsonTextAssessor(Assessor):
+    """An assessor that judges JSON held in a string as the JSON it holds too (its keys
+    classified, as `JsonTextRedactor` redacts it), besides its text."""
+
+    def __init__(self, inspector: Inspector) -> None:
+        super().__init__(inspector)
+        self._nesting = 0
+
+    def string(self, text: str, path: str) -> None:
+        super().string(text, path)
+        if not text or self._nesting >= _MAX_NESTING or self.inspector.is_placeholder(text):
+            return
+        document = json_container(text)
+        if document is None:
+            return
+        self._nesting += 1
+        try:
+            self.value(document, path, 0)
+        finally:
+            self._nesting -= 1
+
+
+def _bracketed(text: str) -> bool:
+    return text[:1] in ("{", "[", " ", "\n", "\t") and json_container(text) is not None
 
 
 def _same(a: Any, b: Any) -> bool:

@@ -37,7 +37,12 @@ from typing import Any, Protocol
 
 from redact.core import KnownSecretsArg, pseudonym_key_of
 from redact.inspector import MAX_DEPTH, Inspector, known_secrets_of, pointer_segment, strings_in
-from redact.json_text import JsonTextInspector, JsonTextRedactor, json_container
+from redact.json_text import (
+    JsonTextAssessor,
+    JsonTextInspector,
+    JsonTextRedactor,
+    json_container,
+)
 from redact.model import RedactionFinding, RedactionReport, ShareVerdict
 from redact.profiles import Profile, resolve_profile
 from redact.streamed import StreamedBlocks
@@ -369,7 +374,8 @@ class RecordAssessor:
         self, *, profile: str | Profile = "default", known_secrets: KnownSecretsArg = ()
     ) -> None:
         resolved = resolve_profile(profile)
-        self._assessor = Assessor(Inspector(resolved, known_secrets_of(known_secrets)))
+        inspector = JsonTextInspector(resolved, known_secrets_of(known_secrets))
+        self._assessor = JsonTextAssessor(inspector)
         self._walk = _Walk(_Looking(self._assessor), resolved)
 
     def assess(self, record: dict[str, Any], root: str) -> None:

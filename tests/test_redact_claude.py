@@ -1,0 +1,791 @@
+"""`tracecheck redact` on Claude Code records written back as records (stream-json, the Agent
+SDK's stdout, session transcripts): every string redacted in place, the JSONL shape and the
+structure kept, so that the file reads as the same run and passes the gate; the gate finds
+each planted secret in the unredacted file; exit codes.
+
+The records are real recordings (fixtures/claude/recorded/, CLI 2.0.77, 2.1.30, 2.1.332) with
+fake secrets planted at run time, each glued together from parts.
+"""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import io
+import json
+import urllib.parse
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from redact import share_allowed
+from redact.profiles import resolve_profile
+from redact.records import RecordRedactor, dotted_path
+from tracecheck import iter_spans
+from tracecheck.cli import ExitCode, main
+from tracecheck.errors import TraceReadError
+from tracecheck.readers import detect_format
+from tracecheck.recorded_bytes import with_recorded
+from tracecheck.recorded_claude import claude_verdicts
+from tracecheck.writers_claude import redact_claude_records
+
+RECORDED = Path(__file__).resolve().parent.parent / "fixtures" / "claude" / "recorded"
+TRANSCRIPT = RECORDED / "2.1.30/refund.transcript/87763f5c-968e-4c93-8900-582c8d7b41e4.jsonl"
+INTERACTIVE = (
+    RECORDED / "2.1.30/subagent-interactive.transcript/decc9695-cd0b-4b10-8ed2-3e9ed8b5c85a.jsonl"
+)
+STREAM = RECORDED / "2.1.332/refund.stream.jsonl"
+PARTIAL = RECORDED / "2.1.332/refund-partial.stream.jsonl"
+ALL_RECORDED = sorted(RECORDED.rglob("*.jsonl"))
+
+PROVIDER_KEY = "sk-" + "proj-" + "FAKEfake0123456789" + "FAKEfake0123"
+ANTHROPIC_KEY = "sk-" + "ant-" + "api03-" + "FAKEfakeFAKEfake0123456789"
+GITHUB_TOKEN = "gh" + "p_" + "aB3dE5fG7hJ9kL2mN4pQ6rS8tU0vW1xY3zA5"
+AWS_KEY = "AK" + "IA" + "FAKE2345FAKE2345"
+JWT = ".".join(["ey" + "JhbGciOiJIUzI1NiJ9", "eyJzdWIiOiIxMjMifQ", "SflKxwRJSMeKKF2QT4fwpMeJf36"])
+EMAIL = "jane.doe" + "@" + "example.com"
+PASSPHRASE = "correct horse " + "battery staple"
+KNOWN = "zq9 Opaque/" + "Deploy Key 77"  # no detector knows it: only --known-secret-env
+PLANTED = (PROVIDER_KEY, ANTHROPIC_KEY, GITHUB_TOKEN, AWS_KEY, JWT, EMAIL, PASSPHRASE, KNOWN)
+PNG = base64.b64encode(b"\x89PNG\r\n\x1a\n" + bytes(range(48))).decode()
+
+
+@pytest.fixture(autouse=True)
+def environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DEPLOY_KEY", KNOWN)
+    monkeypatch.delenv("TRACECHECK_PSEUDONYM_KEY", raising=False)
+    monkeypatch.setenv("NO_COLOR", "1")
+
+
+def load(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def write(path: Path, records: list[dict[str, Any]]) -> Path:
+    # Compact, as Claude Code writes its records.
+    path.write_bytes(b"".join(orjson.dumps(record) + b"\n" for record in records))
+    return path
+
+
+def forms(secret: str) -> list[bytes]:
+    """The secret as written, JSON-escaped, base64 (standard and url-safe) and percent-encoded."""
+    raw = secret.encode()
+    return [
+        raw,
+        json.dumps(secret)[1:-1].encode(),
+        base64.b64encode(raw).rstrip(b"="),
+        base64.urlsafe_b64encode(raw).rstrip(b"="),
+        urllib.parse.quote(secret, safe="").encode(),
+    ]
+
+
+def no_secret_in(*data: bytes | str) -> None:
+    for text in data:
+        blob = text.encode() if isinstance(text, str) else text
+        found = [s for s in PLANTED for form in forms(s) if form in blob]
+        assert found == []
+
+
+def facts(path: Path) -> list[tuple[Any, ...]]:
+    """What a contract reads of each span: ids, kind, tool, model, tokens, times, status."""
+    return sorted(
+        (
+            (
+                s.span_id,
+                s.parent_span_id,
+                s.kind,
+                s.tool_name,
+                s.model,
+                s.tokens,
+                s.start_ns,
+                s.end_ns,
+                s.status,
+                s.attributes.get("gen_ai.tool.call.id"),
+            )
+            for s in iter_spans(path, format="claude-stream")
+        ),
+        key=repr,
+    )
+
+
+def show(path: Path, capsys: pytest.CaptureFixture[str]) -> Any:
+    """`show --json`, the file's name (in notes) written as `FILE`."""
+    capsys.readouterr()
+    assert main(["show", "--json", str(path)]) == 0
+    return json.loads(capsys.readouterr().out.replace(str(path), "FILE"))
+
+
+def redact(source: Path, out: Path, *extra: str) -> int:
+    return main(["redact", str(source), "-o", str(out), *extra])
+
+
+# --- where secrets stand in real records -----------------------------------------------------
+
+
+def _line(records: list[dict[str, Any]], kind: str, block: str, nth: int = 0) -> dict[str, Any]:
+    """The nth record of a type whose message holds a block of that type."""
+    found = [
+        r
+        for r in records
+        if r.get("type") == kind
+        and isinstance(r["message"]["content"], list)
+        and r["message"]["content"][0]["type"] == block
+    ]
+    return found[nth]
+
+
+def assistant_text(records: list[dict[str, Any]]) -> None:
+    _line(records, "assistant", "text")["message"]["content"][0]["text"] += f" {EMAIL}"
+
+
+def thinking(records: list[dict[str, Any]]) -> None:
+    _line(records, "assistant", "thinking")["message"]["content"][0]["thinking"] += GITHUB_TOKEN
+
+
+def tool_input(records: list[dict[str, Any]]) -> None:
+    bash = next(r for r in records if r["type"] == "assistant" and "Bash" in json.dumps(r))
+    block = bash["message"]["content"][0]
+    block["input"]["command"] = f"curl -H 'Authorization: Bearer {JWT}' https://api.test"
+
+
+def nested_tool_result(records: list[dict[str, Any]]) -> None:
+    result = _line(records, "user", "tool_result")["message"]["content"][0]
+    result["content"] = [
+        {"type": "text", "text": "the order file"},
+        {"type": "text", "text": f"OPENAI_API_KEY={PROVIDER_KEY}"},
+    ]
+
+
+def beside_an_image(records: list[dict[str, Any]]) -> None:
+    result = _line(records, "user", "tool_result")["message"]["content"][0]
+    result["content"] = [
+        {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": PNG}},
+        {"type": "text", "text": f"screenshot of the console: key {ANTHROPIC_KEY}"},
+    ]
+
+
+def tool_use_result_stdout(records: list[dict[str, Any]]) -> None:
+    bash = _line(records, "user", "tool_result", 2)
+    bash["toolUseResult"] = {
+        "stdout": f"AWS_ACCESS_KEY_ID={AWS_KEY}\n",
+        "stderr": "",
+        "interrupted": False,
+        "isImage": False,
+    }
+
+
+def file_history(records: list[dict[str, Any]]) -> None:
+    first = records[1]
+    records.insert(
+        0,
+        {
+            "type": "file-history-snapshot",
+            "messageId": first["uuid"],
+            "snapshot": {
+                "messageId": first["uuid"],
+                "trackedFileBackups": {
+                    "/tmp/tracecheck-claude/refund-desk/.env": {
+                        "backupFileName": f"env@v1 GITHUB_TOKEN={GITHUB_TOKEN}",
+                        "version": 1,
+                        "backupTime": first["timestamp"],
+                    }
+                },
+                "timestamp": first["timestamp"],
+            },
+            "isSnapshotUpdate": False,
+        },
+    )
+
+
+def working_directory(records: list[dict[str, Any]]) -> None:
+    for record in records:
+        if "cwd" in record:
+            record["cwd"] = f"/home/dev/{PROVIDER_KEY}/refund-desk"
+
+
+def git_branch(records: list[dict[str, Any]]) -> None:
+    for record in records:
+        if "gitBranch" in record:
+            record["gitBranch"] = f"fix/{GITHUB_TOKEN}"
+
+
+def summary(records: list[dict[str, Any]]) -> None:
+    records.insert(
+        0, {"type": "summary", "summary": f"Refund for {EMAIL}", "leafUuid": records[-1]["uuid"]}
+    )
+
+
+def json_in_a_tool_result(records: list[dict[str, Any]]) -> None:
+    result = _line(records, "user", "tool_result", 3)["message"]["content"][0]
+    result["content"] = json.dumps({"status": "denied", "db": {"password": PASSPHRASE}})
+
+
+def key_that_holds_a_token(records: list[dict[str, Any]]) -> None:
+    grep = next(r for r in records if r["type"] == "assistant" and "Grep" in json.dumps(r))
+    grep["message"]["content"][0]["input"][GITHUB_TOKEN] = True
+
+
+def known_secret_in_base64(records: list[dict[str, Any]]) -> None:
+    # At byte offset 1 inside a base64 run in prose, where a whole-string decode cannot see it.
+    payload = base64.b64encode(b"x" + KNOWN.encode() + b"y").decode()
+    final = [r for r in records if r["type"] == "assistant"][-1]
+    final["message"]["content"][0]["text"] += f" (ref {payload})"
+
+
+CASES: dict[str, Callable[[list[dict[str, Any]]], None]] = {
+    "assistant text": assistant_text,
+    "thinking": thinking,
+    "tool_use input": tool_input,
+    "nested tool_result content": nested_tool_result,
+    "text beside a base64 image": beside_an_image,
+    "toolUseResult.stdout": tool_use_result_stdout,
+    "file-history snapshot": file_history,
+    "cwd": working_directory,
+    "gitBranch": git_branch,
+    "summary": summary,
+    "JSON held in a tool result": json_in_a_tool_result,
+    "a key that holds a token": key_that_holds_a_token,
+    "a known secret at base64 offset 1": known_secret_in_base64,
+}
+
+
+def planted(tmp_path: Path, *cases: str, source: Path = TRANSCRIPT) -> Path:
+    records = load(source)
+    for case in cases:
+        CASES[case](records)
+    return write(tmp_path / source.name, records)
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_the_gate_finds_the_planted_secret_and_redact_removes_it(
+    case: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    leaky = planted(tmp_path, case)
+    known = ["--known-secret-env", "DEPLOY_KEY"]
+    assert main(["verify-safe", str(leaky), *known]) == ExitCode.FAILED
+    assert "UNSAFE" in capsys.readouterr().out
+    out = tmp_path / "shared.jsonl"
+    assert redact(leaky, out, *known) == ExitCode.OK
+    written = out.read_bytes()
+    no_secret_in(written, capsys.readouterr().err)
+    assert main(["verify-safe", str(out), *known]) == ExitCode.OK
+    assert "SAFE" in capsys.readouterr().out
+    # The same run: the same spans, tool calls, models and token counts as the recording.
+    assert facts(out) == facts(leaky)
+    assert show(out, capsys) == show(leaky, capsys)
+    before, after = load(leaky), load(out)
+    assert len(after) == len(before)
+    assert [list(r) for r in after] == [list(r) for r in before] or case.startswith("a key")
+
+
+def test_a_known_secret_is_found_only_when_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    leaky = planted(tmp_path, "a known secret at base64 offset 1")
+    assert main(["verify-safe", str(leaky)]) == ExitCode.OK
+    assert main(["verify-safe", str(leaky), "--known-secret-env", "DEPLOY_KEY"]) == 1
+    assert "credential (known-secret) ×1 at /line 13/message/content/0/text" in (
+        capsys.readouterr().out
+    )
+
+
+def test_a_known_secret_is_cut_in_every_encoding(tmp_path: Path) -> None:
+    records = load(TRANSCRIPT)
+    text = _line(records, "assistant", "text")["message"]["content"][0]
+    written = [
+        KNOWN,
+        base64.b64encode(KNOWN.encode()).decode(),
+        base64.urlsafe_b64encode(b"ab" + KNOWN.encode()).decode(),
+        urllib.parse.quote(KNOWN),
+        urllib.parse.quote_plus(KNOWN),
+        KNOWN.encode().hex(),
+        KNOWN.encode().hex().upper(),
+    ]
+    text["text"] = " | ".join(written)
+    # JSON-escaped inside JSON held in a string, and as a key.
+    result = _line(records, "user", "tool_result")["message"]["content"][0]
+    result["content"] = json.dumps({"note": f'"{KNOWN}"', KNOWN: 1})
+    leaky = write(tmp_path / "leaky.jsonl", records)
+    out = tmp_path / "out.jsonl"
+    assert redact(leaky, out, "--known-secret-env", "DEPLOY_KEY") == 0
+    data = out.read_bytes()
+    no_secret_in(data)
+    assert KNOWN.encode().hex().encode() not in data
+    assert KNOWN.encode().hex().upper().encode() not in data
+    assert main(["verify-safe", str(out), "--known-secret-env", "DEPLOY_KEY"]) == 0
+
+
+def test_a_secret_streamed_in_pieces_is_found_joined_and_cut(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Partial messages send text a few characters at a time: the key is cut across two deltas,
+    # where neither piece reads as a key.
+    records = load(PARTIAL)
+    deltas = [
+        r
+        for r in records
+        if r["type"] == "stream_event" and r["event"].get("delta", {}).get("type") == "text_delta"
+    ]
+    first, second = deltas[0], deltas[1]
+    first["event"]["delta"]["text"] += PROVIDER_KEY[:10]
+    second["event"]["delta"]["text"] = PROVIDER_KEY[10:] + " " + second["event"]["delta"]["text"]
+    leaky = write(tmp_path / "partial.stream.jsonl", records)
+    assert main(["verify-safe", str(leaky)]) == ExitCode.FAILED
+    out = tmp_path / "out.jsonl"
+    assert redact(leaky, out) == 0
+    after = load(out)
+    pieces = [
+        r["event"]["delta"]["text"] for r in after if r["uuid"] in (first["uuid"], second["uuid"])
+    ]
+    joined = "".join(pieces)
+    assert PROVIDER_KEY not in joined
+    assert joined == "[REDACTED:provider-key]" or "[REDACTED:provider-key]" in joined
+    assert pieces[1] == ""  # the first piece carries the redacted whole
+    assert main(["verify-safe", str(out)]) == 0
+    assert facts(out) == facts(leaky)
+    capsys.readouterr()
+
+
+def test_the_streamed_tool_input_is_redacted_as_the_json_it_is(tmp_path: Path) -> None:
+    records = load(PARTIAL)
+    deltas = [
+        r
+        for r in records
+        if r["type"] == "stream_event"
+        and r["event"].get("delta", {}).get("type") == "input_json_delta"
+    ]
+    # `{"command": "echo … >>` + ` refunds.log", "description": …}`, the password between them.
+    first, second = deltas[4], deltas[5]
+    assert first["event"]["delta"]["partial_json"].startswith('{"command"')
+    first["event"]["delta"]["partial_json"] += " --password="
+    second["event"]["delta"]["partial_json"] = (
+        "hunter2hunter2" + second["event"]["delta"]["partial_json"]
+    )
+    leaky = write(tmp_path / "partial.stream.jsonl", records)
+    out = tmp_path / "out.jsonl"
+    assert redact(leaky, out) == 0
+    streamed = {r["uuid"]: r for r in load(out)}
+    whole = streamed[first["uuid"]]["event"]["delta"]["partial_json"]
+    assert streamed[second["uuid"]]["event"]["delta"]["partial_json"] == ""
+    arguments = json.loads(whole)
+    assert arguments["description"] == "Log the refund"
+    assert "hunter2" not in whole
+
+
+# --- the shape and the reading are kept ------------------------------------------------------
+
+
+@pytest.mark.parametrize("source", ALL_RECORDED, ids=lambda p: str(p.relative_to(RECORDED)))
+def test_every_recording_reads_as_the_same_run_once_redacted(
+    source: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for profile in ("share", "strict"):
+        out = tmp_path / f"{profile}.jsonl"
+        assert redact(source, out, "--profile", profile) == ExitCode.OK
+        assert detect_format(out) == "claude-stream"
+        assert facts(out) == facts(source)
+        assert main(["verify-safe", str(out), "--profile", profile]) == ExitCode.OK
+        before, after = load(source), load(out)
+        assert [list(r) for r in after] == [list(r) for r in before]
+        # uuids, parents, sessions, times, types and message ids stay as they were.
+        for old, new in zip(before, after, strict=True):
+            for key in ("uuid", "parentUuid", "sessionId", "session_id", "timestamp", "type"):
+                assert new.get(key) == old.get(key)
+            if isinstance(old.get("message"), dict):
+                for key in ("id", "model", "usage", "role"):
+                    assert new["message"].get(key) == old["message"].get(key)
+    capsys.readouterr()
+
+
+def test_records_nothing_was_found_in_are_written_byte_for_byte(tmp_path: Path) -> None:
+    leaky = planted(tmp_path, "thinking")
+    out = tmp_path / "out.jsonl"
+    assert redact(leaky, out) == 0
+    before, after = leaky.read_bytes().splitlines(True), out.read_bytes().splitlines(True)
+    changed = [i for i, (a, b) in enumerate(zip(before, after, strict=True), 1) if a != b]
+    thought = [i for i, line in enumerate(before, 1) if b'"thinking"' in line]
+    assert changed == thought
+    record = json.loads(after[thought[0] - 1])
+    assert record["message"]["content"][0]["thinking"] == "[REDACTED:github-token]"
+
+
+def test_a_record_file_without_a_trailing_newline_or_with_crlf_keeps_its_line_ends(
+    tmp_path: Path,
+) -> None:
+    lines = TRANSCRIPT.read_bytes().splitlines()
+    text = json.loads(lines[3])
+    text["message"]["content"][0]["text"] += f" {EMAIL}"
+    lines[3] = orjson.dumps(text)
+    source = tmp_path / "crlf.jsonl"
+    source.write_bytes(b"\r\n".join(lines))
+    out = tmp_path / "out.jsonl"
+    assert redact(source, out) == 0
+    written = out.read_bytes()
+    assert written.count(b"\r\n") == len(lines) - 1 and not written.endswith(b"\n")
+    no_secret_in(written)
+
+
+def test_strict_keeps_the_structure_and_removes_the_content(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    leaky = planted(tmp_path, "toolUseResult.stdout", "JSON held in a tool result")
+    assert main(["verify-safe", str(TRANSCRIPT), "--profile", "strict"]) == ExitCode.FAILED
+    out = tmp_path / "out.jsonl"
+    assert redact(leaky, out, "--profile", "strict") == 0
+    assert main(["verify-safe", str(out), "--profile", "strict"]) == 0
+    records = load(out)
+    contents = [r["message"]["content"] for r in records if "message" in r]
+    blocks = [b for content in contents if isinstance(content, list) for b in content]
+    texts = [b.get("text", b.get("thinking")) for b in blocks if b["type"] in ("text", "thinking")]
+    assert set(texts) == {"[REDACTED:raw-content-key]"}
+    calls = [b for b in blocks if b["type"] == "tool_use"]
+    assert [b["name"] for b in calls] == ["Read", "Grep", "Bash", "Write"]
+    assert {b["input"] for b in calls} == {"[REDACTED:raw-content-key]"}
+    assert all(b["id"].startswith("toolu_") for b in calls)
+    stdout = [r["toolUseResult"] for r in records if "stdout" in str(r.get("toolUseResult"))]
+    assert stdout == [
+        {
+            "stdout": "[REDACTED:raw-content-key]",
+            "stderr": "",
+            "interrupted": False,
+            "isImage": False,
+        }
+    ]
+    assert show(out, capsys) == show(leaky, capsys)
+
+
+def test_a_tool_result_holding_json_is_redacted_as_json_in_its_layout(tmp_path: Path) -> None:
+    records = load(TRANSCRIPT)
+    result = _line(records, "user", "tool_result")["message"]["content"][0]
+    document = {"order": "A-1001", "user_id": "u-42", "db": {"password": PASSPHRASE}}
+    result["content"] = json.dumps(document, indent=2) + "\n"
+    write_call = next(r for r in records if "Write" in json.dumps(r))["message"]["content"][0]
+    write_call["input"]["content"] = json.dumps({"customer": EMAIL, "user_id": "u-42"})
+    leaky = write(tmp_path / "leaky.jsonl", records)
+    out = tmp_path / "out.jsonl"
+    assert redact(leaky, out) == 0
+    written = load(out)
+    text = _line(written, "user", "tool_result")["message"]["content"][0]["content"]
+    redacted = json.loads(text)
+    assert redacted["db"] == {"password": "[REDACTED:credential-key]"}
+    assert redacted["order"] == "A-1001"
+    assert redacted["user_id"].startswith("[ID:")
+    assert text == json.dumps(redacted, indent=2) + "\n"  # the layout it had
+    content = next(r for r in written if "Write" in json.dumps(r))["message"]["content"][0]
+    again = json.loads(content["input"]["content"])
+    assert again == {"customer": "[REDACTED:email]", "user_id": redacted["user_id"]}
+    assert content["input"]["content"] == json.dumps(again)
+
+
+def test_pseudonyms_agree_across_records_and_runs_with_a_key(tmp_path: Path) -> None:
+    records = load(TRANSCRIPT)
+    for record in records:
+        if record["type"] == "assistant":
+            record["requestId"] = "req_011" + "FAKE" + record["message"]["id"].removeprefix("msg_")
+    leaky = write(tmp_path / "leaky.jsonl", records)
+    key = tmp_path / "key"
+    key.write_bytes(b"k" * 32)
+
+    def requests(out: Path) -> dict[str, set[str]]:
+        found: dict[str, set[str]] = {}
+        for record in load(out):
+            if "requestId" in record:
+                found.setdefault(record["message"]["id"], set()).add(record["requestId"])
+        return found
+
+    runs = []
+    for name in ("a", "b"):
+        out = tmp_path / f"{name}.jsonl"
+        assert redact(leaky, out, "--pseudonym-key-file", str(key)) == 0
+        runs.append(requests(out))
+    assert runs[0] == runs[1]
+    assert all(len(values) == 1 for values in runs[0].values())  # one message, one pseudonym
+    assert len({v for values in runs[0].values() for v in values}) == len(runs[0])
+    assert all(v.startswith("[ID:") for values in runs[0].values() for v in values)
+    random = tmp_path / "random.jsonl"
+    assert redact(leaky, random) == 0
+    assert requests(random) != runs[0]
+
+
+# --- the report ------------------------------------------------------------------------------
+
+
+def test_the_report_names_each_field_by_line_and_path_and_holds_no_secret(tmp_path: Path) -> None:
+    leaky = planted(tmp_path, "tool_use input", "a key that holds a token", "toolUseResult.stdout")
+    redactor = RecordRedactor(profile="share")
+    written: list[bytes] = []
+    redact_claude_records(lambda: leaky.open("rb"), str(leaky), redactor, written.append)
+    paths = [(f.path, f.detector) for f in redactor.report().findings]
+    assert paths == [
+        ('line 7: message.content[0].input["[REDACTED:github-token]#1"]', "github-token"),
+        ("line 8: message.content[0].input.command", "jwt"),
+        ("line 10: toolUseResult.stdout", "aws-access-key"),
+    ]
+    no_secret_in(repr(redactor.report()), b"".join(written))
+
+
+def test_the_summary_counts_records(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    leaky = planted(tmp_path, "tool_use input", "cwd")
+    assert redact(leaky, tmp_path / "out.jsonl") == 0
+    assert (
+        capsys.readouterr().err == "redacted 13 values in 12 records (provider-key ×12, jwt ×1)\n"
+    )
+
+
+def test_dotted_paths_follow_lists_keys_and_json_in_strings() -> None:
+    record = {"message": {"content": [{"input": {"a b": '{"x": [1, {"y": 2}]}'}}]}}
+    assert dotted_path(record, "/message/content/0/input") == "message.content[0].input"
+    assert dotted_path(record, "/message/content/0/input/a b/x/1/y") == (
+        'message.content[0].input["a b"].x[1].y'
+    )
+    assert dotted_path(record, "/message/content/0/input/[REDACTED:jwt]#1") == (
+        'message.content[0].input["[REDACTED:jwt]#1"]'
+    )
+    assert dotted_path(record, "/a~1b/c~0d") == '["a/b"]["c~d"]'
+
+
+# --- exit codes and what is refused ----------------------------------------------------------
+
+
+def test_a_malformed_line_is_named_and_nothing_is_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    lines = TRANSCRIPT.read_bytes().splitlines(True)
+    lines[2] = lines[2][:40] + b"\n"
+    source = tmp_path / "broken.jsonl"
+    source.write_bytes(b"".join(lines))
+    out = tmp_path / "out.jsonl"
+    assert redact(source, out, "--format", "claude-stream") == ExitCode.UNREADABLE
+    assert not out.exists()
+    err = capsys.readouterr().err
+    assert err.startswith(f"tracecheck: error: {source}: line 3, column 41: malformed JSON")
+    assert err.count("\n") == 1
+
+
+def test_a_line_that_is_not_an_object_is_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    lines = TRANSCRIPT.read_bytes().splitlines(True)
+    lines.insert(2, b"[1, 2]\n")
+    source = tmp_path / "array.jsonl"
+    source.write_bytes(b"".join(lines))
+    out = tmp_path / "out.jsonl"
+    assert redact(source, out, "--format", "claude-stream") == ExitCode.UNREADABLE
+    assert not out.exists()
+    assert capsys.readouterr().err == (
+        f"tracecheck: error: {source}: line 3: is a list, not a JSON object\n"
+    )
+
+
+def test_the_writer_names_the_file_and_line_of_a_malformed_record() -> None:
+    data = b'{"type": "user"}\n{"type": \n'
+    redactor = RecordRedactor(profile="share")
+    with pytest.raises(TraceReadError) as raised:
+        redact_claude_records(lambda: io.BytesIO(data), "t.jsonl", redactor, lambda _: None)
+    assert str(raised.value) == (
+        "t.jsonl: line 2, column 10: malformed JSON: unexpected end of data"
+    )
+
+
+def test_what_the_gate_cannot_read_is_not_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    records = load(TRANSCRIPT)
+    audio = "data:audio/wav;base64," + base64.b64encode(b"RIFF\x24\x00\x00\x00WAVE").decode()
+    _line(records, "user", "tool_result")["message"]["content"][0]["content"] = audio
+    leaky = write(tmp_path / "audio.jsonl", records)
+    out = tmp_path / "out.jsonl"
+    assert redact(leaky, out) == ExitCode.FAILED
+    assert not out.exists()
+    err = capsys.readouterr().err
+    assert err.startswith(f"tracecheck: error: {leaky}: the redacted records are UNKNOWN; nothing")
+    assert (
+        "unreadable: span:c9736fedd338116a/attributes/gen_ai.tool.call.result: audio/wav data "
+        in err
+    )
+
+
+def test_a_base64_payload_nothing_can_read_is_replaced(tmp_path: Path) -> None:
+    records = load(TRANSCRIPT)
+    pdf = base64.b64encode(b"%PDF-1.7 " + KNOWN.encode()).decode()
+    source = {"type": "base64", "media_type": "application/pdf", "data": pdf}
+    prompt = records[1]["message"]
+    prompt["content"] = [{"type": "document", "source": source}, {"type": "text", "text": "hi"}]
+    leaky = write(tmp_path / "pdf.jsonl", records)
+    assert main(["verify-safe", str(leaky)]) == ExitCode.FAILED  # UNKNOWN: it cannot be read
+    out = tmp_path / "out.jsonl"
+    assert redact(leaky, out) == 0
+    kept = load(out)[1]["message"]["content"][0]["source"]
+    assert kept == {**source, "data": "[REDACTED:media]"}
+
+
+def test_usage_errors_and_missing_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "out.jsonl"
+    assert redact(TRANSCRIPT, out, "--profile", "sharing") == ExitCode.USAGE
+    assert redact(tmp_path / "missing.jsonl", out) == ExitCode.UNREADABLE
+    assert redact(TRANSCRIPT, tmp_path / "no" / "dir" / "out.jsonl") == ExitCode.USAGE
+    assert not out.exists()
+    capsys.readouterr()
+
+
+def test_gzip_stays_gzip(tmp_path: Path) -> None:
+    leaky = planted(tmp_path, "assistant text")
+    source = tmp_path / "session.jsonl.gz"
+    source.write_bytes(gzip.compress(leaky.read_bytes()))
+    out = tmp_path / "out.jsonl.gz"
+    assert redact(source, out) == 0
+    data = out.read_bytes()
+    assert data[:2] == b"\x1f\x8b"
+    no_secret_in(gzip.decompress(data))
+    assert facts(out) == facts(leaky)
+
+
+# --- properties ------------------------------------------------------------------------------
+
+FRAGMENTS = [
+    PROVIDER_KEY,
+    GITHUB_TOKEN,
+    AWS_KEY,
+    JWT,
+    EMAIL,
+    KNOWN,
+    "4111 1111 1111 1111",
+    "(415) 555-2671",
+    "password=",
+    "Bearer ",
+    '{"password": "hunter2", "user_id": "u-1"}',
+    "[REDACTED:x] ",
+    "\n",
+    "é",
+    "@",
+    "sk-",
+]
+words = st.lists(
+    st.one_of(st.sampled_from(FRAGMENTS), st.text(st.characters(codec="utf-8"), max_size=10)),
+    max_size=6,
+).map(" ".join)
+arguments = st.dictionaries(
+    st.sampled_from(["command", "file_path", "api_key", "user_id", "note", "pattern"]),
+    st.one_of(words, st.integers(0, 10**6), st.booleans()),
+    max_size=4,
+)
+
+
+@st.composite
+def transcripts(draw: st.DrawFn) -> bytes:
+    """A session transcript in Claude Code's record shapes: a prompt, assistant messages with
+    text, thinking and tool calls, their results (strings, block lists, JSON text) and
+    toolUseResult objects; every free text drawn from words that hold secrets."""
+    session = "5b0c2a7e-3f41-4d8e-9a6b-2c1f0e9d8a71"
+    records: list[dict[str, Any]] = []
+    base = {"sessionId": session, "cwd": draw(words), "gitBranch": "main", "version": "2.1.30"}
+
+    def record(kind: str, message: dict[str, Any], **extra: Any) -> dict[str, Any]:
+        n = len(records)
+        return {
+            **base,
+            "type": kind,
+            "message": message,
+            "uuid": f"00000000-0000-4000-8000-{n:012d}",
+            "parentUuid": f"00000000-0000-4000-8000-{n - 1:012d}" if n else None,
+            "timestamp": f"2026-01-01T00:00:{n:02d}.000Z",
+            **extra,
+        }
+
+    records.append(record("user", {"role": "user", "content": draw(words)}))
+    for turn in range(draw(st.integers(1, 3))):
+        call = f"toolu_01Fake{turn:04d}"
+        usage = {"input_tokens": draw(st.integers(0, 999)), "output_tokens": 8}
+        message = {
+            "id": f"msg_01Fake{turn:04d}",
+            "type": "message",
+            "role": "assistant",
+            "model": "claude-sonnet-4-5-20250929",
+            "stop_reason": None,
+            "usage": usage,
+        }
+        text = draw(words)
+        if draw(st.booleans()):  # partial messages: the text in two pieces
+            cut = draw(st.integers(0, len(text)))
+            records.extend(streamed(message, text[:cut], text[cut:], len(records)))
+        for block in (
+            {"type": "thinking", "thinking": draw(words), "signature": "EqFake=="},
+            {"type": "text", "text": text},
+            {"type": "tool_use", "id": call, "name": "Bash", "input": draw(arguments)},
+        ):
+            records.append(record("assistant", {**message, "content": [block]}))
+        content = draw(
+            st.one_of(
+                words,
+                st.lists(words.map(lambda t: {"type": "text", "text": t}), max_size=3),
+                arguments.map(json.dumps),
+            )
+        )
+        result = {"type": "tool_result", "tool_use_id": call, "content": content}
+        tool_result = {"stdout": draw(words), "stderr": "", "interrupted": False}
+        records.append(
+            record("user", {"role": "user", "content": [result]}, toolUseResult=tool_result)
+        )
+    return b"".join(orjson.dumps(r) + b"\n" for r in records)
+
+
+def streamed(message: dict[str, Any], head: str, tail: str, n: int) -> list[dict[str, Any]]:
+    """The stream events `--include-partial-messages` writes for a text block in two pieces."""
+    events = [
+        {"type": "message_start", "message": {**message, "content": []}},
+        {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+        *(
+            {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": t}}
+            for t in (head, tail)
+        ),
+        {"type": "content_block_stop", "index": 0},
+    ]
+    return [
+        {
+            "type": "stream_event",
+            "event": event,
+            "session_id": "5b0c2a7e-3f41-4d8e-9a6b-2c1f0e9d8a71",
+            "parent_tool_use_id": None,
+            "uuid": f"00000000-0000-4000-9000-{n + i:012d}",
+        }
+        for i, event in enumerate(events)
+    ]
+
+
+def _redacted(data: bytes, profile: str) -> bytes:
+    redactor = RecordRedactor(profile=profile, known_secrets=[KNOWN])
+    out: list[bytes] = []
+    redact_claude_records(lambda: io.BytesIO(data), "<t>", redactor, out.append)
+    return b"".join(out)
+
+
+@pytest.mark.parametrize("profile", ["share", "strict"])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=transcripts())
+def test_redaction_of_a_transcript_is_idempotent_and_leaves_nothing_the_gate_finds(
+    profile: str, data: bytes
+) -> None:
+    once = _redacted(data, profile)
+    assert _redacted(once, profile) == once
+    resolved = resolve_profile(profile)
+    spans, records = claude_verdicts(io.BytesIO(once), "<t>", resolved, _known())
+    verdict = with_recorded(spans, [records])
+    assert share_allowed(verdict), verdict
+    assert not [f for f in verdict.findings if f.category == "credential"]
+    before = [(s.span_id, s.tool_name, s.model, s.tokens) for s in _spans(data)]
+    assert [(s.span_id, s.tool_name, s.model, s.tokens) for s in _spans(once)] == before
+
+
+def _known() -> Any:
+    from redact import KnownSecrets
+
+    return KnownSecrets.build([KNOWN])
+
+
+def _spans(data: bytes) -> list[Any]:
+    return sorted(iter_spans(data, format="claude-stream"), key=lambda s: s.span_id or "")
