@@ -178,7 +178,7 @@ def test_from_4_33_anthropics_raw_usage_gives_the_cache_inside_logfires_input(ru
         ("tool-error", [430, 530, 608]),
     ],
 )
-def test_claude_agent_sdk_counts_only_the_run_truly_and_no_budget_passes_on_snapshots(
+def test_claude_agent_sdk_budgets_are_judged_on_the_runs_totals_not_the_snapshots(
     run: str, calls: list[int]
 ) -> None:
     (trace,) = [
@@ -195,6 +195,27 @@ def test_claude_agent_sdk_counts_only_the_run_truly_and_no_budget_passes_on_snap
     (root,) = trace.roots
     assert root.kind == Kind.AGENT and root.tokens.total == sum(calls)
     assert root.tokens.input == sum(s.tokens.input for s in chats)
-    # A ceiling over model calls is never passed on the snapshots, even above the true total.
-    generous = compile_contract({"name": "budget", "llm": {"maxTotalTokens": 10 * sum(calls)}})
-    assert check(trace, generous).status != "pass"
+    # A ceiling over model calls is judged on the run's totals, which stand for the calls'.
+    exact = compile_contract({"name": "budget", "llm": {"maxTotalTokens": sum(calls)}})
+    assert check(trace, exact).status == "pass"
+    under = compile_contract({"name": "budget", "llm": {"maxTotalTokens": sum(calls) - 1}})
+    (rule,) = check(trace, under).rules
+    (violation,) = rule.violations
+    assert violation.detail == (
+        f"{sum(calls)} tokens across {len(calls)} span(s) matching kind=LLM ({len(calls)} of them "
+        f"counted in the run totals recorded on span {root.span_id}), over the limit of "
+        f"{sum(calls) - 1}"
+    )
+    # A run total that is less than its calls' own inputs is no total of theirs.
+    short = Trace(
+        trace.trace_id,
+        [
+            s.replace(attributes={**s.attributes, "gen_ai.usage.input_tokens": 1})
+            if s is root
+            else s
+            for s in trace.spans
+        ],
+    )
+    (rule,) = check(short, exact).rules
+    assert rule.status == "fail"
+    assert "has no recorded input and output token counts" in rule.violations[0].detail

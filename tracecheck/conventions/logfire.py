@@ -108,6 +108,9 @@ LOGFIRE_OPENAI_AGENTS_UNSCOPED = Convention(
 LOGFIRE_CLAUDE_AGENT_SDK = Convention(
     name="logfire-claude-agent-sdk",
     title="Logfire: Claude Agent SDK (logfire.instrument_claude_agent_sdk)",
+    # The `invoke_agent` span records the run's usage from the CLI's result message: the
+    # totals of its model calls, whose own spans record only a start-of-message snapshot.
+    run_totals=frozenset({"AGENT"}),
     versions="logfire 4.31–5.x",
     scopes=(ScopeMatch("logfire.claude_agent_sdk"),),
     tokens=(

@@ -195,4 +195,7 @@ class Convention:
     # Attribute keys that, on a span this convention leaves of kind UNKNOWN, mean a call may be
     # recorded there that the reading cannot see (a version that named every step alike).
     evidence: tuple[str, ...] = ()
+    # Kinds of span whose token counts are the totals of every model call below them (the
+    # run's usage on its agent span), read for a budget when the calls' own counts are not.
+    run_totals: frozenset[str] = frozenset()
     notes: str = ""

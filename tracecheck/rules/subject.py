@@ -19,7 +19,7 @@ class Subject:
     tool looks only at that tool's calls instead of testing every span.
     """
 
-    __slots__ = ("_by_kind", "_by_tool", "_positions", "run", "run_unknown", "spans")
+    __slots__ = ("_by_id", "_by_kind", "_by_tool", "_positions", "run", "run_unknown", "spans")
 
     def __init__(
         self, spans: Sequence[Span], run: RunRecord | None = None, run_unknown: str | None = None
@@ -30,6 +30,7 @@ class Subject:
         self._positions: dict[int, int] | None = None
         self._by_kind: dict[Kind, list[Span]] | None = None
         self._by_tool: dict[str | None, list[Span]] | None = None
+        self._by_id: dict[str, Span] | None = None
 
     @property
     def tool_spans(self) -> Sequence[Span]:
@@ -47,6 +48,19 @@ class Subject:
             return list(candidates)
         matches = rest.matches
         return [span for span in candidates if matches(span)]
+
+    def ancestors(self, span: Span) -> list[Span]:
+        """The span's parent, its parent's parent, ... among the subject's spans."""
+        if self._by_id is None:
+            self._by_id = {s.span_id: s for s in self.spans if s.span_id}
+        found: list[Span] = []
+        seen = {id(span)}
+        parent = self._by_id.get(span.parent_span_id or "")
+        while parent is not None and id(parent) not in seen:  # a parent cycle ends the walk
+            seen.add(id(parent))
+            found.append(parent)
+            parent = self._by_id.get(parent.parent_span_id or "")
+        return found
 
     def position(self, span: Span) -> int:
         """The span's index in array order."""
