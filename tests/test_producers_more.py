@@ -410,3 +410,88 @@ def test_google_genai_parameters_read_back_as_recorded(arguments: dict[str, obje
         attributes[f"{prefix}.value"] = value if plain else json.dumps(value)
     span = _genai_tool(attributes)
     assert span.arguments.known and span.arguments.value == arguments
+
+
+# --- BeeAI under OpenInference, 2025 releases ---------------------------------------------------
+
+BEEAI = PRODUCERS / "beeai-openinference"
+
+
+def beeai_run(release: str, run: str) -> Trace:
+    """The agent's trace (0.1.9 also exports every call again as a trace of its own)."""
+    traces = read_traces(
+        BEEAI / f"instrumentation-{release}" / "tool-calling" / f"{run}.otlp.jsonl"
+    )
+    return max(traces, key=lambda trace: len(trace.spans))
+
+
+@pytest.mark.parametrize("release", ["0.1.6", "0.1.9"])
+@pytest.mark.parametrize("run", RUNS)
+def test_beeai_2025_tool_and_model_calls_read_once_with_exact_names(release: str, run: str) -> None:
+    trace = beeai_run(release, run)
+    assert {s.convention.name for s in trace.spans} == {"beeai"}
+    assert read_subject(Subject(trace.spans)).notes == ()
+    expected = [*TOOLS[run], "final_answer"]
+    if release == "0.1.6":  # a failed tool is only an `error` event span
+        expected = [name.rstrip("!") for name in expected]
+    assert tool_calls(trace) == expected  # 0.1.6 read `tool.custom.lookup_order.start-1`, …
+    arguments = {s.tool_name: s.arguments.value for s in by_start(trace, Kind.TOOL)}
+    assert arguments["lookup_order"] == LOOKUP
+    assert arguments.get("issue_refund", REFUND) == REFUND
+    assert arguments.get("run_shell", SHELL) == SHELL
+    # 0.1.6 records start, success and finish of each model call: the success is the call.
+    assert [s.tokens.total for s in by_start(trace, Kind.LLM)] == TOTALS[run]
+    assert {s.model for s in by_start(trace, Kind.LLM)} == {"gpt-4.1-mini"}
+
+
+def test_beeai_0_1_6_event_spans_are_steps_and_its_forbidden_tool_fails() -> None:
+    trace = beeai_run("0.1.6", "forbidden")
+    kinds = {
+        s.name.rsplit("-", 1)[0] if s.name[-1:].isdigit() else s.name: s.kind for s in trace.spans
+    }
+    assert kinds["backend.openai.chat.start"] == Kind.UNKNOWN
+    assert kinds["backend.openai.chat.finish"] == Kind.UNKNOWN
+    assert kinds["tool.custom.run_shell.success"] == Kind.UNKNOWN
+    assert kinds["agent.tool_calling.start"] == Kind.CHAIN
+    assert kinds["beeai-framework-main"] == Kind.AGENT
+    verdict = check(trace, NO_SHELL)
+    assert [(r.label, r.status) for r in verdict.rules] == [
+        ("tools.required[lookup_order]", "pass"),
+        ("tools.forbidden[run_shell]", "fail"),
+        ("llm.maxCalls", "pass"),  # it failed: twelve model calls were counted
+    ]
+    assert check(beeai_run("0.1.6", "clean"), NO_SHELL).status == "pass"
+
+
+def test_beeai_0_1_9_offers_its_tools_on_each_model_call() -> None:
+    trace = beeai_run("0.1.9", "clean")
+    offered = [s.offered_tools.names for s in by_start(trace, Kind.LLM) if s.offered_tools]
+    assert offered == [(*OFFERED, "final_answer")] * 3
+
+
+def test_a_beeai_0_1_6_react_update_naming_a_tool_is_a_step_not_a_second_call() -> None:
+    # From 0.1.6's source (`get_serialized_object_safe.py`): ReAct's `update` event span is
+    # an AGENT span carrying the tool it chose; its `tool.<ns>.<tool>.start` span is the call.
+    scope = Scope("openinference.instrumentation.beeai", "0.1.31")
+    update = Span(
+        "a" * 32,
+        "1" * 16,
+        None,
+        "agent.react.update-3",
+        attributes={"openinference.span.kind": "AGENT", "tool.name": "Wikipedia"},
+        scope=scope,
+    )
+    start = Span(
+        "a" * 32,
+        "2" * 16,
+        None,
+        "tool.search.wikipedia.start-12",
+        attributes={"openinference.span.kind": "TOOL", "tool.parameters": '{"query": "x"}'},
+        scope=scope,
+    )
+    assert update.kind == Kind.CHAIN
+    assert (start.kind, start.tool_name, start.arguments.value) == (
+        Kind.TOOL,
+        "wikipedia",
+        {"query": "x"},
+    )

@@ -113,18 +113,29 @@ STRANDS = Convention(
 BEEAI = Convention(
     name="beeai",
     title="BeeAI Framework under OpenInference",
-    versions="openinference-instrumentation-beeai 0.1.0–0.1.30 (scope version: beeai-framework's)",
+    versions="openinference-instrumentation-beeai 0.1.0–0.1.30 (scope version: beeai-framework's; "
+    "recorded: 0.1.6 on 0.1.31, 0.1.9 on 0.1.36, 0.1.30 on 0.1.85)",
     scopes=(ScopeMatch("openinference.instrumentation.beeai"),),
     kinds=(
-        # Emitter events written as spans: `start-1`, `success-2` (0.1.0–0.1.9) and the
+        # Emitter events written as spans: `start-1`, `success-2` (0.1.7–0.1.9) and the
         # `error`/`retry` children of a failed call (0.1.10 on). The call is their parent.
         KindRule(
             "UNKNOWN", name=r"^(?:start|success|finish|error|retry|update|newToken)(?:-\d+)?$"
         ),
-        # 0.1.0–0.1.9: the run of a tool is an AGENT span that names the tool.
+        # 0.1.0–0.1.6 write every emitter event as a span named `<event path>-<n>`, side by
+        # side: a tool call is its `tool.<namespace>.<tool>.start` event (with the arguments), a
+        # model call its `backend.<provider>.chat.success` event (with the counts; `error` when
+        # it failed); an agent's events (ReAct's `update`, which names the tool it chose,
+        # among them) are steps, and the other events no calls.
+        KindRule("TOOL", name=r"^tool\..+\.start-\d+$"),
+        KindRule("LLM", name=r"^backend\.[^.]+\.chat\.(?:success|error)-\d+$"),
+        KindRule("CHAIN", name=r"^agent\..+-\d+$"),
+        KindRule("UNKNOWN", name=r"^(?:tool|backend)\..+-\d+$"),
         KindRule("TOOL", attribute="tool.name"),
     ),
-    arguments=fields("input.value#/input"),
+    # 0.1.0–0.1.6: the tool is the last namespace segment of its `start` event's span name.
+    tool_from_name=r"tool\.(?:.+\.)?([^.]+)\.start-\d+",
+    arguments=fields("input.value#/input", "tool.parameters"),
     tokens=(
         TokenFields(
             input=fields("llm.token_count.prompt"),
@@ -136,7 +147,14 @@ BEEAI = Convention(
         ),
     ),
     notes='A tool\'s `input.value` wraps its arguments as `{"input": {...}, "options": ...}`; '
-    "cache counts are only in `metadata.usage.*`. `final_answer` is BeeAI's own tool.",
+    "cache counts are only in `metadata.usage.*`. `final_answer` is BeeAI's own tool. "
+    "0.1.0–0.1.6 build the spans from BeeAI's emitter events, one span per event named "
+    "`<event path>-<n>` under a `beeai-framework-main` root: a tool call is read from its "
+    "`tool.<namespace>.<tool>.start` span (the tool is the namespace's last segment, which for "
+    "BeeAI's own tools is the emitter's name, e.g. `wikipedia`; arguments in "
+    "`tool.parameters`), a model call from its `backend.<provider>.chat.success` span; a "
+    "failed tool is only an `error` event span, so no tool call reads as failed, and no cache "
+    "count is recorded.",
 )
 
 PYDANTIC_AI = Convention(
