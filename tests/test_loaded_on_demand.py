@@ -38,6 +38,7 @@ READER_MODULES = (
     "tracecheck.readers.jaeger",
     "tracecheck.readers.jaeger_model",
     "tracecheck.readers.otel_js",
+    "tracecheck.readers.langfuse_export",
     "tracecheck.readers.tracer_parts",
     "tracecheck.readers.record_index",
     "msgspec",
@@ -71,6 +72,10 @@ INPUTS = {
         "tracecheck.readers.jaeger_model",
     ),
     "otel-js": (FIXTURES / "otel-js" / "clean.sdk1.json", "tracecheck.readers.otel_js"),
+    "langfuse-export": (
+        FIXTURES / "langfuse-export" / "clean.trace.json",
+        "tracecheck.readers.langfuse_export",
+    ),
 }
 
 

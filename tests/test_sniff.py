@@ -241,6 +241,7 @@ def test_unknown_format_name(tmp_path: Path) -> None:
         "jaeger-model",
         "jaeger-api-v3",
         "otel-js",
+        "langfuse-export",
     )
 
 

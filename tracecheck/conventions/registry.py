@@ -16,6 +16,7 @@ from tracecheck.conventions.frameworks import (
 from tracecheck.conventions.google_adk import GOOGLE_ADK
 from tracecheck.conventions.google_genai import GOOGLE_GENAI
 from tracecheck.conventions.langfuse import LANGFUSE, LANGFUSE_BEFORE_3_5
+from tracecheck.conventions.langfuse_export import LANGFUSE_EXPORT, LANGFUSE_EXPORT_UNTYPED
 from tracecheck.conventions.langsmith import LANGSMITH
 from tracecheck.conventions.litellm import LITELLM
 from tracecheck.conventions.logfire import (
@@ -44,6 +45,9 @@ from tracecheck.conventions.vercel_ai import VERCEL_AI
 __all__ = ["CONVENTIONS", "GENERIC", "select"]
 
 CONVENTIONS: tuple[Convention, ...] = (
+    # A format's own mark, set only by its reader (Langfuse's exports): first of all.
+    LANGFUSE_EXPORT_UNTYPED,
+    LANGFUSE_EXPORT,
     # Chosen by instrumentation scope (and version): the most specific evidence.
     OPENLLMETRY,
     OPENLLMETRY_BEDROCK,

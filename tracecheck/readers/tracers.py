@@ -7,6 +7,7 @@
 | `jaeger-model`  | Jaeger's protobuf model (`jaeger.api_v2`) as JSON: spans, chunks, batches, traces | `jaeger_model` |
 | `jaeger-api-v3` | `/api/v3/traces` answers: OTLP/JSON inside `{"result": ...}`       | `jaeger_model` |
 | `otel-js`       | OpenTelemetry JS `ReadableSpan`s dumped as JSON (SDK 1.x and 2.x)  | `otel_js`      |
+| `langfuse-export` | Langfuse's traces and observations from its API and UI downloads | `langfuse_export` |
 
 Each file is read whole: Zipkin's two halves of one call may be anywhere in it.
 """
@@ -21,6 +22,7 @@ from typing import IO, Any
 
 from tracecheck.formats import TRACER_FORMATS
 from tracecheck.readers.common import ReadContext
+from tracecheck.readers.langfuse_shapes import langfuse_layout, looks_like_langfuse_text
 from tracecheck.readers.shapes import (
     is_api_v3_answer,
     is_jaeger_document,
@@ -47,6 +49,7 @@ _READ_VALUES: dict[str, tuple[str, str]] = {
     "jaeger-model": ("tracecheck.readers.jaeger_model", "read_jaeger_model"),
     "jaeger-api-v3": ("tracecheck.readers.jaeger_model", "read_jaeger_api_v3"),
     "otel-js": ("tracecheck.readers.otel_js", "read_otel_js"),
+    "langfuse-export": ("tracecheck.readers.langfuse_export", "read_langfuse_export"),
 }
 
 
@@ -74,6 +77,8 @@ TRACER_READERS = {format: _reader(format) for format in TRACER_FORMATS}
 
 def tracer_format_of_value(value: Any) -> str | None:
     """The format whose shape the first JSON value of a file has, or None."""
+    if langfuse_layout(value) is not None:  # its observations name `traceId`: before the rest
+        return "langfuse-export"
     if isinstance(value, dict):
         if is_api_v3_answer(value):
             return "jaeger-api-v3"
@@ -140,6 +145,8 @@ def _text_rules() -> tuple[
 
 def tracer_format_of_text(text: bytes) -> str | None:
     """The format the first bytes of a document show by their keys, or None."""
+    if looks_like_langfuse_text(text):
+        return "langfuse-export"
     result, otlp, operation, rules = _text_rules()
     if result.match(text):
         if otlp.search(text):
