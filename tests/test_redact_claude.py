@@ -789,3 +789,45 @@ def _known() -> Any:
 
 def _spans(data: bytes) -> list[Any]:
     return sorted(iter_spans(data, format="claude-stream"), key=lambda s: s.span_id or "")
+
+
+def _places(value: Any, at: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    """The path of every string inside `value`."""
+    if isinstance(value, str):
+        return [at]
+    if isinstance(value, dict):
+        return [p for key, item in value.items() for p in _places(item, (*at, key))]
+    if isinstance(value, list):
+        return [p for i, item in enumerate(value) for p in _places(item, (*at, i))]
+    return []
+
+
+@pytest.mark.parametrize("source", [TRANSCRIPT, INTERACTIVE, STREAM, PARTIAL], ids=lambda p: p.name)
+@settings(
+    max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(data=st.data())
+def test_a_token_in_any_string_of_a_record_is_found_and_redacted_in_place(
+    source: Path, data: st.DataObject, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    records = load(source)
+    place = data.draw(st.sampled_from([(i, *p) for i, r in enumerate(records) for p in _places(r)]))
+    container: Any = records
+    for step in place[:-1]:
+        container = container[step]
+    container[place[-1]] = f"{container[place[-1]]} {GITHUB_TOKEN}"
+    folder = tmp_path_factory.mktemp("planted")
+    leaky = write(folder / source.name, records)
+    verdict = main(["verify-safe", str(leaky)])
+    # A token in a time leaves the file unreadable as a trace: never safe either.
+    assert verdict in (ExitCode.FAILED, ExitCode.UNREADABLE), place
+    out = folder / "out.jsonl"
+    code = redact(leaky, out)
+    if code == ExitCode.UNREADABLE:  # the token broke what makes the file a trace (a time)
+        assert not out.exists()
+        return
+    assert code == ExitCode.OK, place
+    written = load(out)
+    assert GITHUB_TOKEN not in json.dumps(written)
+    assert [list(r) for r in written] == [list(r) for r in records]
+    assert main(["verify-safe", str(out)]) == ExitCode.OK

@@ -24,6 +24,8 @@ from tracecheck.cli.redaction import (
 from tracecheck.formats import FORMATS, OUTPUT_FORMATS
 
 if TYPE_CHECKING:
+    from redact import ShareVerdict
+    from redact.records import RecordRedactor
     from tracecheck.redact_stream import StagedOutput, StreamEncoder
     from tracecheck.spans import Span
     from tracecheck.writers_formats import Layout
@@ -117,35 +119,21 @@ def _redact_claude(
     from redact import share_allowed
     from redact.records import RecordRedactor
     from tracecheck.errors import TraceReadError
-    from tracecheck.readers import iter_spans
-    from tracecheck.readers.inputs import open_file
-    from tracecheck.recorded_bytes import with_recorded
-    from tracecheck.recorded_claude import claude_verdicts
-    from tracecheck.redact_stream import StagedOutput
-    from tracecheck.writers_claude import redact_claude_records
 
-    profile, known = options.profile, options.known_secrets
-    path = Path(args.trace)
     redactor = RecordRedactor(
-        profile=profile, known_secrets=known, pseudonym_key=options.pseudonym_key
+        profile=options.profile,
+        known_secrets=options.known_secrets,
+        pseudonym_key=options.pseudonym_key,
     )
     try:
-        gzipped = _head(path)[0]
-        # Read as a trace first: what the reader refuses is refused here, nothing written.
-        for _ in iter_spans(path, format="claude-stream"):
-            pass
-        out = StagedOutput(gzipped)
-    except (TraceReadError, OSError) as exc:
+        out, verdict = _claude_staged(args.trace, redactor, options)
+    except TraceReadError as exc:
         env.error(str(exc))
         return ExitCode.UNREADABLE
+    except OSError as exc:
+        env.error(f"{args.trace}: could not be read: {exc.strerror}")
+        return ExitCode.UNREADABLE
     try:
-        try:
-            redact_claude_records(lambda: open_file(path), args.trace, redactor, out.write)
-            spans, records = claude_verdicts(out.staged(), args.trace, profile, known)
-        except (TraceReadError, OSError) as exc:
-            env.error(str(exc))
-            return ExitCode.UNREADABLE
-        verdict = with_recorded(spans, [records])
         if not share_allowed(verdict):
             env.error(
                 f"{args.trace}: the redacted records are {verdict.status.value}; nothing written"
@@ -161,6 +149,34 @@ def _redact_claude(
         out.close()
     print(summary(redactor.report().findings), file=env.stderr)
     return ExitCode.OK
+
+
+def _claude_staged(
+    source: str, redactor: RecordRedactor, options: RedactionOptions
+) -> tuple[StagedOutput, ShareVerdict]:
+    """The redacted records staged, and the gate's verdict of them; raises TraceReadError or
+    OSError when the input cannot be read (nothing staged is left open then)."""
+    from tracecheck.readers import iter_spans
+    from tracecheck.readers.inputs import open_file
+    from tracecheck.recorded_bytes import with_recorded
+    from tracecheck.recorded_claude import claude_verdicts
+    from tracecheck.redact_stream import StagedOutput
+    from tracecheck.writers_claude import redact_claude_records
+
+    path = Path(source)
+    gzipped = _head(path)[0]
+    # Read as a trace first: what the reader refuses is refused here, nothing written.
+    for _ in iter_spans(path, format="claude-stream"):
+        pass
+    out = StagedOutput(gzipped)
+    try:
+        redact_claude_records(lambda: open_file(path), source, redactor, out.write)
+        profile, known = options.profile, options.known_secrets
+        spans, records = claude_verdicts(out.staged(), source, profile, known)
+    except BaseException:
+        out.close()
+        raise
+    return out, with_recorded(spans, [records])
 
 
 def _format_of(env: Environment, source: str, format: str | None) -> str:
