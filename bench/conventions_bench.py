@@ -10,8 +10,10 @@ of K:
 
 - `common`: the common reading's functions alone (no selection), every fact of every span;
 - `conventions`: selection plus every fact through the span's convention, as `Span` does;
-- `evidence`: the reading notes of the check (`read_subject`: conventions counted, unmapped
-  spans sought, totals compared).
+- `doubt`: the reading of the check (`read_subject`: conventions counted, unmapped spans and
+  tool calls that do not say which tool ran sought, totals compared), trace by trace;
+- `merge`: seeking calls that two instrumentations recorded and merging them
+  (`merge_duplicate_calls`), trace by trace, as every check does first.
 
 The figures are µs per span and the ratio `conventions / common`, from one run.
 """
@@ -24,6 +26,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -33,23 +36,28 @@ from workload import DEFAULT_DIR, Workload, ensure  # noqa: E402
 from tracecheck import Span, read_traces  # noqa: E402
 from tracecheck.conventions import generic, read  # noqa: E402
 from tracecheck.conventions.registry import select  # noqa: E402
+from tracecheck.readers.duplicates import merge_duplicate_calls  # noqa: E402
 from tracecheck.reading import read_subject  # noqa: E402
 from tracecheck.rules.subject import Subject  # noqa: E402
 
 PRODUCERS = HERE.parent / "fixtures" / "producers"
 
 
-def _generated(spans: int) -> list[Span]:
+def _generated(spans: int) -> list[list[Span]]:
     workload = Workload(spans=spans)
     ensure(workload, DEFAULT_DIR, verbose=False)
     path = workload.path(DEFAULT_DIR, "otlp-jsonl")
-    return [span for trace in read_traces(path) for span in trace.spans]
+    return [list(trace.spans) for trace in read_traces(path)]
 
 
-def _recorded(target: int) -> list[Span]:
+def _recorded(target: int) -> list[list[Span]]:
+    """Every recorded trace, whole, repeated until they hold about `target` spans."""
     files = sorted(p for p in PRODUCERS.rglob("*.otlp.*") if p.suffix in (".jsonl", ".json", ".pb"))
-    spans = [s for path in files for trace in read_traces(path) for s in trace.spans]
-    return (spans * (target // len(spans) + 1))[:target]
+    traces = [list(trace.spans) for path in files for trace in read_traces(path)]
+    found: list[list[Span]] = []
+    while sum(map(len, found)) < target:
+        found.extend(traces)
+    return found
 
 
 def _common(spans: Sequence[Span]) -> None:
@@ -76,11 +84,17 @@ def _conventions(spans: Sequence[Span]) -> None:
         read.offered_tools(convention, span, kind)
 
 
-def _evidence(spans: Sequence[Span]) -> None:
-    read_subject(Subject(spans))
+def _doubt(traces: Sequence[Sequence[Span]]) -> None:
+    for spans in traces:
+        read_subject(Subject(spans))
 
 
-def _best(run: Callable[[Sequence[Span]], None], spans: Sequence[Span], repeat: int) -> float:
+def _merge(traces: Sequence[Sequence[Span]]) -> None:
+    for spans in traces:
+        merge_duplicate_calls(spans)
+
+
+def _best(run: Callable[[Any], None], spans: Any, repeat: int) -> float:
     best = float("inf")
     for _ in range(repeat):
         gc.collect()
@@ -101,16 +115,22 @@ def main(argv: list[str] | None = None) -> int:
         "generated (otel-genai)": _generated(args.spans),
         "recorded producers (mixed)": _recorded(args.spans),
     }
-    print("| workload | spans | common µs/span | conventions µs/span | ratio | evidence µs/span |")
-    print("|---|---:|---:|---:|---:|---:|")
-    for label, spans in workloads.items():
-        _evidence(spans)  # derive and cache what the evidence scan reads, as a check would
+    print(
+        "| workload | spans | common µs/span | conventions µs/span | ratio | doubt µs/span "
+        "| merge µs/span | merges |"
+    )
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    for label, traces in workloads.items():
+        spans = [span for trace in traces for span in trace]
+        _doubt(traces)  # derive and cache what the doubt scan reads, as a check would
         common = _best(_common, spans, args.repeat) / len(spans) * 1e6
         conventions = _best(_conventions, spans, args.repeat) / len(spans) * 1e6
-        evidence = _best(_evidence, spans, args.repeat) / len(spans) * 1e6
+        doubt = _best(_doubt, traces, args.repeat) / len(spans) * 1e6
+        merge = _best(_merge, traces, args.repeat) / len(spans) * 1e6
+        merges = sum(len(merge_duplicate_calls(trace).merges) for trace in traces)
         print(
             f"| {label} | {len(spans)} | {common:.2f} | {conventions:.2f} | "
-            f"{conventions / common:.2f}× | {evidence:.2f} |"
+            f"{conventions / common:.2f}× | {doubt:.2f} | {merge:.2f} | {merges} |"
         )
     return 0
 

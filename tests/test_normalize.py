@@ -315,6 +315,12 @@ def test_tool_arguments(
             (),
             "llm.tools has an entry without a tool name",
         ),
+        # BeeAI's ReAct agent under its instrumentation before 0.1.9: flattened tool objects.
+        (
+            {"llm.tools": '[{"tool.name": "Read", "tool.description": "r"}, "Grep"]'},
+            ("Read", "Grep"),
+            None,
+        ),
     ],
 )
 def test_offered_tools(

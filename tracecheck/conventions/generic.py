@@ -329,9 +329,12 @@ def _definition_name(entry: Any) -> str | None:
         return entry or None
     if not isinstance(entry, dict):
         return None
-    name = entry.get("name")
-    if isinstance(name, str) and name:
-        return name
+    # A definition's name, or OpenInference's flattened `tool.name` (BeeAI's instrumentation
+    # before 0.1.9 lists its tools as `{"tool.name": …, "tool.description": …}`).
+    for key in ("name", "tool.name"):
+        name = entry.get(key)
+        if isinstance(name, str) and name:
+            return name
     function = entry.get("function")
     if isinstance(function, dict):
         name = function.get("name")

@@ -58,15 +58,11 @@ class MergedCalls:
 
 def merge_duplicate_calls(spans: Sequence[Span]) -> MergedCalls:
     """`spans` with every call that several instrumentations recorded merged into one."""
-    calls, between = [], {}
-    for span in spans:
-        kind = span.kind
-        if kind is Kind.TOOL or kind is Kind.LLM:
-            calls.append(span)
-        elif kind is Kind.UNKNOWN and span.span_id:
-            between[span.span_id] = span
-    if len(calls) < 2:
-        return MergedCalls(tuple(spans))
+    calls = [span for span in spans if span.kind is Kind.TOOL or span.kind is Kind.LLM]
+    recorders = {(span.kind, _recorder(span)) for span in calls}
+    if len(recorders) == len({kind for kind, _ in recorders}):
+        return MergedCalls(tuple(spans))  # one recorder of each kind of call: nothing twice
+    between = {s.span_id: s for s in spans if s.kind is Kind.UNKNOWN and s.span_id}
     pairs = _matched(_candidates(calls, between))
     if not pairs:
         return MergedCalls(tuple(spans))
