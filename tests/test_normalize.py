@@ -59,6 +59,8 @@ def attrs(**pairs: Any) -> dict[str, Any]:
         (None, {}, "Tool:search", Kind.TOOL),
         (None, {}, "tool/search", Kind.TOOL),
         (None, {}, "toolbox", Kind.UNKNOWN),
+        (None, {}, "execute_tool issue_refund", Kind.TOOL),  # the GenAI conventions' span name
+        (None, {"gen_ai.operation.name": "x"}, "execute_tool issue_refund", Kind.UNKNOWN),
         # the operations the GenAI conventions define
         (None, {"gen_ai.operation.name": "chat"}, "x", Kind.LLM),
         (None, {"gen_ai.operation.name": "generate_content"}, "x", Kind.LLM),

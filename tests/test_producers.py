@@ -150,7 +150,9 @@ RECORDINGS = (
     ),
     Recording("logfire-openai-agents/logfire-4.41.0", frozenset({"logfire-openai-agents"})),
     *(
-        Recording(f"logfire-openai/logfire-{release}", frozenset({"logfire-llm-clients", "otel-genai"}))
+        Recording(
+            f"logfire-openai/logfire-{release}", frozenset({"logfire-llm-clients", "otel-genai"})
+        )
         for release in ("4.41.0", "5.4.0")
     ),
     *(
@@ -567,7 +569,9 @@ def test_tool_calls_with_no_model_call_recorded_leave_model_rules_unjudged() -> 
         assert "no model call" in verdict.reading_notes[-1]
 
 
-def test_logfire_claude_agent_sdk_snapshots_leave_each_calls_output_unknown() -> None:
+def test_logfire_claude_agent_sdk_snapshots_leave_each_calls_output_unknown_and_the_run_counts() -> (
+    None
+):
     # The MCP server's own spans of the calls are traces of their own (no context crossed).
     (trace,) = [
         t
@@ -583,8 +587,14 @@ def test_logfire_claude_agent_sdk_snapshots_leave_each_calls_output_unknown() ->
         (547, None, None),
         (619, None, None),
     ]
-    budget = compile_contract({"name": "budget", "llm": {"maxTotalTokens": 10**9}})
-    assert check(trace, budget).status == "fail"  # unknown totals never meet a budget
+    # The calls' budget is judged on the run's totals on the `invoke_agent` span.
+    (root,) = trace.roots
+    total = root.tokens.total
+    assert total is not None and root.tokens.input == sum(s.tokens.input or 0 for s in calls)
+    budget = compile_contract({"name": "budget", "llm": {"maxTotalTokens": total}})
+    assert check(trace, budget).status == "pass"
+    tight = compile_contract({"name": "budget", "llm": {"maxTotalTokens": total - 1}})
+    assert check(trace, tight).status == "fail"
 
 
 def test_a_langfuse_span_before_3_5_may_be_a_tool_call_and_is_never_passed_over() -> None:

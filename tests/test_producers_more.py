@@ -309,17 +309,19 @@ def test_adk_forbidden_tool_fails_and_required_tool_passes(folder: str) -> None:
 
 
 @pytest.mark.parametrize("folder", ADK_RECORDINGS)
-def test_an_adk_1_4_tool_that_raised_is_an_unnamed_span_and_stops_the_tool_rules(
+def test_an_adk_1_4_tool_that_raised_is_read_by_its_span_name_as_the_conventions_name_it(
     folder: str,
 ) -> None:
     # ADK 1.4 writes a tool span's attributes only when the tool returns: the raising
-    # `issue_refund` is a bare `execute_tool issue_refund` span, so capture is in doubt.
+    # `issue_refund` is a bare `execute_tool issue_refund` span, which the GenAI conventions'
+    # span name says is a call of issue_refund; its arguments are unknown.
     trace = only_trace(ADK / folder / "tool-error.otlp.jsonl")
     (bare,) = [s for s in trace.spans if s.name == "execute_tool issue_refund"]
     assert bare.is_error and not bare.attributes.get("gen_ai.tool.name")
+    assert (bare.kind, bare.tool_name, bare.arguments.known) == (Kind.TOOL, "issue_refund", False)
     verdict = check(trace, NO_SHELL)
-    assert [r.status for r in verdict.rules] == ["error", "error", "error"]
-    assert '("execute_tool issue_refund")' in verdict.reading_notes[0]
+    assert [r.status for r in verdict.rules] == ["pass", "pass", "pass"]
+    assert verdict.reading_notes == ()
 
 
 # --- OpenTelemetry contrib's google-genai instrumentation: one attribute per parameter ----------

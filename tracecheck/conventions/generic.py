@@ -150,6 +150,10 @@ def kind(declared: str | None, attributes: Mapping[str, Any], name: str) -> str:
         return "TOOL"
     if name[:1] in ("f", "F", "t", "T") and _TOOLISH_NAME.match(name):
         return "TOOL"
+    # The GenAI conventions name a tool span `execute_tool {gen_ai.tool.name}`: a span so named
+    # is one even when its attributes were not recorded (ADK 1.4's span of a tool that raised).
+    if name.startswith("execute_tool ") and operation is None:
+        return "TOOL"
     if operation is not None:
         return "UNKNOWN"
     if model(attributes) or _LLMISH_NAME.search(name):
