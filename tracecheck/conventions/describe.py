@@ -25,17 +25,28 @@ range where given) or marker attribute it carries; the shared families come last
 reading (contracts.md §1) fills in every fact a convention does not describe. A declared kind
 (flat span rows, Claude Code) outranks every convention.
 
-When a trace holds spans that look like tool or model calls which no convention maps (a known
-attribute namespace, a tool- or model-like name, a message-template name), the verdict carries a
-note naming them, and `tracecheck check --strict-capture` reports every rule about tools or
-models as *could not be evaluated* instead of judging it. When model calls asked for tools that
-a later call got the results of, and no tool call is recorded at all (a producer that
-instruments model calls only), rules that need
-tool capture are *could not be evaluated*, strict or not; so are rules about model calls when a
-model call span runs tool calls its recorded output did not ask for (a loop of calls recorded as
-one). A tool span inside a tool span of the same tool (two instrumentations of one call) is
-noted. A producer's own token total, where it records one, is compared with the counted total:
-a disagreement is noted and the larger is used.
+A `gen_ai.operation.name` the GenAI conventions define (`chat`, `execute_tool`,
+`invoke_agent`, …) decides a span's kind wherever its convention's own kind rules do not. A tool
+name is read from a span name only where a convention documents the shape (`execute_tool X`,
+DSPy's `<tool>.__call__`, Logfire's `Function: {name}` template with its `name` attribute).
+
+Capture in doubt stops the rules it concerns **by default**: when a trace holds spans that look
+like tool or model calls which no convention maps (a known attribute namespace, a tool- or
+model-like name, a message-template name), the verdict carries a note naming them and every rule
+about tools or models that did not already fail is *could not be evaluated*; so is every rule
+about tools when a tool call does not say which tool ran, every rule about models when tool
+calls are recorded and no model call, and every rule about tools when model calls asked for
+tools and no tool call is recorded at all (a producer that instruments model calls only).
+`--lenient-capture` (or `capture: lenient` in the contract) judges them anyway, with the notes.
+Rules about model calls are *could not be evaluated*, lenient or not, when a model call span
+runs tool calls its recorded output did not ask for (a loop of calls recorded as one).
+
+Spans of different instrumentations that record the same call (the same tool call id or
+response id, or nested spans of one kind and name) are merged into one call whose evidence is
+the union of theirs, with a note. A producer's own token total, where it records one, is
+compared with the counted total: a disagreement is noted and the larger is used. Where a
+convention says a span records the run totals of the model calls below it (`run_totals`), a token
+budget over calls with no counts of their own is judged on those totals.
 
 This page is generated from `tracecheck/conventions/` (`python -m tracecheck.conventions`).
 """
@@ -109,6 +120,10 @@ def _section(convention: Convention) -> list[str]:
         ),
         ("not tool names", ", ".join(f"`{name}`" for name in sorted(convention.not_tool_names))),
         ("a call may hide under", _places(fields(*convention.evidence))),
+        (
+            "run totals of the model calls below",
+            ", ".join(f"{kind} spans" for kind in sorted(convention.run_totals)),
+        ),
     ]
     rows = [(fact, text) for fact, text in facts if text]
     rows += [
