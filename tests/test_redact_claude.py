@@ -831,3 +831,24 @@ def test_a_token_in_any_string_of_a_record_is_found_and_redacted_in_place(
     assert GITHUB_TOKEN not in json.dumps(written)
     assert [list(r) for r in written] == [list(r) for r in records]
     assert main(["verify-safe", str(out)]) == ExitCode.OK
+
+
+def test_check_gives_the_same_verdicts_on_the_redacted_records(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    contracts = Path(__file__).resolve().parent.parent / "contracts"
+    argv = ["--contract", str(contracts / "no-shell.yaml")]
+    argv += ["--contract", str(contracts / "model-budget.yaml")]
+
+    def verdicts(path: Path) -> tuple[int, str]:
+        capsys.readouterr()
+        code = main(["check", str(path), *argv])
+        captured = capsys.readouterr()
+        return code, (captured.out + captured.err).replace(str(path), "FILE")
+
+    expected = verdicts(STREAM)
+    assert expected[0] == ExitCode.FAILED  # Bash was called, and another model than listed
+    for profile in ("share", "strict"):
+        out = tmp_path / f"{profile}.jsonl"
+        assert redact(STREAM, out, "--profile", profile) == 0
+        assert verdicts(out) == expected
