@@ -279,6 +279,80 @@ def test_reading_notes_follow_the_bullets(agent_tests: pytest.Pytester) -> None:
     assert lines[-1].startswith("hint: ")
 
 
+def test_doubt_about_capture_fails_a_test_unless_capture_is_lenient(
+    agent_tests: pytest.Pytester,
+) -> None:
+    # No model call recorded: the rules about models could not be evaluated, by default.
+    agent_tests.makepyfile(
+        """
+        import pytest
+        from conftest import REFUND_DESK, run_agent
+
+        @pytest.mark.trace_contract(REFUND_DESK)
+        def test_strict(trace_spans):
+            run_agent(trace_spans.tracer("agent"), model=None)
+
+        @pytest.mark.trace_contract(REFUND_DESK, capture="lenient")
+        def test_lenient_marker(trace_spans):
+            run_agent(trace_spans.tracer("agent"), model=None)
+
+        def test_lenient_call(trace_spans):
+            run_agent(trace_spans.tracer("agent"), model=None)
+            verdict = trace_spans.assert_contract(REFUND_DESK, capture="lenient")
+            assert verdict.ok and verdict.reading_notes
+
+        @pytest.mark.trace_contract(REFUND_DESK, capture="strict")
+        def test_strict_marker(trace_spans):
+            run_agent(trace_spans.tracer("agent"), model=None)
+        """
+    )
+    result = agent_tests.runpytest()
+    result.assert_outcomes(passed=2, failed=2)
+    section = _section(result.stdout.str(), "test_strict")
+    assert section.splitlines()[0] == (
+        'trace contract "refund-desk" could not be checked: 2 of 9 rules (2 could not be evaluated)'
+    )
+    assert (
+        "  - llm.maxTotalTokens: could not be evaluated: 2 tool calls are recorded but no model "
+        "call: the producer may not record them, so rules about models see none"
+    ) in section.splitlines()
+    # The whole run lenient, by option or ini; a marker's own strict capture still holds.
+    result = agent_tests.runpytest("--tracecheck-lenient-capture")
+    result.assert_outcomes(passed=3, failed=1)
+    agent_tests.makeini(
+        "[pytest]\naddopts = -p no:cacheprovider --strict-markers\n"
+        "tracecheck_lenient_capture = true\n"
+    )
+    agent_tests.runpytest().assert_outcomes(passed=3, failed=1)
+
+
+def test_the_contract_marker_takes_only_a_known_capture(agent_tests: pytest.Pytester) -> None:
+    agent_tests.makepyfile(
+        """
+        import pytest
+        from conftest import REFUND_DESK
+
+        @pytest.mark.trace_contract(REFUND_DESK, capture="loose")
+        def test_unknown_capture(trace_spans):
+            pass
+
+        @pytest.mark.trace_contract(REFUND_DESK, strict=True)
+        def test_unknown_option(trace_spans):
+            pass
+        """
+    )
+    result = agent_tests.runpytest()
+    result.assert_outcomes(errors=2)
+    result.stdout.fnmatch_lines(
+        [
+            '*@pytest.mark.trace_contract takes only capture="strict"|"lenient" beside its '
+            "contract paths, not 'loose'*",
+            '*@pytest.mark.trace_contract takes only capture="strict"|"lenient" beside its '
+            "contract paths, not strict*",
+        ]
+    )
+
+
 def test_the_marker_turns_a_violation_into_a_test_failure(agent_tests: pytest.Pytester) -> None:
     agent_tests.makepyfile(
         """

@@ -83,6 +83,6 @@ LANGFUSE_BEFORE_3_5 = replace(
         ),
     ),
     evidence=("langfuse.observation.input",),
-    notes="An observation of type `span` may be a tool call or a step: it is read as UNKNOWN, "
-    "named in a note, and refused by `--strict-capture`.",
+    notes="An observation of type `span` may be a tool call or a step: it is read as UNKNOWN "
+    "and named in a note, and the rules about tools and models are could not be evaluated.",
 )
