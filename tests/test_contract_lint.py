@@ -252,6 +252,17 @@ CASES: list[tuple[dict[str, Any], list[tuple[str, str, str, str]]]] = [
             )
         ],
     ),
+    (
+        {"tools": {"forbidden": ["Bash"]}, "capture": "lenient"},
+        [
+            (
+                "warning",
+                "capture.lenient",
+                "capture",
+                "lenient capture judges rules about tools and models on traces that give reason to doubt every call was recorded, so a forbidden call no convention recognised passes with only a note",
+            )
+        ],
+    ),
 ]
 
 

@@ -44,6 +44,7 @@ CODES: dict[str, LintLevel] = {
     "run.completed-beside-other-statuses": "warning",
     "llm.max-calls-zero-with-limits": "warning",
     "alternatives.single": "warning",
+    "capture.lenient": "warning",
 }
 
 
@@ -77,6 +78,16 @@ def lint_contract(source: ContractSource) -> list[LintFinding]:
         for problem in duplicate_ids(spec)
     ]
     findings += _lint_alternatives(spec)
+    if spec.capture == "lenient":
+        findings.append(
+            _finding(
+                "capture.lenient",
+                "capture",
+                "lenient capture judges rules about tools and models on traces that give reason "
+                "to doubt every call was recorded, so a forbidden call no convention recognised "
+                "passes with only a note",
+            )
+        )
     order = {"error": 0, "warning": 1}
     return sorted(findings, key=lambda f: (_path_rank(spec, f.path), order[f.level]))
 
