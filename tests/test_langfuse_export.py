@@ -412,6 +412,22 @@ def test_the_format_is_offered_on_the_command_line_but_not_written(
     assert "langfuse-export" in capsys.readouterr().out
 
 
+def test_redact_writes_a_langfuse_export_only_in_a_format_asked_for(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = EXPORTS / "clean.trace.json"
+    out = tmp_path / "out.json"
+    assert main(["redact", str(source), "-o", str(out)]) == 2
+    assert capsys.readouterr().err == (
+        f"tracecheck: error: {source}: is a langfuse-export file, which tracecheck reads but "
+        "does not write: pass --output-format (otlp-json, for one) to write its spans redacted\n"
+    )
+    assert not out.exists()
+    asked = ["redact", str(source), "-o", str(out), "--output-format", "otlp-json"]
+    assert main(asked) == 0
+    assert [len(t.spans) for t in read_traces(out)] == [len(t.spans) for t in read_traces(source)]
+
+
 def test_a_large_pretty_printed_export_is_recognised_by_its_keys(tmp_path: Path) -> None:
     document = json.loads((EXPORTS / "clean.trace.json").read_text())
     document["input"] = {"history": ["x" * 100] * 1000}  # the head holds no observation

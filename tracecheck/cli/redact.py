@@ -56,8 +56,16 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace, env: Environment) -> ExitCode:
     options = options_or_stop(args, env)
-    if args.output_format is None and _format_of(env, args.trace, args.format) == "claude-stream":
+    read_as = _format_of(env, args.trace, args.format) if args.output_format is None else None
+    if read_as == "claude-stream":
         return _redact_claude(args, env, options)
+    if read_as is not None and read_as not in OUTPUT_FORMATS:
+        # Written in another format without being asked, the output would not be what was read.
+        env.error(
+            f"{args.trace}: is a {read_as} file, which tracecheck reads but does not write: "
+            "pass --output-format (otlp-json, for one) to write its spans redacted"
+        )
+        raise Stop(ExitCode.USAGE)
     return _redact(args, env, options)
 
 
