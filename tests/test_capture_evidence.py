@@ -422,3 +422,23 @@ def test_the_readers_notes_ride_with_the_verdict() -> None:
     assert check(trace, CONTRACT).reading_notes == (
         f"run.jsonl: trace {TRACE}: span 02 is recorded more than once",
     )
+
+
+def test_logfires_function_template_without_its_scope_names_its_tool_by_the_rendered_message() -> (
+    None
+):
+    # The Logfire span: named by its template, the tool in `name` and in `logfire.msg`,
+    # no `gen_ai.tool.name`, and no scope (as exported without it): the forbidden call fails.
+    bare = {"logfire.msg_template": "Function: {name}", "name": "random_number"}
+    rendered = {**bare, "logfire.msg": "Function: random_number"}
+    call = Span(TRACE, f"{3:016x}", f"{1:016x}", "Function: {name}", attributes=rendered)
+    contract = compile_contract({"name": "c", "tools": {"forbidden": ["random_number"]}})
+    verdict = check(Trace(TRACE, (ROOT, MODEL_CALL, call)), contract)
+    assert (call.kind, call.tool_name) == ("TOOL", "random_number")
+    assert [(r.label, r.status) for r in verdict.rules] == [
+        ("tools.forbidden[random_number]", "fail")
+    ]
+    # With no rendered message to read it from, the call's tool is in doubt: never a pass.
+    unrendered = Span(TRACE, f"{3:016x}", f"{1:016x}", "Function: {name}", attributes=bare)
+    (rule,) = check(Trace(TRACE, (ROOT, MODEL_CALL, unrendered)), contract).rules
+    assert rule.status == "error"

@@ -141,6 +141,10 @@ def _tool_name(convention: Convention) -> str:
     if convention.tool_from_name is not None:
         pattern = convention.tool_from_name.replace("|", "\\|")  # inside a table row
         places.append(f"a TOOL span's name matching `{pattern}` (its group)")
+    if convention.tool_from_message is not None:
+        key, pattern = convention.tool_from_message
+        pattern = pattern.replace("|", "\\|")
+        places.append(f"a TOOL span's `{key}` matching `{pattern}` (its group)")
     return ", ".join(places)
 
 

@@ -95,13 +95,17 @@ LOGFIRE_OPENAI_AGENTS_UNSCOPED = Convention(
     versions="logfire 3.8–5.x",
     markers=("logfire.msg_template",),
     kinds=_AGENTS_TEMPLATES,
+    # The template's own rendering names the tool (`Function: random_number`): a span named
+    # `Function: {name}` is read as the call of that function, whoever wrote it.
+    tool_from_message=("logfire.msg", r"Function: (\S+)"),
     arguments=LOGFIRE_OPENAI_AGENTS.arguments,
     tokens=LOGFIRE_OPENAI_AGENTS.tokens,
     offered=LOGFIRE_OPENAI_AGENTS.offered,
     notes="Any span carrying Logfire's `logfire.msg_template` that no scope claimed. Only the "
     "Agents SDK's exact templates decide a kind; any other Logfire span keeps the common "
-    "reading. No tool name is read here (a template names none): the SDK's tool calls are "
-    "`logfire-openai-agents-unscoped-tools`.",
+    "reading. A `Function: {name}` span names its tool only in its rendered message "
+    "(`logfire.msg`: `Function: random_number`); the SDK's own tool calls, told by `mcp_data`, "
+    "are `logfire-openai-agents-unscoped-tools`.",
 )
 
 

@@ -81,16 +81,31 @@ def tool_name(convention: Convention, span: SpanFacts, span_kind: str) -> str | 
         name = first_string(span.attributes, convention.tool)
         if name is not None and generic.is_template(name):
             name = None
-    if name is None and convention.tool_from_name is not None and span_kind == "TOOL":
-        # An attribute first; then only the documented shape of the span name.
-        name = generic.tool_name(span.attributes, "", span_kind)
-        match = None if name else _name_pattern(convention.tool_from_name).fullmatch(span.name)
-        name = match.group(1) if match else name
+    documented = convention.tool_from_name or convention.tool_from_message
+    if name is None and documented is not None and span_kind == "TOOL":
+        # An attribute first; then only the documented shape of the span name or message.
+        name = generic.tool_name(span.attributes, "", span_kind) or _documented_name(
+            convention, span
+        )
     elif name is None:
         name = generic.tool_name(span.attributes, span.name, span_kind)
     if name is not None and name in convention.not_tool_names:
         return None
     return name
+
+
+def _documented_name(convention: Convention, span: SpanFacts) -> str | None:
+    """The tool named by the documented shape of a span's name or recorded message, if any."""
+    if convention.tool_from_name is not None:
+        text: Any = span.name
+        pattern = convention.tool_from_name
+    elif convention.tool_from_message is not None:
+        key, pattern = convention.tool_from_message
+        text = span.attributes.get(key)
+    else:
+        return None
+    match = _name_pattern(pattern).fullmatch(text) if isinstance(text, str) else None
+    return match.group(1) if match else None
 
 
 def model(convention: Convention, span: SpanFacts) -> str | None:
