@@ -496,6 +496,22 @@ def test_the_readers_notes_are_those_of_one_process(tmp_path: Path) -> None:
     assert notes(fleet) == notes(one) and "recorded more than once" in notes(one)[0]
 
 
+def test_the_fleet_holds_doubt_about_capture_as_check_does(tmp_path: Path) -> None:
+    """AutoGen's own tracing records tool calls and no model call: the rules about models are
+    could not be evaluated by default, on the fleet as in `check`, and judged when lenient."""
+    run = str(ROOT / "fixtures" / "producers" / "autogen" / "assistant" / "clean.otlp.jsonl")
+    contract = tmp_path / "budget.json"
+    contract.write_text(json.dumps({"name": "budget", "llm": {"maxCalls": 10}}))
+    for lenient, code in (([], ExitCode.USAGE), (["--lenient-capture"], ExitCode.OK)):
+        argv = [run, "--contract", str(contract), *lenient]
+        assert _main(["check", *argv])[0] == code
+        target = tmp_path / f"verdicts{len(lenient)}"
+        assert _main(["fleet", "check", *argv, "-j", "1", "-o", str(target)])[0] == code
+        # The file's first trace is the agent's creation alone, with no call to doubt.
+        rows = read_verdicts(target).to_pylist()
+        assert [row["status"] for row in rows] == ["pass", "pass" if lenient else "error"]
+
+
 def test_the_library_call_takes_paths_and_one_input_or_contract(
     tmp_path: Path, fleet: tuple[Path, Path]
 ) -> None:
