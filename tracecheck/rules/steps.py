@@ -1,0 +1,80 @@
+"""A run's tool calls as steps: one call, or a parallel group of calls whose order the trace
+does not establish.
+
+Calls form one step when they overlap in time (transitively: A overlaps B, B overlaps C), when
+they start at the same instant, or when they follow the same model response (the latest model
+call that ended before each started, where the trace records model calls): a model that asks
+for two tools in one response runs them as one step, whether the harness ran them one after
+the other or at once. Their parents do not matter. Steps are in start order; calls with no
+start time cannot be placed and come last, one step each, in the order they were read.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from tracecheck.rules.subject import Subject
+from tracecheck.spans import Kind, Span
+
+__all__ = ["Step", "tool_steps"]
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """The tool calls of one step, in start order; more than one call is a parallel group.
+    `placed` is False for a call with no start time, whose place in the order is unknown."""
+
+    calls: tuple[Span, ...]
+    placed: bool = True
+
+    @property
+    def parallel(self) -> bool:
+        return len(self.calls) > 1
+
+
+def tool_steps(subject: Subject) -> list[Step]:
+    """The subject's tool calls as steps, in order (see the module docstring)."""
+    calls = subject.tool_spans
+    timed = [span for span in calls if span.start_ns is not None]
+    untimed = [Step((span,), placed=False) for span in calls if span.start_ns is None]
+    if not timed:
+        return untimed
+    position = {id(span): i for i, span in enumerate(calls)}
+    timed.sort(key=lambda span: (span.start_ns, position[id(span)]))
+    answered = _response_ends(subject.of_kind(Kind.LLM))
+    steps: list[Step] = []
+    group: list[Span] = []
+    group_end = group_start = 0
+    group_response: int | None = None
+    for span in timed:
+        start = span.start_ns or 0
+        end = span.end_ns if span.end_ns is not None else start
+        response = _response(answered, start)
+        joins = group and (
+            start < group_end
+            or start == group_start
+            or (response is not None and response == group_response)
+        )
+        if joins:
+            group.append(span)
+            group_end = max(group_end, end)
+            continue
+        if group:
+            steps.append(Step(tuple(group)))
+        group, group_start, group_end, group_response = [span], start, end, response
+    steps.append(Step(tuple(group)))
+    return steps + untimed
+
+
+def _response_ends(models: Sequence[Span]) -> list[int]:
+    """The end times of the model calls, sorted: a call's response is the latest before it."""
+    return sorted(span.end_ns for span in models if span.end_ns is not None)
+
+
+def _response(ends: list[int], start: int) -> int | None:
+    """Which model response a call that starts at `start` follows (an index into `ends`), or
+    None when no model call ended before it."""
+    index = bisect_right(ends, start)
+    return index - 1 if index else None
