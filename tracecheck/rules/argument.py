@@ -18,7 +18,7 @@ from tracecheck.rules.subject import Subject
 from tracecheck.spans import Span
 from tracecheck.verdict import Violation
 
-__all__ = ["Argument", "ArgumentCheck"]
+__all__ = ["Argument", "ArgumentCheck", "argument_problem", "describe_check"]
 
 
 @dataclass(frozen=True)
@@ -64,6 +64,27 @@ def _argument_problem(span: Span, pointer: str, check: ArgumentCheck) -> str | N
             f"argument {shown} is {with_article(actual)}, not {with_article(check.type or 'value')}"
         )
     raise RuleError(f"unknown argument check {check.op!r}")
+
+
+def argument_problem(
+    span: Span, pointer: str, check: ArgumentCheck, subject: Subject
+) -> str | None:
+    """Why a call's argument at `pointer` fails `check` (never echoing the value), or None when
+    it holds; `subject` is the run the call is part of (for checks that look at other calls)."""
+    del subject  # no check of these looks beyond the call itself
+    return _argument_problem(span, pointer, check)
+
+
+def describe_check(pointer: str, check: ArgumentCheck) -> str:
+    """The check in words: `has argument /order_id of type string`."""
+    shown = _pointer_text(pointer)
+    if check.op == "exists":
+        return f"has argument {shown}"
+    if check.op == "equals":
+        return f"has argument {shown} equal to {_json_text(check.value)}"
+    if check.op == "oneOf":
+        return f"has argument {shown} equal to one of {_json_list(check.values)}"
+    return f"has argument {shown} of type {check.type}"
 
 
 _OCCURRENCE_SUBJECT = {
@@ -123,16 +144,7 @@ class Argument:
         return failing
 
     def describe(self) -> str:
-        shown = _pointer_text(self.pointer)
-        check = self.check
-        if check.op == "exists":
-            what = f"has argument {shown}"
-        elif check.op == "equals":
-            what = f"has argument {shown} equal to {_json_text(check.value)}"
-        elif check.op == "oneOf":
-            what = f"has argument {shown} equal to one of {_json_list(check.values)}"
-        else:
-            what = f"has argument {shown} of type {check.type}"
+        what = describe_check(self.pointer, self.check)
         return f"{_OCCURRENCE_SUBJECT[self.occurrence]} {self.p.describe()} {what}"
 
 
