@@ -158,10 +158,7 @@ class _Parser(RuleChecker):
             alt_id = None
             if "id" in alternative:
                 alt_id = self.text(alternative["id"], f"{where}.id", blank_ok=False)
-            path = self.path_keys(alternative, where)
-            parsed.append(
-                PathSpec(where, alt_id, path.run, path.tools, path.llm, path.retries, path.rules)
-            )
+            parsed.append(self.path_keys(alternative, where)._replace(id=alt_id))
         return tuple(parsed)
 
     def path_keys(self, doc: Mapping[str, Any], where: str) -> PathSpec:
@@ -174,7 +171,15 @@ class _Parser(RuleChecker):
         rules: tuple[RuleSpec, ...] = ()
         if "rules" in doc:
             rules = self.rules(doc["rules"], key_path(where, "rules"))
-        return PathSpec(where, None, run, tools, llm, retries, rules)
+        # One keyword per path key: each feature's section is parsed by its own checker.
+        return PathSpec(
+            where,
+            run=run,
+            tools=tools,
+            llm=llm,
+            retries=retries,
+            rules=rules,
+        )
 
 
 def parse_spec(doc: Any) -> tuple[ContractSpec | None, list[ContractProblem]]:
