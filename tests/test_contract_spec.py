@@ -6,17 +6,17 @@ from typing import Any
 
 import pytest
 
+from tracecheck.contract import section_spec
 from tracecheck.contract.compile import compile_contract
-from tracecheck.contract.spec import did_you_mean
+from tracecheck.contract.spec import TOP_KEYS, did_you_mean
 from tracecheck.errors import ContractError
 
 KINDS = (
     "AGENT, CHAIN, LLM, TOOL, EVALUATOR, RETRIEVER, EMBEDDING, RERANKER, GUARDRAIL, PROMPT, UNKNOWN"
 )
-TOOLS_KEYS = (
-    "required, forbidden, allowed, maxCalls, maxCallsPerTool, requiredOrder, orderMode, "
-    "arguments, enforced"
-)
+# The allowed keys as messages list them, in the order the code declares them.
+TOP = ", ".join(TOP_KEYS)
+TOOLS_KEYS = ", ".join(section_spec.TOOLS_KEYS)
 REQUIRED = {"tools": {"required": ["Read"]}}
 
 
@@ -48,10 +48,7 @@ CASES: list[tuple[str, dict[str, Any], list[str]]] = [
     (
         "unknown-top-key",
         with_name(tool={"required": ["Read"]}, **REQUIRED),
-        [
-            'unknown key "tool" — did you mean "tools"? (allowed: name, description, scope, '
-            "alternatives, run, tools, llm, retries, rules, capture)"
-        ],
+        [f'unknown key "tool" — did you mean "tools"? (allowed: {TOP})'],
     ),
     (
         "empty",
@@ -495,8 +492,7 @@ def test_all_problems_at_once() -> None:
         "rules": [{"kind": "never", "label": "a", "p": {"kind": "tool"}}],
     }
     assert problems(doc) == [
-        'unknown key "nmae" — did you mean "name"? (allowed: name, description, scope, '
-        "alternatives, run, tools, llm, retries, rules, capture)",
+        f'unknown key "nmae" — did you mean "name"? (allowed: {TOP})',
         'missing required key "name"',
         f'tools: unknown key "requird" — did you mean "required"? (allowed: {TOOLS_KEYS})',
         "tools.maxCalls: must be an integer ≥ 0, not 1.5",
@@ -590,6 +586,4 @@ def test_non_json_values_are_refused() -> None:
 
 
 def test_yaml_keys_that_are_not_strings() -> None:
-    assert problems({"name": "x", 1: 2, **REQUIRED}) == [
-        "unknown key 1 (allowed: name, description, scope, alternatives, run, tools, llm, retries, rules, capture)"
-    ]
+    assert problems({"name": "x", 1: 2, **REQUIRED}) == [f"unknown key 1 (allowed: {TOP})"]

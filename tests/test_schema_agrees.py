@@ -208,10 +208,20 @@ FULL: dict[str, Any] = {
         {"kind": "toolsOffered", "label": "n"},
         {"kind": "retrySafe", "label": "o", "reads": ["x"], "writes": [{"tool": "y"}]},
     ],
+    "trajectory": {
+        "mode": "in-order",
+        "ignore": ["G"],
+        "calls": [
+            "R",
+            {"tool": "R", "status": "ok", "arguments": [{"pointer": "/p", "type": "string"}]},
+            {"parallel": ["R", {"tool": "B"}]},
+        ],
+    },
     "alternatives": {
         "anyOf": [
             {"id": "a", "tools": {"required": ["x"]}},
             {"id": "b", "rules": [{"kind": "never", "label": "a", "p": P}]},
+            {"id": "c", "trajectory": {"mode": "exact", "calls": ["x"]}},
         ]
     },
 }
@@ -220,7 +230,7 @@ REPLACEMENTS = st.sampled_from(
         *(None, True, False, 0, 1, -1, 1.0, 1.5, -0.5, 2**64, "", " ", "\n", "x", "x\n", "/x"),
         *("/", "~", "/~2", "i", "i\n", "q", "TOOL", "tool", "agent", "agent\n", "\u00a0", "\x1c"),
         *("\ufeff", "(", "a", "R", "start-order", "completed", "string", "first", "exists"),
-        *("equals", "oneOf", "type", "never", "label", "kind"),
+        *("equals", "oneOf", "type", "never", "label", "kind", "exact", "ok", "parallel"),
         *([], {}, ["x"], ["x", "x"], [""], [1], {"a": 1}, {"$regex": "a"}, {"oneOf": ["a"]}),
         *({"oneOf": []}, {"$regex": "("}, {"kind": "TOOL"}, {"tool": "x"}),
     ]

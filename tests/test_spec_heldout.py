@@ -25,6 +25,7 @@ from tracecheck import (
     lint_contract,
     read_traces,
 )
+from tracecheck.contract.spec import TOP_KEYS
 from tracecheck.rules.capture import CaptureMode
 
 TRACE = "ab" * 16
@@ -2797,7 +2798,7 @@ def test_a_yaml_merge_key_is_not_a_duplicate() -> None:
     with pytest.raises(ContractError) as caught:
         compile_contract(text)
     assert [str(p) for p in caught.value.problems] == [
-        'unknown key "anchors" (allowed: name, description, scope, alternatives, run, tools, llm, retries, rules, capture)'
+        f'unknown key "anchors" (allowed: {", ".join(TOP_KEYS)})'
     ]
 
 

@@ -28,6 +28,7 @@ from tracecheck.rules.operators import (
     ToolsOffered,
 )
 from tracecheck.rules.predicates import Exact, OneOf, Predicate
+from tracecheck.rules.trajectory import Trajectory
 
 __all__ = ["CompiledRule", "compile_contract", "compile_spec", "path_rules"]
 
@@ -47,6 +48,11 @@ def compile_contract(source: ContractSource) -> Contract:
     doc, origin = load_document(source)
     spec, problems = compile_spec(doc)
     if problems or spec is None:
+        raise ContractError(problems, source=origin)
+    from tracecheck.contract.golden import with_goldens  # reads traces: only when compiling
+
+    spec, problems = with_goldens(spec, origin)
+    if problems:
         raise ContractError(problems, source=origin)
     return _contract(spec, origin)
 
@@ -227,6 +233,10 @@ def path_rules(path: PathSpec) -> list[CompiledRule]:
         if llm.allowed_models:
             models = Predicate(kind="LLM", not_=Predicate(model=OneOf(llm.allowed_models)))
             add("llm.allowedModels", Never("llm.allowedModels", models))
+    trajectory = path.trajectory
+    if trajectory is not None:  # a golden run's steps are read once the document is valid
+        ignore = frozenset(trajectory.ignore)
+        add("trajectory", Trajectory("trajectory", trajectory.mode, trajectory.steps, ignore))
     for entry in path.rules:
         add(f"rules[{entry.index}]", entry.rule)
     return out

@@ -39,6 +39,7 @@ from tracecheck.contract.section_spec import (
     RunSpec,
     ToolsSpec,
 )
+from tracecheck.contract.trajectory_spec import TrajectoryChecker, TrajectorySpec
 from tracecheck.contract.words import describe
 from tracecheck.contract.words import json_type as json_type
 from tracecheck.errors import ContractProblem
@@ -70,9 +71,10 @@ TOP_KEYS = (
     "llm",
     "retries",
     "rules",
+    "trajectory",
     "capture",
 )
-PATH_KEYS = ("run", "tools", "llm", "retries", "rules")
+PATH_KEYS = ("run", "tools", "llm", "retries", "rules", "trajectory")
 ALTERNATIVE_KEYS = ("id", *PATH_KEYS)
 
 
@@ -91,6 +93,7 @@ class PathSpec(NamedTuple):
     llm: LlmSpec | None = None
     retries: RetriesSpec | None = None
     rules: tuple[RuleSpec, ...] = ()
+    trajectory: TrajectorySpec | None = None
 
     def at(self, key: str) -> str:
         return f"{self.where}.{key}" if self.where else key
@@ -105,7 +108,7 @@ class ContractSpec(NamedTuple):
     capture: CaptureMode | None = None  # None when the key is absent: strict
 
 
-class _Parser(RuleChecker):
+class _Parser(RuleChecker, TrajectoryChecker):
     """The document and its paths (the base contract and each alternative)."""
 
     def contract(self, doc: Any) -> ContractSpec | None:
@@ -171,6 +174,9 @@ class _Parser(RuleChecker):
         rules: tuple[RuleSpec, ...] = ()
         if "rules" in doc:
             rules = self.rules(doc["rules"], key_path(where, "rules"))
+        trajectory = None
+        if "trajectory" in doc:
+            trajectory = self.trajectory(doc["trajectory"], key_path(where, "trajectory"))
         # One keyword per path key: each feature's section is parsed by its own checker.
         return PathSpec(
             where,
@@ -179,6 +185,7 @@ class _Parser(RuleChecker):
             llm=llm,
             retries=retries,
             rules=rules,
+            trajectory=trajectory,
         )
 
 

@@ -1,0 +1,145 @@
+"""Matching a run's calls to a reference trajectory, in each mode, as data.
+
+A reference is a list of steps: one expected call, or a `parallel` group whose members may come
+in any order, concurrent or not. A run is its steps (rules/steps.py). `holds(expected, call)`
+says whether a call is the call an entry expects. Every function returns what matched and what
+did not, so the rule can say where the run parts from the reference; none of them reads values.
+
+- `any-order`: the same calls, as multisets (two lookups are two), order and grouping aside;
+- `superset`: every expected call has a call of its own, and the run may do more;
+- `subset`: every call has an expected call of its own, and the run may do less;
+- `in-order`: the reference is a subsequence of the run: each step is found after the one
+  before it, a sequential pair never in one parallel step of the run, a group anywhere in a
+  stretch of steps of its own;
+- `exact`: in-order with nothing else: a sequential entry is a step of that one call, a group
+  is a stretch of steps holding exactly its members.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Generic, TypeVar
+
+__all__ = ["Matching", "Walk", "assign", "in_order", "lockstep"]
+
+E = TypeVar("E")  # an expected call
+C = TypeVar("C")  # a recorded call
+Holds = Callable[[E, C], bool]
+
+
+@dataclass(frozen=True, slots=True)
+class Matching(Generic[E, C]):
+    """A one-to-one matching: `pairs` (expected index, call index), and what is left over."""
+
+    pairs: tuple[tuple[int, int], ...]
+    missing: tuple[int, ...]  # expected entries matched by no call
+    extra: tuple[int, ...]  # calls that match no expected entry
+
+
+def assign(expected: Sequence[E], calls: Sequence[C], holds: Holds[E, C]) -> Matching[E, C]:
+    """A maximum one-to-one matching of expected entries to calls (augmenting paths, tried in
+    order so the earliest calls are taken first)."""
+    owner: dict[int, int] = {}  # call index -> expected index
+    candidates = [[j for j, call in enumerate(calls) if holds(e, call)] for e in expected]
+
+    def augment(i: int, seen: set[int]) -> bool:
+        for j in candidates[i]:
+            if j in seen:
+                continue
+            seen.add(j)
+            if j not in owner or augment(owner[j], seen):
+                owner[j] = i
+                return True
+        return False
+
+    matched = {i for i in range(len(expected)) if augment(i, set())}
+    pairs = tuple(sorted((i, j) for j, i in owner.items()))
+    missing = tuple(i for i in range(len(expected)) if i not in matched)
+    extra = tuple(j for j in range(len(calls)) if j not in owner)
+    return Matching(pairs, missing, extra)
+
+
+@dataclass(frozen=True, slots=True)
+class Walk:
+    """Where each reference step was found in the run: `found[k]` is the run steps (first,
+    last) that hold reference step k, or None when it was not found after the step before it;
+    `pairs` matches (reference step, member) to (run step, call)."""
+
+    found: tuple[tuple[int, int] | None, ...]
+    pairs: tuple[tuple[tuple[int, int], tuple[int, int]], ...]
+
+    @property
+    def complete(self) -> bool:
+        return all(span is not None for span in self.found)
+
+
+def in_order(
+    reference: Sequence[Sequence[E]],
+    run: Sequence[Sequence[C]],
+    holds: Holds[E, C],
+) -> Walk:
+    """Each reference step (its members) in the earliest stretch of run steps after the one
+    before it where all its members find distinct calls. A step not found is skipped, and the
+    next is sought from the same place, so one missing call does not hide the rest."""
+    found: list[tuple[int, int] | None] = []
+    pairs: list[tuple[tuple[int, int], tuple[int, int]]] = []
+    start = 0
+    for k, members in enumerate(reference):
+        stretch = _earliest_stretch(members, run, start, holds)
+        if stretch is None:
+            found.append(None)
+            continue
+        first, last, matched = stretch
+        found.append((first, last))
+        pairs += [((k, i), place) for i, place in matched]
+        start = last + 1
+    return Walk(tuple(found), tuple(pairs))
+
+
+def _earliest_stretch(
+    members: Sequence[E], run: Sequence[Sequence[C]], start: int, holds: Holds[E, C]
+) -> tuple[int, int, list[tuple[int, tuple[int, int]]]] | None:
+    """(first, last, [(member, (run step, call))]) of the shortest stretch from the first run
+    step that holds one of the members to the first step by which all of them are held."""
+    for first in range(start, len(run)):
+        if not any(holds(member, call) for member in members for call in run[first]):
+            continue
+        places: list[tuple[int, int]] = []
+        for last in range(first, len(run)):
+            places += [(last, j) for j in range(len(run[last]))]
+            calls = [run[s][j] for s, j in places]
+            matching = assign(members, calls, holds)
+            if not matching.missing:
+                return first, last, [(i, places[j]) for i, j in matching.pairs]
+        return None
+    return None
+
+
+def lockstep(
+    reference: Sequence[Sequence[E]],
+    parallel: Sequence[bool],
+    run: Sequence[Sequence[C]],
+    holds: Holds[E, C],
+) -> int | None:
+    """The index of the first reference step at which the run parts from the reference in
+    `exact` mode (len(reference) when the run has steps left over), or None when it follows it
+    step for step. A sequential entry is one run step of one matching call; a group of n is the
+    run steps that hold exactly n calls matching its members."""
+    position = 0
+    for k, members in enumerate(reference):
+        if position >= len(run):
+            return k
+        if not parallel[k]:
+            step = run[position]
+            if len(step) != 1 or not holds(members[0], step[0]):
+                return k
+            position += 1
+            continue
+        calls: list[C] = []
+        while position < len(run) and len(calls) < len(members):
+            calls += run[position]
+            position += 1
+        if len(calls) != len(members) or assign(members, calls, holds).missing:
+            return k
+    return None if position == len(run) else len(reference)
