@@ -253,6 +253,34 @@ CASES: list[tuple[dict[str, Any], list[tuple[str, str, str, str]]]] = [
         ],
     ),
     (
+        {
+            "trajectory": {
+                "mode": "exact",
+                "calls": ["Grep", {"parallel": ["Read", "Glob"]}],
+                "ignore": ["Glob"],
+            }
+        },
+        [
+            (
+                "error",
+                "trajectory.ignored-tool",
+                "trajectory.calls[1].parallel[1]",
+                '"Glob" is expected but also ignored, so no call can match it',
+            )
+        ],
+    ),
+    (
+        {"tools": {"forbidden": ["Bash"]}, "trajectory": {"mode": "in-order", "calls": ["Bash"]}},
+        [
+            (
+                "error",
+                "trajectory.forbidden-tool",
+                "trajectory.calls[0]",
+                '"Bash" is expected in the trajectory but forbidden by tools.forbidden',
+            )
+        ],
+    ),
+    (
         {"tools": {"forbidden": ["Bash"]}, "capture": "lenient"},
         [
             (

@@ -45,6 +45,8 @@ CODES: dict[str, LintLevel] = {
     "llm.max-calls-zero-with-limits": "warning",
     "alternatives.single": "warning",
     "capture.lenient": "warning",
+    "trajectory.forbidden-tool": "error",
+    "trajectory.ignored-tool": "error",
 }
 
 
@@ -146,7 +148,31 @@ def _lint_alternatives(spec: ContractSpec) -> list[LintFinding]:
     return []
 
 
+def _lint_trajectory(path: PathSpec) -> Iterator[LintFinding]:
+    """Expected calls the rest of the path, or the trajectory itself, rules out."""
+    trajectory = path.trajectory
+    if trajectory is None:
+        return
+    forbidden = set(path.tools.forbidden) if path.tools is not None else set()
+    for k, step in enumerate(trajectory.steps):
+        for j, call in enumerate(step.calls):
+            where = path.at(f"trajectory.calls[{k}]" + (f".parallel[{j}]" if step.parallel else ""))
+            if call.tool in trajectory.ignore:
+                yield _finding(
+                    "trajectory.ignored-tool",
+                    where,
+                    f"{_q(call.tool)} is expected but also ignored, so no call can match it",
+                )
+            if call.tool in forbidden and trajectory.mode != "subset":
+                yield _finding(
+                    "trajectory.forbidden-tool",
+                    where,
+                    f"{_q(call.tool)} is expected in the trajectory but forbidden by tools.forbidden",
+                )
+
+
 def _lint_path(path: PathSpec) -> Iterator[LintFinding]:
+    yield from _lint_trajectory(path)
     at = path.at
     tools = path.tools
     run = path.run
