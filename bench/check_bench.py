@@ -83,6 +83,18 @@ CONTRACT: dict[str, Any] = {
     },
     "llm": {"maxTotalTokens": 10**12, "allowedModels": list(MODELS)},
 }
+# Today's contract with trajectories added (`--trajectory`): what a trajectory check costs on
+# the same run, in every mode, over every tool call of it.
+TRAJECTORY: dict[str, Any] = {
+    **CONTRACT,
+    "trajectory": {"mode": "in-order", "calls": ["read_file", "query_orders", "issue_refund"]},
+    "alternatives": {
+        "anyOf": [
+            {"id": mode, "trajectory": {"mode": mode, "calls": list(TOOLS)}}
+            for mode in ("exact", "any-order", "subset", "superset")
+        ]
+    },
+}
 
 
 def evaluation(path: Path, repeat: int) -> dict[str, Any]:
@@ -128,7 +140,8 @@ def evaluation(path: Path, repeat: int) -> dict[str, Any]:
 def worker(mode: str, path: str) -> None:
     import tracecheck
 
-    contract = tracecheck.compile_contract(CONTRACT) if mode == "check" else None
+    documents = {"check": CONTRACT, "trajectory": TRAJECTORY}
+    contract = tracecheck.compile_contract(documents[mode]) if mode in documents else None
     started = time.perf_counter()
     traces = tracecheck.read_traces(path)
     if contract is not None:
@@ -153,10 +166,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--data", type=Path, default=DEFAULT_DIR)
     parser.add_argument("--worker", nargs=2, metavar=("MODE", "PATH"), help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--trajectory",
+        action="store_true",
+        help="compare read + check with and without trajectories, and time the trajectory rules",
+    )
     args = parser.parse_args(argv)
     if args.worker:
         worker(*args.worker)
         return 0
+    if args.trajectory:
+        return trajectories(args)
     print(
         "| spans | rules | check, cold | check, warm | rules alone "
         "| span-rule evaluations/s (cold / warm / rules alone) "
@@ -178,6 +198,42 @@ def main(argv: list[str] | None = None) -> int:
             f"{evaluations / result['warm'] / 1e6:.2f} M / "
             f"{evaluations / result['alone'] / 1e6:.2f} M | {', '.join(result['statuses'])} "
             f"| {read:.2f} s | {both:.2f} s | {both / read:.2f}× |",
+            flush=True,
+        )
+    return 0
+
+
+def trajectories(args: argparse.Namespace) -> int:
+    """read + check with today's contract against the same with five trajectories (one per
+    mode), fresh processes side by side, and the trajectory rules alone in this process."""
+    import tracecheck
+    from tracecheck.rules.subject import Subject
+
+    print("| spans | tool calls | check | check + trajectories | ratio | trajectory rules alone |")
+    print("|---:|---:|---:|---:|---:|---:|")
+    for size in (int(s) for s in args.sizes.split(",")):
+        workload = Workload(size)
+        ensure(workload, args.data)
+        path = workload.path(args.data, "otlp-jsonl")
+        plain = min(timed("check", path) for _ in range(args.repeat))
+        both = min(timed("trajectory", path) for _ in range(args.repeat))
+        contract = tracecheck.compile_contract(TRAJECTORY)
+        rules = [contract.rules[-1], *(a.rules[0] for a in contract.alternatives)]
+        traces = tracecheck.read_traces(path)
+        subjects = [Subject(trace.spans) for trace in traces]
+        calls = sum(len(subject.tool_spans) for subject in subjects)
+        alone = float("inf")
+        for _ in range(args.repeat):
+            gc.disable()
+            began = time.perf_counter()
+            for subject in subjects:
+                for rule in rules:
+                    rule.evaluate(subject)
+            alone = min(alone, time.perf_counter() - began)
+            gc.enable()
+        print(
+            f"| {size:,} | {calls:,} | {plain:.2f} s | {both:.2f} s | {both / plain:.2f}× "
+            f"| {alone * 1000:.1f} ms |",
             flush=True,
         )
     return 0

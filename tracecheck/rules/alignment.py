@@ -37,27 +37,58 @@ class Matching(Generic[E, C]):
     extra: tuple[int, ...]  # calls that match no expected entry
 
 
-def assign(expected: Sequence[E], calls: Sequence[C], holds: Holds[E, C]) -> Matching[E, C]:
+def assign(
+    expected: Sequence[E],
+    calls: Sequence[C],
+    holds: Holds[E, C],
+    key: Callable[[E | C], object] | None = None,
+) -> Matching[E, C]:
     """A maximum one-to-one matching of expected entries to calls (augmenting paths, tried in
-    order so the earliest calls are taken first)."""
+    order so the earliest calls are taken first). With `key` (a tool name, say), an entry is
+    tried only on calls of its own key."""
     owner: dict[int, int] = {}  # call index -> expected index
-    candidates = [[j for j, call in enumerate(calls) if holds(e, call)] for e in expected]
-
-    def augment(i: int, seen: set[int]) -> bool:
-        for j in candidates[i]:
-            if j in seen:
-                continue
-            seen.add(j)
-            if j not in owner or augment(owner[j], seen):
-                owner[j] = i
-                return True
-        return False
-
-    matched = {i for i in range(len(expected)) if augment(i, set())}
+    pools: list[Sequence[int]]
+    if key is None:
+        pools = [range(len(calls))] * len(expected)
+    else:
+        by_key: dict[object, list[int]] = {}
+        for j, call in enumerate(calls):
+            by_key.setdefault(key(call), []).append(j)
+        pools = [by_key.get(key(e), []) for e in expected]
+    candidates = [
+        [j for j in pool if holds(e, calls[j])] for e, pool in zip(expected, pools, strict=True)
+    ]
+    matched = {i for i in range(len(expected)) if _augment(i, candidates, owner)}
     pairs = tuple(sorted((i, j) for j, i in owner.items()))
     missing = tuple(i for i in range(len(expected)) if i not in matched)
     extra = tuple(j for j in range(len(calls)) if j not in owner)
     return Matching(pairs, missing, extra)
+
+
+def _augment(start: int, candidates: list[list[int]], owner: dict[int, int]) -> bool:
+    """Find a call for entry `start`, moving earlier entries to other calls of theirs along
+    one path if need be (depth-first, without recursion: references may be long)."""
+    seen: set[int] = set()
+    stack = [(start, iter(candidates[start]))]
+    via: list[int] = []  # the call each level hands on to the entry of the level below it
+    while stack:
+        _, options = stack[-1]
+        for j in options:
+            if j in seen:
+                continue
+            seen.add(j)
+            if j not in owner:
+                for level, call in enumerate([*via, j]):
+                    owner[call] = stack[level][0]
+                return True
+            via.append(j)
+            stack.append((owner[j], iter(candidates[owner[j]])))
+            break
+        else:
+            stack.pop()
+            if via:
+                via.pop()
+    return False
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +109,7 @@ def in_order(
     reference: Sequence[Sequence[E]],
     run: Sequence[Sequence[C]],
     holds: Holds[E, C],
+    key: Callable[[E | C], object] | None = None,
 ) -> Walk:
     """Each reference step (its members) in the earliest stretch of run steps after the one
     before it where all its members find distinct calls. A step not found is skipped, and the
@@ -86,7 +118,7 @@ def in_order(
     pairs: list[tuple[tuple[int, int], tuple[int, int]]] = []
     start = 0
     for k, members in enumerate(reference):
-        stretch = _earliest_stretch(members, run, start, holds)
+        stretch = _earliest_stretch(members, run, start, holds, key)
         if stretch is None:
             found.append(None)
             continue
@@ -98,7 +130,11 @@ def in_order(
 
 
 def _earliest_stretch(
-    members: Sequence[E], run: Sequence[Sequence[C]], start: int, holds: Holds[E, C]
+    members: Sequence[E],
+    run: Sequence[Sequence[C]],
+    start: int,
+    holds: Holds[E, C],
+    key: Callable[[E | C], object] | None,
 ) -> tuple[int, int, list[tuple[int, tuple[int, int]]]] | None:
     """(first, last, [(member, (run step, call))]) of the shortest stretch from the first run
     step that holds one of the members to the first step by which all of them are held."""
@@ -109,7 +145,7 @@ def _earliest_stretch(
         for last in range(first, len(run)):
             places += [(last, j) for j in range(len(run[last]))]
             calls = [run[s][j] for s, j in places]
-            matching = assign(members, calls, holds)
+            matching = assign(members, calls, holds, key)
             if not matching.missing:
                 return first, last, [(i, places[j]) for i, j in matching.pairs]
         return None
@@ -121,6 +157,7 @@ def lockstep(
     parallel: Sequence[bool],
     run: Sequence[Sequence[C]],
     holds: Holds[E, C],
+    key: Callable[[E | C], object] | None = None,
 ) -> int | None:
     """The index of the first reference step at which the run parts from the reference in
     `exact` mode (len(reference) when the run has steps left over), or None when it follows it
@@ -140,6 +177,6 @@ def lockstep(
         while position < len(run) and len(calls) < len(members):
             calls += run[position]
             position += 1
-        if len(calls) != len(members) or assign(members, calls, holds).missing:
+        if len(calls) != len(members) or assign(members, calls, holds, key).missing:
             return k
     return None if position == len(run) else len(reference)

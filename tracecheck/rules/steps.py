@@ -35,7 +35,15 @@ class Step:
 
 
 def tool_steps(subject: Subject) -> list[Step]:
-    """The subject's tool calls as steps, in order (see the module docstring)."""
+    """The subject's tool calls as steps, in order (see the module docstring); built once per
+    subject, for every rule that reads them."""
+    found = subject.memo.get(tool_steps)
+    if found is None:
+        found = subject.memo[tool_steps] = _steps(subject)
+    return found  # type: ignore[return-value]
+
+
+def _steps(subject: Subject) -> list[Step]:
     calls = subject.tool_spans
     timed = [span for span in calls if span.start_ns is not None]
     untimed = [Step((span,), placed=False) for span in calls if span.start_ns is None]

@@ -83,7 +83,7 @@ class Trajectory:
             return self._ordered(subject, run, holds)
         expected = [call for step in self.steps for call in step.calls]
         calls = [call for step in run for call in step]
-        matching = assign(expected, calls, holds)
+        matching = assign(expected, calls, holds, _tool_of)
         missing = [] if self.mode == "subset" else [expected[i] for i in matching.missing]
         extra = [] if self.mode == "superset" else [calls[j] for j in matching.extra]
         return _missing(missing) + _extra(subject, extra)
@@ -92,11 +92,11 @@ class Trajectory:
         self, subject: Subject, run: list[list[Span]], holds: Callable[[Expected, Span], bool]
     ) -> list[Violation]:
         reference = [list(step.calls) for step in self.steps]
-        walk = in_order(reference, run, holds)
+        walk = in_order(reference, run, holds, _tool_of)
         violations: list[Violation] = []
         if self.mode == "exact":
             parallel = [step.parallel for step in self.steps]
-            parted = lockstep(reference, parallel, run, holds)
+            parted = lockstep(reference, parallel, run, holds, _tool_of)
             if parted is not None:
                 violations.append(_divergence(subject, self.steps, run, walk.found, parted))
         elif not walk.complete:
@@ -120,6 +120,11 @@ class Trajectory:
         ignored = f", ignoring {', '.join(sorted(self.ignore))}" if self.ignore else ""
         steps = "; ".join(step.describe() for step in self.steps)
         return f"the tool calls match [{steps}] ({self.mode}{ignored})"
+
+
+def _tool_of(item: Expected | Span) -> str | None:
+    """The tool an entry expects or a call called: matching looks no further than its own."""
+    return item.tool if isinstance(item, Expected) else item.tool_name
 
 
 def _holder(subject: Subject) -> Callable[[Expected, Span], bool]:
@@ -201,20 +206,21 @@ def _absent(
 
 
 def _missing(missing: Sequence[Expected]) -> list[Violation]:
-    shown = [Violation(None, f"missing call: {expected.describe()}") for expected in missing]
-    return _capped(shown, "missing call")
+    shown = [
+        Violation(None, f"missing call: {expected.describe()}") for expected in missing[:_SHOWN]
+    ]
+    return shown + _more(len(missing), "missing call")
 
 
 def _extra(subject: Subject, extra: Sequence[Span]) -> list[Violation]:
     shown = [
         at(subject, call, f"extra call: span {subject.ref(call)} calls {call.tool_name}")
-        for call in extra
+        for call in extra[:_SHOWN]
     ]
-    return _capped(shown, "extra call")
+    return shown + _more(len(extra), "extra call")
 
 
-def _capped(violations: list[Violation], what: str) -> list[Violation]:
-    if len(violations) <= _SHOWN:
-        return violations
-    rest = len(violations) - _SHOWN
-    return [*violations[:_SHOWN], Violation(None, f"and {rest} more {what}{'s' * (rest > 1)}")]
+def _more(count: int, what: str) -> list[Violation]:
+    """The violations past the first few, counted in one."""
+    rest = count - _SHOWN
+    return [Violation(None, f"and {rest} more {what}{'s' * (rest > 1)}")] if rest > 0 else []
