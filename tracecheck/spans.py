@@ -26,6 +26,7 @@ __all__ = [
     "SpanStatus",
     "TokenUsage",
     "ToolArguments",
+    "ToolResult",
     "Trace",
     "shared_view",
 ]
@@ -138,6 +139,16 @@ class ToolArguments:
 
 
 @dataclass(frozen=True, slots=True)
+class ToolResult:
+    """The result a tool call returned, or why it is unknown. A result may be secret: rules
+    name pointers and JSON types, never the value."""
+
+    known: bool
+    value: Any = None
+    reason: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class OfferedTools:
     """The tools a span records as offered to the model (contracts.md §1.6).
 
@@ -232,6 +243,7 @@ class Span:
         "_tokens",
         "_arguments",
         "_offered",
+        "_result",
     )
 
     trace_id: str | None
@@ -256,6 +268,7 @@ class Span:
     _tokens: TokenUsage
     _arguments: ToolArguments
     _offered: OfferedTools | None
+    _result: ToolResult
 
     def __init__(
         self,
@@ -318,6 +331,7 @@ class Span:
         _set_tokens(self, _UNSET)
         _set_arguments(self, _UNSET)
         _set_offered(self, _UNSET)
+        _set_result(self, _UNSET)
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise FrozenInstanceError(f"cannot assign to field {name!r}")
@@ -365,6 +379,7 @@ class Span:
         tokens: TokenUsage,
         arguments: ToolArguments,
         offered_tools: OfferedTools | None,
+        result: ToolResult | None = None,
         **recorded: Any,
     ) -> Span:
         """A copy whose facts are the ones given instead of read from its attributes (one call
@@ -378,6 +393,8 @@ class Span:
         _set_tokens(copy, tokens)
         _set_arguments(copy, arguments)
         _set_offered(copy, offered_tools)
+        if result is not None:  # else read from the copy's attributes on first use
+            _set_result(copy, result)
         return copy
 
     # Derived fields: each computed on first use and kept in its own slot, which starts as
@@ -436,6 +453,15 @@ class Span:
         return arguments
 
     @property
+    def result(self) -> ToolResult:
+        """What the tool call returned, read through the convention (computed on first use)."""
+        result = self._result
+        if result is _UNSET:
+            result = ToolResult(*read.result(self.convention, self))
+            _set_result(self, result)
+        return result
+
+    @property
     def offered_tools(self) -> OfferedTools | None:
         offered = self._offered
         if offered is _UNSET:
@@ -489,6 +515,7 @@ _set_model = Span.__dict__["_model"].__set__
 _set_tokens = Span.__dict__["_tokens"].__set__
 _set_arguments = Span.__dict__["_arguments"].__set__
 _set_offered = Span.__dict__["_offered"].__set__
+_set_result = Span.__dict__["_result"].__set__
 
 
 @dataclass(frozen=True, slots=True)

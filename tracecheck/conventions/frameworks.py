@@ -33,6 +33,7 @@ LLAMA_INDEX = Convention(
     scopes=(ScopeMatch("openinference.instrumentation.llama_index"),),
     kinds=(KindRule("CHAIN", name=_LLAMA_INDEX_NOT_CALLS),),
     arguments_as_call=True,
+    result=fields("output.value#/raw_output"),
     notes="Spans are named `<class>.<method>`, and every method of a model object is an LLM "
     "span: only the methods that call the model (`chat`, `achat`, `astream_chat`, `complete`, …) "
     'are read as model calls. A tool\'s `input.value` is the call `{"kwargs": {…}}`. '
@@ -169,6 +170,7 @@ PYDANTIC_AI = Convention(
         KindRule("CHAIN", name=r"^running tools$"),
     ),
     arguments=fields("gen_ai.tool.call.arguments", "tool_arguments"),
+    result=fields("gen_ai.tool.call.result", "tool_response"),
     offered=fields("model_request_parameters#/function_tools"),
     notes="Before format 5 a tool's arguments are `tool_arguments` and the tools offered to the "
     "model are `model_request_parameters` (`/function_tools`); from 5 on they are "

@@ -23,13 +23,17 @@ __all__ = [
     "json_or_text",
     "kind",
     "model",
+    "offered_definitions",
     "offered_tools",
+    "parameter_schemas",
     "recorded_tool_name",
     "recorded_total",
     "run_status",
     "tokens",
     "tool_arguments",
     "tool_name",
+    "tool_result",
+    "tool_result_value",
 ]
 
 CONTRACT_KINDS = frozenset(
@@ -125,7 +129,12 @@ _CALL_IDS = {
 }
 _OPENINFERENCE_TOOL_SCHEMA = re.compile(r"^llm\.tools\.(\d+)\.tool\.json_schema$")
 
+# A tool call's result: the GenAI conventions' attribute, then OpenInference's output.
+_RESULT_ATTRIBUTES = ("gen_ai.tool.call.result", "output.value")
+_BLOCK_KEYS = frozenset({"type", "text"})
+
 NOT_CAPTURED = "arguments were not captured"
+NO_RESULT = "the span carries no result evidence"
 NO_EVIDENCE = "the span carries no argument evidence"
 
 
@@ -246,6 +255,34 @@ def tool_arguments(attributes: Mapping[str, Any]) -> tuple[bool, Any, str | None
     return False, None, NO_EVIDENCE
 
 
+def tool_result(attributes: Mapping[str, Any]) -> tuple[bool, Any, str | None]:
+    """(known, value, reason): a tool call's result as `tool_result_value` reads it."""
+    for key in _RESULT_ATTRIBUTES:
+        value = attributes.get(key)
+        if value is not None:
+            return True, tool_result_value(value), None
+    return False, None, NO_RESULT
+
+
+def tool_result_value(value: Any) -> Any:
+    """A recorded result as JSON: the recording's JSON text decoded, a list of one text content
+    block (MCP's, Anthropic's or Bedrock's `[{"type": "text", "text": …}]`) read as its text,
+    and a text that is itself JSON (tools commonly return JSON as text) decoded too."""
+    value = json_or_text(value)
+    if isinstance(value, list) and len(value) == 1 and isinstance(value[0], Mapping):
+        block = value[0]
+        text = block.get("text")
+        if (
+            isinstance(text, str)
+            and block.get("type", "text") == "text"
+            and block.keys() <= _BLOCK_KEYS
+        ):
+            value = text
+    if isinstance(value, str):
+        value = json_or_text(value)
+    return value
+
+
 def call_id(attributes: Mapping[str, Any], span_kind: str) -> str | None:
     """The id that names one call whoever records it: a tool call's id (given by the model),
     or a model call's response id (given by the provider); None for other kinds."""
@@ -295,6 +332,65 @@ def offered_tools(attributes: Mapping[str, Any]) -> tuple[tuple[str, ...], str |
     if not recorded:
         return None
     return tuple(dict.fromkeys(names)), problem
+
+
+# Where a tool definition holds its parameters' JSON Schema: OpenAI's and the GenAI
+# conventions' `parameters` (also under `function`), Anthropic's `input_schema`, MCP's
+# `inputSchema`, Gemini's `parameters_json_schema`.
+_SCHEMA_KEYS = ("parameters", "input_schema", "inputSchema", "parameters_json_schema")
+
+
+def parameter_schemas(definitions: Any) -> list[tuple[str, Any]]:
+    """(tool name, parameters schema or None) of each named entry of a list of definitions (or
+    its JSON text); None where the entry records no schema (a bare name, `parameters: null`)."""
+    definitions = json_or_text(definitions)
+    if not isinstance(definitions, list):
+        return []
+    found = []
+    for entry in definitions:
+        if isinstance(entry, str) and entry[:1] == "{":
+            entry = parse_json_text(entry, default=entry)
+        name = _definition_name(entry)
+        if name is not None:
+            found.append((name, _parameter_schema(entry)))
+    return found
+
+
+def _parameter_schema(entry: Any) -> Any:
+    if not isinstance(entry, dict):
+        return None
+    for holder in (entry, entry.get("function")):
+        if isinstance(holder, dict):
+            for key in _SCHEMA_KEYS:
+                schema = json_or_text(holder.get(key))
+                if isinstance(schema, (dict, bool)):
+                    return schema
+    return None
+
+
+def offered_definitions(attributes: Mapping[str, Any]) -> list[tuple[str, Any]] | None:
+    """(name, parameters schema or None) of the offered tools in the common places, or None
+    when none is recorded (the places `offered_tools` reads)."""
+    found: list[tuple[str, Any]] = []
+    recorded = False
+    definitions = attributes.get("gen_ai.tool.definitions")
+    if definitions is not None:
+        recorded = True
+        found += parameter_schemas(definitions)
+    schemas = sorted(
+        (int(match.group(1)), key)
+        for key in attributes
+        if key.startswith("llm.tools.") and (match := _OPENINFERENCE_TOOL_SCHEMA.match(key))
+    )
+    if schemas:
+        recorded = True
+        entries = [json_or_text(attributes[key]) for _, key in schemas]
+        found += parameter_schemas([entry for entry in entries if isinstance(entry, dict)])
+    listed = json_or_text(attributes.get("llm.tools"))
+    if isinstance(listed, list):
+        recorded = True
+        found += parameter_schemas(listed)
+    return found if recorded else None
 
 
 def collect_tool_names(definitions: Any, names: list[str], label: str) -> str | None:

@@ -10,7 +10,7 @@ the plain arguments object there.
 
 from __future__ import annotations
 
-from tracecheck.conventions.model import Convention, ScopeMatch
+from tracecheck.conventions.model import Convention, ScopeMatch, fields
 
 __all__ = ["GOOGLE_GENAI"]
 
@@ -20,6 +20,7 @@ GOOGLE_GENAI = Convention(
     versions="opentelemetry-instrumentation-google-genai 0.2b0–1.3b0 (recorded: 0.7b2, 1.3b0)",
     scopes=(ScopeMatch("opentelemetry.instrumentation.google_genai"),),
     arguments_by_parameter="code.function.parameters.{}.value",
+    result=fields("code.function.return.value"),
     notes="A tool's arguments are assembled from `code.function.parameters.<name>.value` "
     "(objects and lists as JSON text, strings as they are: the `.type` sibling tells which); "
     "`.type` without `.value` means content capture was off (arguments not captured). In "

@@ -38,6 +38,7 @@ LANGFUSE = Convention(
         ),
     ),
     arguments=fields("langfuse.observation.input"),
+    result=fields("langfuse.observation.output"),
     arguments_as_call=True,
     model=fields("langfuse.observation.model.name"),
     tokens=(

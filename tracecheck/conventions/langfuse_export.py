@@ -42,6 +42,7 @@ LANGFUSE_EXPORT = Convention(
     ),
     tool=fields(f"{_ATTRIBUTES}/gen_ai.tool.name", f"{_ATTRIBUTES}/tool.name"),
     arguments=fields("langfuse.observation.input"),
+    result=fields("langfuse.observation.output"),
     arguments_as_call=True,
     model=fields("langfuse.observation.model.name"),
     tokens=(

@@ -34,6 +34,7 @@ LOGFIRE_OPENAI_AGENTS = Convention(
     ),
     tool=fields("name"),
     arguments=fields("input"),
+    result=fields("output"),
     tokens=(
         TokenFields(
             input=fields("gen_ai.usage.input_tokens", "usage#/input_tokens"),
@@ -86,6 +87,7 @@ LOGFIRE_OPENAI_AGENTS_UNSCOPED_TOOLS = Convention(
     kinds=(KindRule("TOOL", name=r"^Function: \{name\}$"),),
     tool=fields("name"),
     arguments=fields("input"),
+    result=fields("output"),
     notes="`Function: {name}` with `mcp_data`: the tool is `name`, its arguments `input`.",
 )
 
@@ -99,6 +101,7 @@ LOGFIRE_OPENAI_AGENTS_UNSCOPED = Convention(
     # `Function: {name}` is read as the call of that function, whoever wrote it.
     tool_from_message=("logfire.msg", r"Function: (\S+)"),
     arguments=LOGFIRE_OPENAI_AGENTS.arguments,
+    result=LOGFIRE_OPENAI_AGENTS.result,
     tokens=LOGFIRE_OPENAI_AGENTS.tokens,
     offered=LOGFIRE_OPENAI_AGENTS.offered,
     notes="Any span carrying Logfire's `logfire.msg_template` that no scope claimed. Only the "

@@ -48,6 +48,7 @@ MASTRA = Convention(
         ),
     ),
     arguments=fields("gen_ai.tool.input", "gen_ai.tool.call.arguments"),
+    result=fields("gen_ai.tool.output"),
     model=fields("modelId", *_body("/model"), "gen_ai.response.model", "gen_ai.request.model"),
     tokens=(
         # A model_inference `chat` span (exporter 1.4): AI SDK 6 providers' counts, cache inside.
@@ -102,6 +103,7 @@ MASTRA_TELEMETRY = Convention(
     ),
     tool=fields("stream.toolCall.toolName"),
     arguments=fields("stream.toolCall.args"),
+    result=fields("stream.toolCall.result"),
     notes="Every span carries `componentName`; the traced methods of its classes are spans of "
     "their own (`agent.getAssignedTools`, `workflow.<name>.step.<step>`), read as steps. Tool "
     "calls are read; model calls are not, since only the first of a run gets a span "

@@ -44,6 +44,7 @@ MLFLOW = Convention(
     ),
     tool=fields("mlflow.spanFunctionName#"),
     arguments=fields("mlflow.spanInputs"),
+    result=fields("mlflow.spanOutputs"),
     model=fields("gen_ai.response.model", "mlflow.llm.model#", f"{_OUTPUTS}#/model", "model#"),
     tokens=(
         TokenFields(

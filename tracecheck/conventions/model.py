@@ -2,7 +2,7 @@
 
 A `Convention` names the producer family, how its spans are recognised (instrumentation scope
 name and version, attribute keys or namespaces), and, fact by fact, the attributes that hold
-the kind, tool name, arguments, model, tokens and offered tools. A fact a convention leaves
+the kind, tool name, arguments, result, model, tokens and offered tools. A fact a convention leaves
 empty is read by the common OpenTelemetry GenAI / OpenInference reading (`generic.py`).
 """
 
@@ -179,6 +179,9 @@ class Convention:
     # span's attributes or from a recorded arguments object holding such keys.
     arguments_by_parameter: str | None = None
     model: tuple[Field, ...] = ()
+    # Where a tool call's result is recorded, tried before the common reading (a pointer
+    # reads through a wrapper the producer documents, such as ADK's `{"result": …}`).
+    result: tuple[Field, ...] = ()
     # One description per generation of the producer's token attributes: the first that finds
     # a count on the span reads all of them.
     tokens: tuple[TokenFields, ...] = ()

@@ -101,6 +101,11 @@ OPENLLMETRY_LANGCHAIN = Convention(
         "gen_ai.tool.call.arguments#/input_str",
         "traceloop.entity.input#/input_str",
     ),
+    # The callback's output: LangChain's ToolMessage, whose content is what the tool returned.
+    result=fields(
+        "gen_ai.tool.call.result#/output/kwargs/content",
+        "traceloop.entity.output#/output/kwargs/content",
+    ),
     tokens=_counts("included"),
     offered_indexed=("llm.request.functions.{}.name",),
     notes="Before 0.53 a tool call is a span named `<tool>.tool` that only "
@@ -141,6 +146,7 @@ OPENLLMETRY_LLAMAINDEX = Convention(
         "tool.arguments",
     ),
     arguments_as_call=True,
+    result=fields("traceloop.entity.output#/raw_output"),
     tokens=_counts("included"),
     offered_indexed=("llm.request.functions.{}.name",),
     notes="Every LlamaIndex step is a span named `<class>.task` (`<class>.workflow` at the "
@@ -181,6 +187,7 @@ TRACELOOP_DECORATORS = Convention(
     ),
     tool=fields("gen_ai.tool.name", "traceloop.entity.name"),
     arguments=fields("traceloop.entity.input"),
+    result=fields("traceloop.entity.output"),
     arguments_as_call=True,
     notes='`traceloop.entity.input` is the Python call as `{"args": [...], "kwargs": {...}}`: '
     "keyword arguments are read by name, positional ones stay under `/args`. "

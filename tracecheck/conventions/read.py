@@ -22,8 +22,10 @@ __all__ = [
     "decided",
     "kind",
     "model",
+    "offered_definitions",
     "offered_tools",
     "recorded_total",
+    "result",
     "tokens",
     "tool_name",
 ]
@@ -195,6 +197,15 @@ def arguments(convention: Convention, span: SpanFacts) -> tuple[bool, Any, str |
     return found
 
 
+def result(convention: Convention, span: SpanFacts) -> tuple[bool, Any, str | None]:
+    """(known, value, reason) of a tool call's result: the convention's places first."""
+    if convention.result:
+        value = first_value(span.attributes, convention.result)
+        if value is not MISSING and value is not None:
+            return True, generic.tool_result_value(value), None
+    return generic.tool_result(span.attributes)
+
+
 def _by_parameter(
     recorded: Mapping[str, Any], pattern: str, decode: bool
 ) -> tuple[bool, Any, str | None] | None:
@@ -246,6 +257,23 @@ def offered_tools(
             if found is not None:
                 return found
     return generic.offered_tools(span.attributes)
+
+
+def offered_definitions(
+    convention: Convention, span: SpanFacts, span_kind: str
+) -> list[tuple[str, Any]] | None:
+    """(name, parameters schema or None) of each tool offered to the model, read where
+    `offered_tools` reads the names; None when the span records no offered tools."""
+    if span_kind != "TOOL":
+        for place in convention.offered:
+            definitions = value_at(span.attributes, place)
+            if definitions is not MISSING and definitions is not None:
+                return generic.parameter_schemas(definitions)
+        for pattern in convention.offered_indexed:
+            found = _indexed(span.attributes, pattern)
+            if found is not None:
+                return [(name, None) for name in found[0]]
+    return generic.offered_definitions(span.attributes)
 
 
 def _indexed(

@@ -43,6 +43,7 @@ VERCEL_AI = Convention(
     ),
     tool=fields("ai.toolCall.name"),
     arguments=fields("ai.toolCall.args"),
+    result=fields("ai.toolCall.result"),
     model=fields("ai.response.model", "gen_ai.response.model", "ai.model.id"),
     tokens=(
         # AI SDK 6.0.119 on (and 7): input counts hold the cache, whichever the provider.

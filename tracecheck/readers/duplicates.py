@@ -257,6 +257,7 @@ def _merge(group: list[Span], how: str) -> Merge:
         offered_tools=next(
             (s.offered_tools for s in recordings if s.offered_tools is not None), None
         ),
+        result=next((s.result for s in recordings if s.result.known), outer.result),
         parent_span_id=_parent_outside(outer, recordings),
         status=failed.status if failed else outer.status,
         status_message=failed.status_message if failed else outer.status_message,
@@ -327,5 +328,6 @@ def _below(span: Span, parent: str | None) -> Span:
         tokens=span.tokens,
         arguments=span.arguments,
         offered_tools=span.offered_tools,
+        result=span.result,
         parent_span_id=parent,
     )

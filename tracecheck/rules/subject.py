@@ -19,7 +19,16 @@ class Subject:
     tool looks only at that tool's calls instead of testing every span.
     """
 
-    __slots__ = ("_by_id", "_by_kind", "_by_tool", "_positions", "run", "run_unknown", "spans")
+    __slots__ = (
+        "_by_id",
+        "_by_kind",
+        "_by_tool",
+        "_positions",
+        "memo",
+        "run",
+        "run_unknown",
+        "spans",
+    )
 
     def __init__(
         self, spans: Sequence[Span], run: RunRecord | None = None, run_unknown: str | None = None
@@ -31,6 +40,9 @@ class Subject:
         self._by_kind: dict[Kind, list[Span]] | None = None
         self._by_tool: dict[str | None, list[Span]] | None = None
         self._by_id: dict[str, Span] | None = None
+        # Indexes that rules build once per check and share (earlier calls' values, offered
+        # schemas), keyed by whoever builds them.
+        self.memo: dict[object, object] = {}
 
     @property
     def tool_spans(self) -> Sequence[Span]:
