@@ -55,26 +55,36 @@ def assign(
         for j, call in enumerate(calls):
             by_key.setdefault(key(call), []).append(j)
         pools = [by_key.get(key(e), []) for e in expected]
-    candidates = [
-        [j for j in pool if holds(e, calls[j])] for e, pool in zip(expected, pools, strict=True)
-    ]
-    matched = {i for i in range(len(expected)) if _augment(i, candidates, owner)}
+    known: dict[tuple[int, int], bool] = {}
+
+    def fits(i: int, j: int) -> bool:  # asked lazily: most entries take their first call
+        found = known.get((i, j))
+        if found is None:
+            found = known[i, j] = holds(expected[i], calls[j])
+        return found
+
+    matched = {i for i in range(len(expected)) if _augment(i, pools, fits, owner)}
     pairs = tuple(sorted((i, j) for j, i in owner.items()))
     missing = tuple(i for i in range(len(expected)) if i not in matched)
     extra = tuple(j for j in range(len(calls)) if j not in owner)
     return Matching(pairs, missing, extra)
 
 
-def _augment(start: int, candidates: list[list[int]], owner: dict[int, int]) -> bool:
+def _augment(
+    start: int,
+    pools: list[Sequence[int]],
+    fits: Callable[[int, int], bool],
+    owner: dict[int, int],
+) -> bool:
     """Find a call for entry `start`, moving earlier entries to other calls of theirs along
     one path if need be (depth-first, without recursion: references may be long)."""
     seen: set[int] = set()
-    stack = [(start, iter(candidates[start]))]
+    stack = [(start, iter(pools[start]))]
     via: list[int] = []  # the call each level hands on to the entry of the level below it
     while stack:
-        _, options = stack[-1]
+        entry, options = stack[-1]
         for j in options:
-            if j in seen:
+            if j in seen or not fits(entry, j):
                 continue
             seen.add(j)
             if j not in owner:
@@ -82,7 +92,7 @@ def _augment(start: int, candidates: list[list[int]], owner: dict[int, int]) -> 
                     owner[call] = stack[level][0]
                 return True
             via.append(j)
-            stack.append((owner[j], iter(candidates[owner[j]])))
+            stack.append((owner[j], iter(pools[owner[j]])))
             break
         else:
             stack.pop()
@@ -138,8 +148,12 @@ def _earliest_stretch(
 ) -> tuple[int, int, list[tuple[int, tuple[int, int]]]] | None:
     """(first, last, [(member, (run step, call))]) of the shortest stretch from the first run
     step that holds one of the members to the first step by which all of them are held."""
+    keys = None if key is None else {key(member) for member in members}
     for first in range(start, len(run)):
-        if not any(holds(member, call) for member in members for call in run[first]):
+        step = run[first]
+        if keys is not None and not any(key(call) in keys for call in step):  # type: ignore[misc]
+            continue
+        if not any(holds(member, call) for member in members for call in step):
             continue
         places: list[tuple[int, int]] = []
         for last in range(first, len(run)):
