@@ -340,3 +340,85 @@ COMPILER_ONLY_CASES: list[tuple[str, str, Any]] = [
         "name: c\ntools: {arguments: [{tool: a, pointer: /x, equals: .nan}]}\n",
     ),
 ]
+
+
+# --- argument matchers and tools.requires (issue 28) ----------------------------------------
+
+
+def args(**check: Any) -> dict[str, Any]:
+    return c(tools={"arguments": [{"tool": "a", "pointer": "/x", **check}]})
+
+
+def whole(**check: Any) -> dict[str, Any]:
+    return c(tools={"arguments": [{"tool": "a", "pointer": "", **check}]})
+
+
+def requires(**entry: Any) -> dict[str, Any]:
+    return c(tools={"requires": [{"tool": "b", "after": "a", **entry}]})
+
+
+VALID += [
+    ("regex", args(regex="^A-\\d+\\Z")),
+    ("range: min only", args(range={"min": 0})),
+    ("range: both, exclusive", args(range={"min": 0, "max": 1.5, "maxExclusive": True})),
+    ("range: min above max (lint's, not the compiler's)", args(range={"min": 2, "max": 1})),
+    ("contains a string", args(contains="refund")),
+    ("contains an object", args(contains={"a": [1]})),
+    ("partial with ignore", whole(partial={"a": {"b_id": 1}}, ignore=["*_id"])),
+    ("partial of an array", args(partial=[1, {"a": None}])),
+    ("schema: an object", whole(schema={"type": "object", "required": ["order_id"]})),
+    ("schema: true", args(schema=True)),
+    ("schema: another draft", args(schema={"$schema": "http://json-schema.org/draft-07/schema#"})),
+    ("schema: offered", whole(schema="offered")),
+    ("sameAs a pointer", args(sameAs={"tool": "b", "pointer": "/order_id"})),
+    ("sameAs a result", args(sameAs={"tool": "b", "result": ""})),
+    ("requires", requires()),
+    ("requires with same", requires(same=["/order_id", ""])),
+    (
+        "requires alone in an alternative",
+        c(
+            alternatives={
+                "anyOf": [{"id": "a", "tools": {"requires": [{"tool": "b", "after": "a"}]}}]
+            }
+        ),
+    ),
+    (
+        "yaml: matchers",
+        "name: c\ntools:\n  arguments:\n"
+        "    - {tool: a, pointer: '', schema: offered}\n"
+        "    - {tool: a, pointer: /n, range: {max: 5}}\n"
+        "  requires: [{tool: a, after: b, same: [/id]}]\n",
+    ),
+]
+INVALID += [
+    ("regex: not a string", args(regex=1)),
+    ("range: empty", args(range={})),
+    ("range: min a string", args(range={"min": "1"})),
+    ("range: min a boolean", args(range={"min": True})),
+    ("range: maxExclusive without max", args(range={"min": 1, "maxExclusive": True})),
+    ("range: exclusive not a boolean", args(range={"min": 1, "minExclusive": 1})),
+    ("range: unknown key", args(range={"min": 1, "minimum": 2})),
+    ("ignore without partial", args(equals=1, ignore=["*_id"])),
+    ("ignore empty", whole(partial={}, ignore=[])),
+    ("ignore twice the same", whole(partial={}, ignore=["a", "a"])),
+    ("two checks: partial and contains", args(partial={}, contains=1)),
+    ("schema: a string", args(schema="object")),
+    ("schema: a number", args(schema=1)),
+    ("schema: offered below the whole value", args(schema="offered")),
+    ("sameAs: pointer and result", args(sameAs={"tool": "b", "pointer": "", "result": ""})),
+    ("sameAs: neither", args(sameAs={"tool": "b"})),
+    ("sameAs: no tool", args(sameAs={"pointer": "/x"})),
+    ("sameAs: a bad pointer", args(sameAs={"tool": "b", "result": "x"})),
+    ("sameAs: an unknown key", args(sameAs={"tool": "b", "pointer": "", "from": "b"})),
+    ("requires: empty", c(tools={"requires": []})),
+    ("requires: no after", c(tools={"requires": [{"tool": "b"}]})),
+    ("requires: same empty", requires(same=[])),
+    ("requires: same twice", requires(same=["/a", "/a"])),
+    ("requires: same not a pointer", requires(same=["a"])),
+    ("requires: unknown key", requires(before="a")),
+]
+COMPILER_ONLY_CASES += [
+    ("regex-syntax", "an argument check's regex", args(regex="(")),
+    ("argument-schema", "a schema with an unknown type", args(schema={"type": "strin"})),
+    ("argument-schema", "a schema with a bad pattern", args(schema={"pattern": "("})),
+]

@@ -291,6 +291,92 @@ CASES: list[tuple[dict[str, Any], list[tuple[str, str, str, str]]]] = [
             )
         ],
     ),
+    # Argument matchers and preconditions (issue 28).
+    (
+        {
+            "tools": {
+                "required": ["pay"],
+                "arguments": [
+                    {
+                        "tool": "pay",
+                        "pointer": "/n",
+                        "range": {"min": 5, "max": 5, "minExclusive": True},
+                    }
+                ],
+            }
+        },
+        [
+            (
+                "error",
+                "tools.argument-empty-range",
+                "tools.arguments[0].range",
+                "admits no number ((5, 5]), so every call fails",
+            )
+        ],
+    ),
+    (
+        {
+            "tools": {
+                "required": ["pay"],
+                "forbidden": ["look"],
+                "arguments": [
+                    {"tool": "pay", "pointer": "/id", "sameAs": {"tool": "look", "pointer": "/id"}}
+                ],
+            }
+        },
+        [
+            (
+                "error",
+                "tools.same-as-forbidden",
+                "tools.arguments[0].sameAs.tool",
+                'takes the value from "look", which is forbidden, so every call fails',
+            )
+        ],
+    ),
+    (
+        {"tools": {"required": ["pay"], "requires": [{"tool": "pay", "after": "pay"}]}},
+        [
+            (
+                "error",
+                "tools.requires-itself",
+                "tools.requires[0].after",
+                '"pay" must follow a successful call of itself, so its first call always fails',
+            )
+        ],
+    ),
+    (
+        {
+            "tools": {
+                "required": ["pay"],
+                "allowed": ["pay"],
+                "requires": [{"tool": "pay", "after": "look"}],
+            }
+        },
+        [
+            (
+                "error",
+                "tools.requires-unreachable",
+                "tools.requires[0].after",
+                '"pay" is required but may run only after "look", which is forbidden or not allowed',
+            )
+        ],
+    ),
+    (
+        {
+            "tools": {
+                "required": ["pay"],
+                "arguments": [{"tool": "pay", "pointer": "", "schema": {}}],
+            }
+        },
+        [
+            (
+                "warning",
+                "tools.argument-schema-vacuous",
+                "tools.arguments[0].schema",
+                "accepts every value, so it checks only that the argument exists",
+            )
+        ],
+    ),
 ]
 
 

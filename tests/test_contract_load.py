@@ -66,7 +66,7 @@ def test_problems_name_the_file(tmp_path: Path) -> None:
     assert err.source == str(path)
     assert str(err) == (
         f'{path}: tools: unknown key "requird" — did you mean "required"? (allowed: required, '
-        "forbidden, allowed, maxCalls, maxCallsPerTool, requiredOrder, orderMode, arguments, enforced)"
+        "forbidden, allowed, maxCalls, maxCallsPerTool, requiredOrder, orderMode, arguments, requires, enforced)"
     )
 
 

@@ -204,7 +204,8 @@ CASES: list[tuple[str, dict[str, Any], list[str]]] = [
         ),
         [
             'tools.arguments[0].pointer: "file_path" is not a JSON Pointer: it must be "" or start with "/"',
-            "tools.arguments[0]: needs one check: exists, equals, oneOf or type",
+            "tools.arguments[0]: needs one check: exists, equals, oneOf, type, regex, range, contains, "
+            "partial, schema or sameAs",
             'tools.arguments[1].pointer: "/a~2" is not a JSON Pointer: "~" must be followed by 0 or 1',
             "tools.arguments[1]: has 2 checks (equals, type); give exactly one",
             "tools.arguments[2].tool: must be a non-empty string, not an empty string",
@@ -214,7 +215,8 @@ CASES: list[tuple[str, dict[str, Any], list[str]]] = [
             'tools.arguments[4].type: unknown value "integer" (allowed: string, number, boolean, '
             "object, array, null)",
             'tools.arguments[5]: unknown key "equal" — did you mean "equals"? (allowed: tool, '
-            "pointer, occurrence, exists, equals, oneOf, type)",
+            "pointer, occurrence, exists, equals, oneOf, type, regex, range, contains, partial, "
+            "schema, sameAs, ignore)",
             'tools.arguments[5]: missing required key "tool"',
             'tools.arguments[5].pointer: must be a JSON Pointer ("" or starting with "/"), not 3',
             "tools.arguments[6]: must be an object, not a string",

@@ -56,7 +56,12 @@ COMPILER_ONLY: dict[str, tuple[str, str, str]] = {
     "regex-syntax": (
         "format: regex is an annotation, and means ECMA-262, not Python's regex module",
         "$regex compiles",
-        r"\$regex: is not a valid regular expression",
+        r"(\$regex|\.regex): is not a valid regular expression",
+    ),
+    "argument-schema": (
+        "a meta-schema $ref would not check the regex format, nor the draft a schema names",
+        "schema is a valid JSON Schema",
+        r"\.schema: is not a valid JSON Schema",
     ),
     "duplicate-keys": (
         "a validator sees the parsed value, in which the last of two equal keys has won",
@@ -167,7 +172,16 @@ FULL: dict[str, Any] = {
             {"tool": "R", "pointer": "", "equals": None},
             {"tool": "R", "pointer": "/a~1b", "oneOf": [1, "x"]},
             {"tool": "R", "pointer": "/x", "exists": True},
+            {"tool": "R", "pointer": "/r", "regex": "^a"},
+            {"tool": "R", "pointer": "/n", "range": {"min": 0, "max": 5, "maxExclusive": True}},
+            {"tool": "R", "pointer": "/t", "contains": "x"},
+            {"tool": "R", "pointer": "", "partial": {"a": [1]}, "ignore": ["*_id"]},
+            {"tool": "R", "pointer": "", "schema": {"type": "object", "required": ["a"]}},
+            {"tool": "R", "pointer": "", "schema": "offered"},
+            {"tool": "R", "pointer": "/o", "sameAs": {"tool": "G", "pointer": "/o"}},
+            {"tool": "R", "pointer": "/m", "sameAs": {"tool": "G", "result": "/m"}},
         ],
+        "requires": [{"tool": "R", "after": "G", "same": ["/o"]}],
         "enforced": True,
     },
     "retries": {"reads": ["G"], "writes": [{"tool": "w", "idempotencyKey": "/k"}, {"tool": "v"}]},
@@ -233,10 +247,12 @@ REPLACEMENTS = st.sampled_from(
         *("equals", "oneOf", "type", "never", "label", "kind", "exact", "ok", "parallel"),
         *([], {}, ["x"], ["x", "x"], [""], [1], {"a": 1}, {"$regex": "a"}, {"oneOf": ["a"]}),
         *({"oneOf": []}, {"$regex": "("}, {"kind": "TOOL"}, {"tool": "x"}),
+        *("offered", "*_id", {"min": 1}, {"tool": "x", "result": ""}),
     ]
 )
 NEW_KEYS = st.sampled_from(
     ["x", "kind", "flags", "oneOf", "$regex", "not", "id", "order", "p", "tool", "value", "$schema"]
+    + ["min", "maxExclusive", "ignore", "result", "pointer", "same", "partial", "regex"]
 )
 
 

@@ -28,6 +28,7 @@ from tracecheck.rules.operators import (
     ToolsOffered,
 )
 from tracecheck.rules.predicates import Exact, OneOf, Predicate
+from tracecheck.rules.requires import Requires
 from tracecheck.rules.trajectory import Trajectory
 
 __all__ = ["CompiledRule", "compile_contract", "compile_spec", "path_rules"]
@@ -216,6 +217,12 @@ def path_rules(path: PathSpec) -> list[CompiledRule]:
                 argument.occurrence,
             )
             add(f"tools.arguments[{argument.index}]", rule)
+        for entry in tools.requires:
+            label = f"tools.requires[{entry.index}] {entry.tool} after {entry.after}"
+            add(
+                f"tools.requires[{entry.index}]",
+                Requires(label, entry.tool, entry.after, entry.same),
+            )
         if tools.enforced:
             add("tools.enforced", ToolsOffered("tools.enforced", tools.allowed))
     if path.retries is not None:

@@ -33,6 +33,11 @@ CODES: dict[str, LintLevel] = {
     "tools.required-exceeds-max-calls": "error",
     "tools.allowed-and-forbidden": "error",
     "tools.argument-on-forbidden": "error",
+    "tools.argument-empty-range": "error",
+    "tools.same-as-forbidden": "error",
+    "tools.requires-itself": "error",
+    "tools.requires-unreachable": "error",
+    "tools.argument-schema-vacuous": "warning",
     "run.completed-not-allowed": "error",
     "alternatives.duplicate-id": "error",
     "tools.cap-on-forbidden": "warning",
@@ -171,8 +176,61 @@ def _lint_trajectory(path: PathSpec) -> Iterator[LintFinding]:
                 )
 
 
+def _lint_matchers(path: PathSpec) -> Iterator[LintFinding]:
+    """Argument checks that no value can pass or every value passes, and preconditions that
+    no call can meet."""
+    tools = path.tools
+    if tools is None:
+        return
+    forbidden = set(tools.forbidden)
+    for argument in tools.arguments:
+        check = argument.check
+        where = path.at(f"tools.arguments[{argument.index}]")
+        if check.range is not None and check.range.empty:
+            yield _finding(
+                "tools.argument-empty-range",
+                f"{where}.range",
+                f"admits no number ({check.range.describe()}), so every call fails",
+            )
+        if check.same_as is not None and check.same_as.tool in forbidden:
+            yield _finding(
+                "tools.same-as-forbidden",
+                f"{where}.sameAs.tool",
+                f"takes the value from {_q(check.same_as.tool)}, which is forbidden, so every "
+                "call fails",
+            )
+        schema = check.schema
+        if schema is not None and not schema.offered and schema.value in (True, {}):
+            yield _finding(
+                "tools.argument-schema-vacuous",
+                f"{where}.schema",
+                "accepts every value, so it checks only that the argument exists",
+            )
+    required = set(tools.required) | set(tools.required_order)
+    for entry in tools.requires:
+        where = path.at(f"tools.requires[{entry.index}]")
+        if entry.tool == entry.after:
+            yield _finding(
+                "tools.requires-itself",
+                f"{where}.after",
+                f"{_q(entry.tool)} must follow a successful call of itself, so its first call "
+                "always fails",
+            )
+        unreachable = entry.after in forbidden or (
+            tools.allowed is not None and entry.after not in tools.allowed
+        )
+        if unreachable and entry.tool in required:
+            yield _finding(
+                "tools.requires-unreachable",
+                f"{where}.after",
+                f"{_q(entry.tool)} is required but may run only after {_q(entry.after)}, which "
+                "is forbidden or not allowed",
+            )
+
+
 def _lint_path(path: PathSpec) -> Iterator[LintFinding]:
     yield from _lint_trajectory(path)
+    yield from _lint_matchers(path)
     at = path.at
     tools = path.tools
     run = path.run

@@ -6,7 +6,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, NamedTuple, cast
 
-from tracecheck.contract.checker import MISSING, Checker
+from tracecheck.contract.matcher_spec import (
+    JSON_TYPES,
+    MATCHER_CHECKS,
+    MATCHER_OPTIONS,
+    MatcherChecker,
+    RequiresSpec,
+)
 from tracecheck.contract.words import describe, map_path
 from tracecheck.naming import quote
 from tracecheck.rules.operators import ArgumentCheck, Occurrence, OrderMode, WriteTool
@@ -41,17 +47,17 @@ TOOLS_KEYS = (
     "requiredOrder",
     "orderMode",
     "arguments",
+    "requires",
     "enforced",
 )
 LLM_KEYS = ("maxCalls", "maxTotalTokens", "allowedModels")
 RETRIES_KEYS = ("reads", "writes")
 WRITE_KEYS = ("tool", "idempotencyKey")
-ARGUMENT_CHECKS = ("exists", "equals", "oneOf", "type")
-ARGUMENT_KEYS = ("tool", "pointer", "occurrence", *ARGUMENT_CHECKS)
+ARGUMENT_CHECKS = MATCHER_CHECKS
+ARGUMENT_KEYS = ("tool", "pointer", "occurrence", *ARGUMENT_CHECKS, *MATCHER_OPTIONS)
 RUN_STATUSES = ("running", "completed", "failed", "aborted")
 ORDER_MODES: tuple[OrderMode, ...] = ("start-order", "finish-before-start", "all-occurrences")
 OCCURRENCES = ("first", "last", "any", "all")
-JSON_TYPES = ("string", "number", "boolean", "object", "array", "null")
 
 
 # The parsed sections are named tuples, not frozen dataclasses: they live only inside the
@@ -83,6 +89,7 @@ class ToolsSpec(NamedTuple):
     order_mode: OrderMode | None = None
     arguments: tuple[ArgumentSpec, ...] = ()
     enforced: bool = False
+    requires: tuple[RequiresSpec, ...] = ()
 
 
 class LlmSpec(NamedTuple):
@@ -96,7 +103,7 @@ class RetriesSpec(NamedTuple):
     writes: tuple[WriteTool, ...] = ()
 
 
-class SectionChecker(Checker):
+class SectionChecker(MatcherChecker):
     """Checks the `run`, `tools`, `llm` and `retries` sections (run and retrySafe rules too)."""
 
     # --- run ------------------------------------------------------------------------------
@@ -152,6 +159,7 @@ class SectionChecker(Checker):
             required_order=get("requiredOrder", self.names) or (),
             order_mode=cast(OrderMode | None, get("orderMode", order_mode)),
             arguments=get("arguments", self.arguments) or (),
+            requires=get("requires", self.requires) or (),
             enforced=bool(get("enforced", self.true)),
         )
 
@@ -186,29 +194,10 @@ class SectionChecker(Checker):
             occurrence = "all"
             if "occurrence" in entry:
                 occurrence = self.enum(entry["occurrence"], f"{at}.occurrence", OCCURRENCES) or ""
-            checks = [key for key in ARGUMENT_CHECKS if key in entry]
-            check: ArgumentCheck | None = None
-            if not checks:
-                self.add(at, "needs one check: exists, equals, oneOf or type")
-            elif len(checks) > 1:
-                self.add(at, f"has {len(checks)} checks ({', '.join(checks)}); give exactly one")
-            else:
-                check = self.key_check(checks[0], entry[checks[0]], f"{at}.{checks[0]}")
+            check = self.entry_check(entry, at, pointer)
             if tool is not None and pointer is not None and occurrence and check is not None:
                 parsed.append(ArgumentSpec(i, tool, pointer, check, cast(Occurrence, occurrence)))
         return tuple(parsed)
-
-    def key_check(self, op: str, value: Any, where: str) -> ArgumentCheck | None:
-        if op == "exists":
-            return ArgumentCheck("exists") if self.true(value, where) else None
-        if op == "equals":
-            expected = self.json_value(value, where)
-            return None if expected is MISSING else ArgumentCheck("equals", value=expected)
-        if op == "oneOf":
-            values = self.json_values(value, where)
-            return None if values is None else ArgumentCheck("oneOf", values=values)
-        kind = self.enum(value, where, JSON_TYPES)
-        return None if kind is None else ArgumentCheck("type", type=kind)
 
     # --- retries and llm ------------------------------------------------------------------
 

@@ -86,7 +86,8 @@ def schema_problem(schema: Schema, value: Any, shown: str, what: str) -> str | N
     best = best_match(errors)
     inner = _pointer(best.absolute_path)
     place = (shown if shown != "(whole value)" else "") + inner or "(whole value)"
-    more = f" ({len(errors) - 1} more failures)" if len(errors) > 1 else ""
+    others = len(errors) - 1
+    more = f" ({others} more failure{'s' if others > 1 else ''})" if others else ""
     return f"argument {place} fails the {best.validator!r} keyword of {what}{more}"
 
 
@@ -97,7 +98,10 @@ def _pointer(path: Any) -> str:
 def _validator_class(value: Any) -> Any:
     import jsonschema
 
-    return jsonschema.validators.validator_for(value, default=jsonschema.Draft202012Validator)
+    default = jsonschema.Draft202012Validator
+    if isinstance(value, dict) and not isinstance(value.get("$schema", ""), str):
+        return default  # its meta-schema check then says what is wrong
+    return jsonschema.validators.validator_for(value, default=default)
 
 
 def _validator(value: Any) -> Any:
