@@ -1,0 +1,65 @@
+"""The shape of a tool's arguments over all of its calls: which JSON Pointers every call has,
+and with which JSON type. Key names and type names only: a value is never kept, since
+arguments may hold secrets."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from tracecheck.naming import json_type
+
+__all__ = ["DEPTH", "Shape", "shape_of"]
+
+DEPTH = 3  # pointer segments followed into nested objects; arrays are not entered
+LIMIT = 24  # pointers listed per tool; the rest are counted
+
+
+@dataclass(frozen=True, slots=True)
+class Shape:
+    """`pointers`: (pointer, JSON type or None when the calls disagree on it), in the order of
+    the first call; `left_out`: how many more pointers every call has."""
+
+    pointers: tuple[tuple[str, str | None], ...]
+    left_out: int = 0
+
+
+def shape_of(values: Sequence[Any]) -> Shape:
+    """The pointers every value has (each value a call's arguments), with their common type.
+    The whole value (`""`) is listed only when nothing inside it is: an object's members say
+    more than that it is an object."""
+    common: dict[str, str | None] | None = None
+    for value in values:
+        found = dict(_pointers(value, "", 0))
+        if common is None:
+            common = found
+            continue
+        common = {
+            pointer: kind if found[pointer] == kind else None
+            for pointer, kind in common.items()
+            if pointer in found
+        }
+    if not common:
+        return Shape(())
+    inner = [(pointer, kind) for pointer, kind in common.items() if pointer]
+    listed = inner
+    if not inner and "" in common:
+        listed = [("", common[""])]
+    return Shape(tuple(listed[:LIMIT]), max(0, len(listed) - LIMIT))
+
+
+def _pointers(value: Any, pointer: str, depth: int) -> Iterator[tuple[str, str | None]]:
+    kind = json_type(value)
+    if kind is None:  # not a JSON value: no check of it could be evaluated
+        return
+    yield pointer, kind
+    if isinstance(value, Mapping) and depth < DEPTH:
+        for key, member in value.items():
+            if isinstance(key, str):
+                yield from _pointers(member, f"{pointer}/{_escape(key)}", depth + 1)
+
+
+def _escape(key: str) -> str:
+    """A key as a JSON Pointer token (RFC 6901: `~` is `~0`, `/` is `~1`)."""
+    return key.replace("~", "~0").replace("/", "~1")
