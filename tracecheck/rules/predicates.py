@@ -4,21 +4,28 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field, replace
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
 from tracecheck.spans import Span
 
+if TYPE_CHECKING:  # `fractions` waits for a contract with a duration bound (1-2 ms to import)
+    from fractions import Fraction
+
 __all__ = [
     "REGEX_TIMEOUT_SECONDS",
+    "STATUSES",
+    "DurationRange",
     "Exact",
     "Matcher",
     "OneOf",
     "Pattern",
     "Predicate",
     "RuleError",
+    "duration_ns",
     "json_equal",
 ]
 
@@ -27,6 +34,10 @@ REGEX_TIMEOUT_SECONDS = 0.25
 # Each flag's name in `regex`, imported when a contract has a pattern to compile.
 _FLAGS = {"i": "IGNORECASE", "m": "MULTILINE", "s": "DOTALL", "x": "VERBOSE"}
 _IGNORED_FLAGS = frozenset("uygd")  # `u` is always on; `g`, `y`, `d` mean nothing for a test
+# A span's status as a predicate names it: OTLP's UNSET (no status recorded) is `unset`.
+STATUSES = ("ok", "error", "unset")
+_STATUS_WORDS = {"ok": "ok", "error": "error", None: "unset"}
+_NS_PER_MS = 1_000_000
 
 
 class RuleError(Exception):
@@ -107,6 +118,53 @@ class Pattern:
 Matcher = Exact | OneOf | Pattern
 
 
+def duration_ns(span: Span) -> int | None:
+    """End minus start, or None when either is missing or the end is before the start (a
+    clock that went backwards records no duration)."""
+    start, end = span.start_ns, span.end_ns
+    if start is None or end is None or end < start:
+        return None
+    return end - start
+
+
+@dataclass(frozen=True, slots=True)
+class DurationRange:
+    """`durationMs: {min, max}`: end minus start in milliseconds, both bounds inclusive.
+
+    The bounds are kept as whole nanoseconds (the smallest at or above `min`, the largest at
+    or below `max`), so that comparing an integer duration is exact for any decimal bound.
+    `unknown_matches` decides a span with no duration: False as contracts read it (it never
+    matches); True only to ask whether a verdict would change if it did (`Predicate.decided`).
+    """
+
+    min_ms: int | float | None = None
+    max_ms: int | float | None = None
+    unknown_matches: bool = False
+    min_ns: int | None = field(init=False, compare=False, repr=False)
+    max_ns: int | None = field(init=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        low = None if self.min_ms is None else -((-_exact(self.min_ms) * _NS_PER_MS) // 1)
+        high = None if self.max_ms is None else (_exact(self.max_ms) * _NS_PER_MS) // 1
+        object.__setattr__(self, "min_ns", None if low is None else int(low))
+        object.__setattr__(self, "max_ns", None if high is None else int(high))
+
+    def contains(self, span: Span) -> bool:
+        took = duration_ns(span)
+        if took is None:
+            return self.unknown_matches
+        return (self.min_ns is None or took >= self.min_ns) and (
+            self.max_ns is None or took <= self.max_ns
+        )
+
+    def describe(self) -> str:
+        low = None if self.min_ms is None else _number(self.min_ms)
+        high = None if self.max_ms is None else _number(self.max_ms)
+        if low is not None and high is not None:
+            return f"durationMs={low}..{high}"
+        return f"durationMs>={low}" if low is not None else f"durationMs<={high}"
+
+
 @dataclass(frozen=True)
 class Predicate:
     """Every present field must match; `not_` must not. Attribute values compare as JSON."""
@@ -116,6 +174,8 @@ class Predicate:
     tool: Matcher | None = None
     model: Matcher | None = None
     attr: tuple[tuple[str, Any], ...] = ()  # (key, expected value or Pattern)
+    status: str | None = None  # ok, error or unset
+    duration: DurationRange | None = None
     not_: Predicate | None = None
 
     def matches(self, span: Span) -> bool:
@@ -130,7 +190,39 @@ class Predicate:
         for key, expected in self.attr:
             if not _attribute_matches(span.attributes, key, expected):
                 return False
+        if self.status is not None and _STATUS_WORDS.get(span.status) != self.status:
+            return False
+        if self.duration is not None and not self.duration.contains(span):
+            return False
         return self.not_ is None or not self.not_.matches(span)
+
+    @property
+    def reads_duration(self) -> bool:
+        """Whether a span's duration takes part in matching (here or in `not`)."""
+        return self.duration is not None or (self.not_ is not None and self.not_.reads_duration)
+
+    def decided(self, span: Span) -> bool:
+        """Whether the span's match is known: False when it turns on a duration the span does
+        not record (it would match for some durations and not for others)."""
+        if not self.reads_duration or duration_ns(span) is not None:
+            return True
+        most = self.assuming_unknown_durations(True)
+        least = self.assuming_unknown_durations(False)
+        return most.matches(span) == least.matches(span)
+
+    def assuming_unknown_durations(self, matching: bool) -> Predicate:
+        """The predicate that matches the most spans (`matching`) or the fewest of those whose
+        duration is unknown: each `durationMs` taken as in range or not, flipped under `not`,
+        so that whatever the durations were, the match lies between the two."""
+        if not self.reads_duration:
+            return self
+        duration = self.duration
+        if duration is not None:
+            duration = DurationRange(duration.min_ms, duration.max_ms, unknown_matches=matching)
+        not_ = None
+        if self.not_ is not None:
+            not_ = self.not_.assuming_unknown_durations(not matching)
+        return replace(self, duration=duration, not_=not_)
 
     def describe(self) -> str:
         parts = []
@@ -142,6 +234,10 @@ class Predicate:
         for key, expected in self.attr:
             shown = expected.describe() if isinstance(expected, Pattern) else _json(expected)
             parts.append(f"attr.{key}={shown}")
+        if self.status is not None:
+            parts.append(f"status={self.status}")
+        if self.duration is not None:
+            parts.append(self.duration.describe())
         if self.not_ is not None:
             parts.append(f"not({self.not_.describe()})")
         return ",".join(parts)
@@ -177,6 +273,21 @@ def json_equal(left: Any, right: Any) -> bool:
             json_equal(a, b) for a, b in zip(left, right, strict=True)
         )
     return False
+
+
+def _exact(number: int | float) -> Fraction:
+    """A bound as written: 0.1 is a tenth, not the double nearest to it."""
+    from fractions import Fraction
+
+    return Fraction(repr(number)) if isinstance(number, float) else Fraction(number)
+
+
+def _number(number: int | float) -> str:
+    """A bound as a reader wrote it: integral values without a fraction, no exponent."""
+    exact = _exact(number)
+    if exact.denominator == 1:
+        return str(exact.numerator)
+    return format(Decimal(repr(number)).normalize(), "f")
 
 
 def _json(value: Any) -> str:

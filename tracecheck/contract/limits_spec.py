@@ -1,0 +1,220 @@
+"""Strict parsing of the limits on status, timing and loops (issue 28, items 4–5): `errors`,
+`steps`, `loops`, `tools.durations`, and a predicate's `durationMs`.
+
+Kinds are the contract kinds written in upper case (`tool` is refused with a suggestion of
+`TOOL`); every limit is located (`steps["LLM"].min`), a bound that cannot be met (a minimum above
+its maximum) is refused where it is written, and an object that would check nothing is refused
+rather than compiled to nothing.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any, NamedTuple
+
+from tracecheck.contract.checker import Checker
+from tracecheck.contract.words import describe, map_path
+from tracecheck.rules.predicates import DurationRange
+from tracecheck.rules.timing import PERCENTILES
+from tracecheck.spans import Kind
+
+__all__ = [
+    "DURATION_KEYS",
+    "ERROR_KEYS",
+    "LOOPS_KEYS",
+    "RANGE_KEYS",
+    "DurationLimit",
+    "ErrorLimit",
+    "LimitsChecker",
+    "LoopsSpec",
+    "StepLimit",
+]
+
+_KINDS = tuple(kind.value for kind in Kind)
+ERROR_KEYS = ("max", "maxPercent")
+RANGE_KEYS = ("min", "max")  # `steps` entries and `durationMs`
+DURATION_KEYS = tuple(PERCENTILES)  # p50, p95, p99, max
+LOOPS_KEYS = ("maxRepeats", "maxConsecutive", "maxCycles")
+
+
+# Named tuples, as the other parsed sections are (section_spec.py says why).
+class ErrorLimit(NamedTuple):
+    """`errors.<KIND>`: at most `max` spans of the kind in error, and at most `max_percent`
+    percent of them."""
+
+    kind: str
+    max: int | None = None
+    max_percent: int | float | None = None
+
+
+class StepLimit(NamedTuple):
+    """`steps.<KIND>`: between `min` and `max` spans of the kind, both inclusive."""
+
+    kind: str
+    min: int | None = None
+    max: int | None = None
+
+
+class DurationLimit(NamedTuple):
+    """`tools.durations.<tool>.<stat>`: the tool's call durations at `stat` ≤ `max_ms`."""
+
+    tool: str
+    stat: str
+    max_ms: int | float
+
+
+class LoopsSpec(NamedTuple):
+    max_repeats: int | None = None
+    max_consecutive: int | None = None
+    max_cycles: int | None = None
+
+
+class LimitsChecker(Checker):
+    """Checks `errors`, `steps`, `loops`, `tools.durations` and `durationMs`."""
+
+    def error_limits(self, value: Any, where: str) -> tuple[ErrorLimit, ...]:
+        limits: list[ErrorLimit] = []
+        for kind, entry, at in self._by_kind(value, where, "an object of kind → limits"):
+            limit = self._nonempty(entry, at, ERROR_KEYS)
+            if limit is None:
+                continue
+            count = self.count(limit["max"], f"{at}.max") if "max" in limit else None
+            percent = None
+            if "maxPercent" in limit:
+                percent = self.percent(limit["maxPercent"], f"{at}.maxPercent")
+            if count is not None or percent is not None:
+                limits.append(ErrorLimit(kind, count, percent))
+        return tuple(limits)
+
+    def step_limits(self, value: Any, where: str) -> tuple[StepLimit, ...]:
+        limits: list[StepLimit] = []
+        for kind, entry, at in self._by_kind(value, where, "an object of kind → {min, max}"):
+            bounds = self._nonempty(entry, at, RANGE_KEYS)
+            if bounds is None:
+                continue
+            low = self.count(bounds["min"], f"{at}.min") if "min" in bounds else None
+            high = self.count(bounds["max"], f"{at}.max") if "max" in bounds else None
+            if self._ordered(low, high, at) and (low is not None or high is not None):
+                limits.append(StepLimit(kind, low, high))
+        return tuple(limits)
+
+    def loop_limits(self, value: Any, where: str) -> LoopsSpec | None:
+        loops = self._nonempty(value, where, LOOPS_KEYS)
+        if loops is None:
+            return None
+        spec = LoopsSpec(
+            *(
+                self.at_least_one(loops[key], f"{where}.{key}") if key in loops else None
+                for key in LOOPS_KEYS
+            )
+        )
+        return None if spec == LoopsSpec() else spec
+
+    def duration_limits(self, value: Any, where: str) -> tuple[DurationLimit, ...] | None:
+        if not isinstance(value, Mapping) or not value:
+            shape = "a non-empty object of tool name → {p50, p95, p99, max}"
+            self.add(where, f"must be {shape}, not {_empty_or(value)}")
+            return None
+        limits: list[DurationLimit] = []
+        for tool, entry in value.items():
+            if not isinstance(tool, str) or not tool:
+                self.add(where, f"key {describe(tool)} must be a non-empty tool name")
+                continue
+            at = map_path(where, tool)
+            stats = self._nonempty(entry, at, DURATION_KEYS) or {}
+            for stat in DURATION_KEYS:
+                if stat in stats:
+                    ms = self.milliseconds(stats[stat], f"{at}.{stat}")
+                    if ms is not None:
+                        limits.append(DurationLimit(tool, stat, ms))
+        return tuple(limits)
+
+    def duration_range(self, value: Any, where: str) -> DurationRange | None:
+        bounds = self._nonempty(value, where, RANGE_KEYS)
+        if bounds is None:
+            return None
+        low, high = (
+            self.milliseconds(bounds[key], f"{where}.{key}", zero_ok=True)
+            if key in bounds
+            else None
+            for key in RANGE_KEYS
+        )
+        if (low is None) != ("min" not in bounds) or (high is None) != ("max" not in bounds):
+            return None  # a bound was refused
+        return DurationRange(low, high) if self._ordered(low, high, where) else None
+
+    # --- the shapes they are made of ------------------------------------------------------
+
+    def _by_kind(self, value: Any, where: str, shape: str) -> list[tuple[str, Any, str]]:
+        """The entries of an object keyed by contract kind, each with its place; unknown kinds
+        are reported with the closest kind."""
+        if not isinstance(value, Mapping) or not value:
+            self.add(where, f"must be {_article(shape)}, not {_empty_or(value)}")
+            return []
+        self.obj(value, where, _KINDS)
+        return [
+            (kind, entry, map_path(where, kind)) for kind, entry in value.items() if kind in _KINDS
+        ]
+
+    def _nonempty(self, value: Any, where: str, keys: tuple[str, ...]) -> Mapping[str, Any] | None:
+        """An object of some of `keys` (unknown keys reported) with at least one of them."""
+        found = self.obj(value, where, keys)
+        if found is None:
+            return None
+        if not any(key in found for key in keys):
+            self.add(where, f"checks nothing: give {_either(keys)}")
+            return None
+        return found
+
+    def _ordered(self, low: float | None, high: float | None, where: str) -> bool:
+        if low is not None and high is not None and low > high:
+            self.add(
+                where, f"min {_shown(low)} is above max {_shown(high)}, so nothing can meet it"
+            )
+            return False
+        return True
+
+    def at_least_one(self, value: Any, where: str) -> int | None:
+        """An integer ≥ 1 (a limit of 0 calls would forbid every call; say so elsewhere)."""
+        if isinstance(value, float) and value.is_integer() and value >= 1:
+            return int(value)
+        if isinstance(value, int) and not isinstance(value, bool) and value >= 1:
+            return value
+        self.add(where, f"must be an integer ≥ 1, not {describe(value)}")
+        return None
+
+    def percent(self, value: Any, where: str) -> int | float | None:
+        if _finite(value) and 0 <= value <= 100:
+            return value  # type: ignore[no-any-return]
+        self.add(where, f"must be a number from 0 to 100, not {describe(value)}")
+        return None
+
+    def milliseconds(self, value: Any, where: str, *, zero_ok: bool = False) -> int | float | None:
+        if _finite(value) and (value > 0 or (zero_ok and value == 0)):
+            return value  # type: ignore[no-any-return]
+        floor = "≥ 0" if zero_ok else "> 0"
+        self.add(where, f"must be a number of milliseconds {floor}, not {describe(value)}")
+        return None
+
+
+def _finite(value: Any) -> bool:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return False
+    return not isinstance(value, float) or math.isfinite(value)
+
+
+def _shown(number: float) -> str:
+    return describe(int(number) if isinstance(number, float) and number.is_integer() else number)
+
+
+def _either(keys: tuple[str, ...]) -> str:
+    return " or ".join(keys) if len(keys) == 2 else f"{', '.join(keys[:-1])} or {keys[-1]}"
+
+
+def _article(shape: str) -> str:
+    return f"a non-empty {shape.removeprefix('an ').removeprefix('a ')}"
+
+
+def _empty_or(value: Any) -> str:
+    return "an empty object" if isinstance(value, Mapping) else describe(value)

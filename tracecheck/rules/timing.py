@@ -1,0 +1,318 @@
+"""Status and timing over a whole run: error spans by kind, span counts by kind, per-tool call
+durations at a percentile, and the duration doubt of a span predicate (issue 28, item 4).
+
+Every aggregate names the spans that made it fail: the error spans, the spans past a ceiling,
+the calls at and above a percentile (the first few, then how many more). Durations are end
+minus start in whole nanoseconds, compared exactly and shown in milliseconds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from decimal import ROUND_CEILING, Decimal
+from itertools import product
+from typing import TYPE_CHECKING, Any
+
+from tracecheck.rules.base import SHOWN_NAMES, Rule, at, named, number_text
+from tracecheck.rules.predicates import DurationRange, Predicate, duration_ns
+from tracecheck.rules.subject import Subject
+from tracecheck.spans import Span
+from tracecheck.verdict import Violation
+
+if TYPE_CHECKING:
+    from fractions import Fraction
+
+__all__ = [
+    "PERCENTILES",
+    "ErrorsAtMost",
+    "StepCount",
+    "ToolDuration",
+    "in_start_order",
+    "nearest_rank",
+    "unknown_durations",
+]
+
+# The statistics `tools.durations` takes, as the percent each one ranks at.
+PERCENTILES = {"p50": 50, "p95": 95, "p99": 99, "max": 100}
+_NS_PER_MS = 1_000_000
+
+
+def nearest_rank(percent: int, count: int) -> int:
+    """The nearest-rank percentile's rank among `count` sorted values: the ⌈p·n/100⌉-th
+    smallest (1-based), never below the first."""
+    return max(1, (percent * count + 99) // 100)
+
+
+def in_start_order(subject: Subject, spans: Sequence[Span]) -> list[Span]:
+    """Spans by start time, ties in array order; spans with no start time last, as read."""
+    position = subject.position
+    return sorted(spans, key=lambda s: (s.start_ns is None, s.start_ns or 0, position(s)))
+
+
+def _ms(nanoseconds: int | Fraction) -> str:
+    from fractions import Fraction
+
+    return number_text(Fraction(nanoseconds, _NS_PER_MS))
+
+
+def _capped(
+    subject: Subject, spans: Sequence[Span], detail: Callable[[int, Span], str], rest: str
+) -> list[Violation]:
+    """A violation at each of the first few spans (`detail(i, span)`), then one that counts
+    the others."""
+    shown = [at(subject, span, detail(i, span)) for i, span in enumerate(spans[:SHOWN_NAMES])]
+    more = len(spans) - SHOWN_NAMES
+    if more > 0:
+        shown.append(Violation(None, f"and {more} more {rest}"))
+    return shown
+
+
+@dataclass(frozen=True)
+class ErrorsAtMost:
+    """`errors: {<KIND>: {max, maxPercent}}`: how many spans of one kind may be in error, as a
+    count or as a percentage of that kind's spans (no spans: 0 %, nothing failed)."""
+
+    label: str
+    p: Predicate  # the kind's spans: capture doubt finds the calls the rule reads by it
+    max: int | None = None
+    max_percent: int | float | None = None
+    needs_tool_capture: bool = False
+
+    def evaluate(self, subject: Subject) -> list[Violation]:
+        spans = subject.matching(self.p)
+        failed = [span for span in spans if span.status == "error"]
+        if not failed:
+            return []
+        reasons = []
+        if self.max is not None and len(failed) > self.max:
+            reasons.append(f"over the limit of {self.max} span(s)")
+        percent = _percent(len(failed), len(spans))
+        if self.max_percent is not None and percent > _exact(self.max_percent):
+            reasons.append(f"over the limit of {number_text(self.max_percent)} %")
+        if not reasons:
+            return []
+        kind = self.p.kind
+        fact = (
+            f"{len(failed)} of {len(spans)} {kind} span(s) are ({_percent_text(percent)} %), "
+            f"{' and '.join(reasons)}"
+        )
+        return _capped(
+            subject,
+            in_start_order(subject, failed),
+            lambda _, span: f"{named(subject, span)} is in error: {fact}",
+            f"{kind} span(s) in error",
+        )
+
+    def describe(self) -> str:
+        limits = []
+        if self.max is not None:
+            limits.append(f"at most {self.max} {self.p.kind} span(s) are in error")
+        if self.max_percent is not None:
+            limits.append(
+                f"at most {number_text(self.max_percent)} % of {self.p.kind} spans are in error "
+                "(none at all: 0 %)"
+            )
+        return "; ".join(limits)
+
+
+def _percent(part: int, whole: int) -> Fraction:
+    from fractions import Fraction
+
+    return Fraction(100 * part, whole) if whole else Fraction(0)
+
+
+def _exact(number: int | float) -> Fraction:
+    from fractions import Fraction
+
+    return Fraction(repr(number)) if isinstance(number, float) else Fraction(number)
+
+
+def _percent_text(percent: Fraction) -> str:
+    """Two decimals at most, rounded up, so that a share over a limit never reads as at it."""
+    exact = Decimal(percent.numerator) / Decimal(percent.denominator)
+    return number_text(exact.quantize(Decimal("0.01"), rounding=ROUND_CEILING))
+
+
+@dataclass(frozen=True)
+class StepCount:
+    """`steps: {<KIND>: {min, max}}`: how many spans of one kind the run has, both bounds
+    inclusive. A span is a step: three calls in one parallel group are three."""
+
+    label: str
+    p: Predicate
+    min: int | None = None
+    max: int | None = None
+    needs_tool_capture: bool = False
+
+    def evaluate(self, subject: Subject) -> list[Violation]:
+        spans = subject.matching(self.p)
+        kind = self.p.kind
+        if self.min is not None and len(spans) < self.min:
+            return [
+                Violation(None, f"{len(spans)} {kind} span(s), under the minimum of {self.min}")
+            ]
+        if self.max is None or len(spans) <= self.max:
+            return []
+        limit = self.max
+        past = in_start_order(subject, spans)[limit:]
+        return _capped(
+            subject,
+            past,
+            lambda i, span: (
+                f"{named(subject, span)} is {kind} span {limit + 1 + i} of {len(spans)} in "
+                f"start order, over the limit of {limit}"
+            ),
+            f"{kind} span(s) over the limit",
+        )
+
+    def describe(self) -> str:
+        kind = self.p.kind
+        if self.min is not None and self.max is not None:
+            return f"between {self.min} and {self.max} {kind} span(s) (each span a step)"
+        if self.min is not None:
+            return f"at least {self.min} {kind} span(s) (each span a step)"
+        return f"at most {self.max} {kind} span(s) (each span a step)"
+
+
+@dataclass(frozen=True)
+class ToolDuration:
+    """`tools.durations: {<tool>: {p50|p95|p99|max: ms}}`: the tool's call durations at a
+    nearest-rank percentile (`max` the slowest) are at most the limit. No calls: nothing to
+    judge. A call with no start or end time fails: its duration could be any."""
+
+    label: str
+    p: Predicate  # the tool's calls
+    stat: str
+    max_ms: int | float
+    needs_tool_capture: bool = True
+
+    def evaluate(self, subject: Subject) -> list[Violation]:
+        calls = in_start_order(subject, subject.matching(self.p))
+        tool = self.p.tool.describe() if self.p.tool is not None else "the tool"
+        unknown = [span for span in calls if duration_ns(span) is None]
+        if unknown:
+            return [
+                at(
+                    subject,
+                    span,
+                    f"{named(subject, span)} has no start or end time (or ends before it "
+                    f"starts), so the {self.stat} of {tool}'s call durations is unknown",
+                )
+                for span in unknown
+            ]
+        if not calls:
+            return []
+        timed = sorted(
+            ((duration_ns(span) or 0, subject.position(span), span) for span in calls),
+            key=lambda item: (item[0], item[1]),
+        )
+        rank = nearest_rank(PERCENTILES[self.stat], len(timed))
+        value = timed[rank - 1][0]
+        limit = DurationRange(max_ms=self.max_ms).max_ns
+        if limit is None or value <= limit:
+            return []
+        first = next(i for i, item in enumerate(timed) if item[0] == value)
+        slow = [span for _, _, span in timed[first:]]
+        took = {id(span): ns for ns, _, span in timed}
+        fact = (
+            f"the {self.stat} of {len(timed)} {tool} call(s) is {_ms(value)} ms, "
+            f"over the limit of {number_text(self.max_ms)} ms"
+        )
+        return _capped(
+            subject,
+            slow,
+            lambda _, span: f"{named(subject, span)} took {_ms(took[id(span)])} ms: {fact}",
+            f"{tool} call(s) at or above the {self.stat}",
+        )
+
+    def describe(self) -> str:
+        what = "the slowest" if self.stat == "max" else f"the {self.stat} (nearest rank)"
+        return (
+            f"{what} of the durations of calls matching {self.p.describe()} is at most "
+            f"{number_text(self.max_ms)} ms"
+        )
+
+
+# ---------------------------------------------------------------------------------------------
+# A span predicate's `durationMs` on a span that records no duration
+
+
+_PREDICATE_FIELDS = ("p", "a", "b", "prior")
+
+
+def unknown_durations(rule: Rule, subject: Subject) -> list[Violation]:
+    """Why a rule that found nothing wrong cannot pass: some span's match of one of its
+    predicates turns on a duration the span does not record, and the rule would fail if that
+    span had some duration. Empty when the pass holds whatever those durations were.
+
+    A rule that tests every span (or counts, or orders them) passes whatever the durations were
+    when it passes with each predicate matching the most and the fewest spans it could; for
+    another (an argument check of the first or last call) any span in doubt fails it.
+    """
+    timed = _duration_fields(rule)
+    if not timed:
+        return []
+    doubtful: dict[int, tuple[Span, Predicate]] = {}
+    for _name, predicate in timed:
+        for span in subject.spans:
+            if id(span) not in doubtful and not predicate.decided(span):
+                doubtful[id(span)] = (span, predicate)
+    if not doubtful or _passes_at_every_corner(rule, timed, subject):
+        return []
+    return [
+        at(
+            subject,
+            span,
+            f"{named(subject, span)} has no start or end time (or ends before it starts), so "
+            f"whether it matches {predicate.describe()} is unknown",
+        )
+        for span, predicate in doubtful.values()
+    ]
+
+
+def _duration_fields(rule: Rule) -> list[tuple[str, Predicate]]:
+    found = []
+    for name in _PREDICATE_FIELDS:
+        predicate = getattr(rule, name, None)
+        if isinstance(predicate, Predicate) and predicate.reads_duration:
+            found.append((name, predicate))
+    return found
+
+
+def _passes_at_every_corner(
+    rule: Rule, timed: list[tuple[str, Predicate]], subject: Subject
+) -> bool:
+    """Whether the rule passes with each predicate matching the most and the fewest spans in
+    doubt, in every combination: for rules whose outcome moves one way as a predicate matches
+    more spans (or fails only for matching none), that bounds every other reading."""
+    if not _monotone(rule):
+        return False
+    dataclass_rule: Any = rule  # every monotone rule is a frozen dataclass
+    for corner in product((True, False), repeat=len(timed)):
+        changes = {
+            name: predicate.assuming_unknown_durations(matching)
+            for (name, predicate), matching in zip(timed, corner, strict=True)
+        }
+        if replace(dataclass_rule, **changes).evaluate(subject):
+            return False
+    return True
+
+
+def _monotone(rule: Rule) -> bool:
+    from tracecheck.rules.operators import (
+        Always,
+        Argument,
+        AtMost,
+        Eventually,
+        Never,
+        NeverUnless,
+        Precedes,
+        TokensAtMost,
+    )
+
+    if isinstance(rule, Argument):
+        return rule.occurrence in ("all", "any")
+    return isinstance(
+        rule, (Always, AtMost, Eventually, Never, NeverUnless, Precedes, TokensAtMost)
+    )
