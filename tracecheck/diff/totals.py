@@ -1,0 +1,92 @@
+"""The run totals a diff compares: tokens over every model call, the run's duration, and the
+models each run called.
+
+Tokens are counted as a token budget counts them (rules/presence.py): a model call's total,
+or where calls record none, the run totals a convention says a span above them records; a
+call whose tokens are known neither way leaves the run's total unknown, never under-counted.
+The duration is the run record's (the single root span's, or the duration the producer wrote
+down).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+
+from tracecheck.diff.model import ModelUse, Quantity, QuantityStatus
+from tracecheck.diff.tolerance import Tolerance
+from tracecheck.rules.presence import below, run_totals
+from tracecheck.rules.subject import Subject
+from tracecheck.spans import Kind
+from tracecheck.unquoted import without_credentials
+
+__all__ = ["compared", "model_uses", "run_duration_ms", "run_tokens"]
+
+Measure = tuple[int | float | None, str | None]  # the value, or why it is unknown
+
+
+def run_tokens(subject: Subject) -> Measure:
+    """The tokens of every model call of the run, or why that total is unknown."""
+    models = subject.of_kind(Kind.LLM)
+    if not models:
+        return None, "records no model call"
+    unknown = [span for span in models if span.tokens.total is None]
+    covers = run_totals(subject, models) if unknown else []
+    if unknown and not covers:
+        count = len(unknown)
+        calls = "model call records" if count == 1 else "model calls record"
+        return None, f"{count} {calls} no token counts (span {subject.ref(unknown[0])}…)"
+    covered = {id(span) for cover in covers for span in below(subject, cover, models)}
+    totals = [
+        total
+        for span in (*covers, *models)
+        if id(span) not in covered and (total := span.tokens.total) is not None
+    ]
+    if all(isinstance(total, int) for total in totals):
+        return sum(totals), None
+    return math.fsum(totals), None
+
+
+def run_duration_ms(subject: Subject) -> Measure:
+    """How long the run took, in milliseconds, or why that is unknown."""
+    if subject.run is None:
+        return None, subject.run_unknown or "has no run record"
+    duration = subject.run.duration_ns
+    if duration is None:
+        return None, "its root span records no start and end time"
+    return duration / 1_000_000, None
+
+
+def compared(name: str, baseline: Measure, run: Measure, tolerance: Tolerance | None) -> Quantity:
+    """One total of both runs against its tolerance."""
+    before, before_why = baseline
+    after, after_why = run
+    status: QuantityStatus
+    reason = None
+    if before is None and after is None:
+        status = "unrecorded"
+        reason = f"the baseline {before_why}; the run {after_why}"
+    elif before is None or after is None:
+        status = "unknown"
+        reason = f"the baseline {before_why}" if before is None else f"the run {after_why}"
+    elif tolerance is None:
+        status = "off"
+    else:
+        status = "within" if tolerance.allows(before, after) else "over"
+    return Quantity(name, before, after, tolerance, status, reason)  # type: ignore[arg-type]
+
+
+def model_uses(baseline: Subject, run: Subject) -> tuple[ModelUse, ...]:
+    """The model calls of each run by model (a call that names none as `(unknown model)`), in
+    the order the baseline, then the run, first used them."""
+    before = _models(baseline)
+    after = _models(run)
+    names = list(dict.fromkeys([*before, *after]))
+    return tuple(ModelUse(name, before[name], after[name]) for name in names)
+
+
+def _models(subject: Subject) -> Counter[str]:
+    return Counter(
+        without_credentials(span.model) if span.model else "(unknown model)"
+        for span in subject.of_kind(Kind.LLM)
+    )
