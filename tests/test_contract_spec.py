@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from tracecheck.contract import section_spec
+from tracecheck.contract import predicate_spec, section_spec
 from tracecheck.contract.compile import compile_contract
 from tracecheck.contract.spec import TOP_KEYS, did_you_mean
 from tracecheck.errors import ContractError
@@ -17,6 +17,7 @@ KINDS = (
 # The allowed keys as messages list them, in the order the code declares them.
 TOP = ", ".join(TOP_KEYS)
 TOOLS_KEYS = ", ".join(section_spec.TOOLS_KEYS)
+PREDICATE_KEYS = ", ".join(predicate_spec.PREDICATE_KEYS)
 REQUIRED = {"tools": {"required": ["Read"]}}
 
 
@@ -376,10 +377,10 @@ CASES: list[tuple[str, dict[str, Any], list[str]]] = [
             ]
         ),
         [
-            "rules[0].p: must have at least one of name, tool, model, kind, attr, not",
+            f"rules[0].p: must have at least one of {PREDICATE_KEYS}",
             "rules[1].p: must be an object (a predicate), not a string",
-            'rules[2].p: unknown key "tol" — did you mean "tool"? (allowed: name, tool, model, kind, attr, not)',
-            "rules[2].p: must have at least one of name, tool, model, kind, attr, not",
+            f'rules[2].p: unknown key "tol" — did you mean "tool"? (allowed: {PREDICATE_KEYS})',
+            f"rules[2].p: must have at least one of {PREDICATE_KEYS}",
             "rules[3].p.attr: must name at least one attribute",
             'rules[4].p.attr["k"]: unknown key "x" (allowed: $regex, flags)',
             "rules[5].p.attr: must be an object of attribute → expected value, not an array",

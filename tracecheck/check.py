@@ -14,6 +14,7 @@ from tracecheck.rules.capture import MODELS, TOOLS, CaptureMode, reads_calls
 from tracecheck.rules.operators import Rule
 from tracecheck.rules.predicates import Predicate, RuleError
 from tracecheck.rules.subject import Subject
+from tracecheck.rules.timing import unknown_durations
 from tracecheck.spans import RunRecord, Span, Trace
 from tracecheck.unquoted import without_credentials
 from tracecheck.verdict import RuleResult, Verdict, VerdictStatus, Violation
@@ -148,7 +149,8 @@ def _evaluate(
     if rule.needs_tool_capture and not _records_tool_capture(subject):
         return RuleResult(label, alternative, "error", error=NO_CAPTURE, kind=kind)
     try:
-        violations = rule.evaluate(subject)
+        # A pass that turns on a duration some span does not record fails at that span.
+        violations = rule.evaluate(subject) or unknown_durations(rule, subject)
     except RuleError as exc:
         return RuleResult(label, alternative, "error", error=str(exc), kind=kind)
     if violations:  # a rule already broken stays broken, whatever else is in doubt

@@ -11,6 +11,7 @@ import itertools
 import json
 from typing import NamedTuple
 
+from tracecheck.contract.limits_spec import duration_rules, limit_rules
 from tracecheck.contract.load import ContractSource, load_document
 from tracecheck.contract.model import Alternative, Contract
 from tracecheck.contract.spec import ContractSpec, PathSpec, parse_spec
@@ -225,6 +226,8 @@ def path_rules(path: PathSpec) -> list[CompiledRule]:
             )
         if tools.enforced:
             add("tools.enforced", ToolsOffered("tools.enforced", tools.allowed))
+        for key, timed in duration_rules(tools.durations):
+            add(key, timed)
     if path.retries is not None:
         retries = path.retries
         add("retries", RetrySafe("retries", retries.reads, retries.writes, True))
@@ -244,6 +247,8 @@ def path_rules(path: PathSpec) -> list[CompiledRule]:
     if trajectory is not None:  # a golden run's steps are read once the document is valid
         ignore = frozenset(trajectory.ignore)
         add("trajectory", Trajectory("trajectory", trajectory.mode, trajectory.steps, ignore))
+    for key, limit in limit_rules(path.errors, path.steps, path.loops):
+        add(key, limit)
     for entry in path.rules:
         add(f"rules[{entry.index}]", entry.rule)
     return out

@@ -15,8 +15,10 @@ from typing import Any, NamedTuple
 
 from tracecheck.contract.checker import Checker
 from tracecheck.contract.words import describe, map_path
-from tracecheck.rules.predicates import DurationRange
-from tracecheck.rules.timing import PERCENTILES
+from tracecheck.rules.base import Rule
+from tracecheck.rules.loops import ConsecutiveCalls, RepeatedCalls, RepeatedCycles
+from tracecheck.rules.predicates import DurationRange, Exact, Predicate
+from tracecheck.rules.timing import PERCENTILES, ErrorsAtMost, StepCount, ToolDuration
 from tracecheck.spans import Kind
 
 __all__ = [
@@ -29,6 +31,8 @@ __all__ = [
     "LimitsChecker",
     "LoopsSpec",
     "StepLimit",
+    "duration_rules",
+    "limit_rules",
 ]
 
 _KINDS = tuple(kind.value for kind in Kind)
@@ -218,3 +222,53 @@ def _article(shape: str) -> str:
 
 def _empty_or(value: Any) -> str:
     return "an empty object" if isinstance(value, Mapping) else describe(value)
+
+
+# ---------------------------------------------------------------------------------------------
+# The rules they compile to, each with its place relative to the path (compile.path_rules)
+
+
+def duration_rules(durations: tuple[DurationLimit, ...]) -> list[tuple[str, Rule]]:
+    """`tools.durations`: one rule per tool and statistic (`tools.durations[lookup_order].p95`)."""
+    return [
+        (
+            f"tools.durations{map_path('', limit.tool)}.{limit.stat}",
+            ToolDuration(
+                f"tools.durations[{limit.tool}].{limit.stat}",
+                Predicate(kind="TOOL", tool=Exact(limit.tool)),
+                limit.stat,
+                limit.max_ms,
+            ),
+        )
+        for limit in durations
+    ]
+
+
+def limit_rules(
+    errors: tuple[ErrorLimit, ...], steps: tuple[StepLimit, ...], loops: LoopsSpec | None
+) -> list[tuple[str, Rule]]:
+    """`errors`, `steps` and `loops`, in that order (`errors[TOOL]`, `steps[LLM]`,
+    `loops.maxCycles`). A ceiling on tool calls needs evidence that tools were captured, as
+    `tools.maxCalls` does."""
+    out: list[tuple[str, Rule]] = []
+    for error in errors:
+        kind = Predicate(kind=error.kind)
+        label = f"errors[{error.kind}]"
+        rule: Rule = ErrorsAtMost(label, kind, error.max, error.max_percent, error.kind == "TOOL")
+        out.append((f"errors{map_path('', error.kind)}", rule))
+    for step in steps:
+        ceiling = step.kind == "TOOL" and step.max is not None
+        rule = StepCount(
+            f"steps[{step.kind}]", Predicate(kind=step.kind), step.min, step.max, ceiling
+        )
+        out.append((f"steps{map_path('', step.kind)}", rule))
+    if loops is not None:
+        kinds = (
+            ("maxRepeats", loops.max_repeats, RepeatedCalls),
+            ("maxConsecutive", loops.max_consecutive, ConsecutiveCalls),
+            ("maxCycles", loops.max_cycles, RepeatedCycles),
+        )
+        for key, limit, make in kinds:
+            if limit is not None:
+                out.append((f"loops.{key}", make(f"loops.{key}", limit)))
+    return out

@@ -5,20 +5,22 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from tracecheck.contract.checker import MISSING, Checker
+from tracecheck.contract.checker import MISSING
+from tracecheck.contract.limits_spec import LimitsChecker
 from tracecheck.contract.words import describe, map_path
-from tracecheck.rules.predicates import Exact, Matcher, OneOf, Pattern, Predicate
+from tracecheck.rules.predicates import STATUSES, Exact, Matcher, OneOf, Pattern, Predicate
 from tracecheck.spans import Kind
 
 __all__ = ["KINDS", "PREDICATE_KEYS", "REGEX_FLAGS", "PredicateChecker"]
 
 KINDS = tuple(kind.value for kind in Kind)
-PREDICATE_KEYS = ("name", "tool", "model", "kind", "attr", "not")
+PREDICATE_KEYS = ("name", "tool", "model", "kind", "attr", "status", "durationMs", "not")
 REGEX_FLAGS = "imsxugyd"
 
 
-class PredicateChecker(Checker):
-    """Checks predicates and their matchers (exact, `$regex` with flags, `oneOf`)."""
+class PredicateChecker(LimitsChecker):
+    """Checks predicates and their matchers (exact, `$regex` with flags, `oneOf`); a
+    predicate's `durationMs` is a limit's range (limits_spec.py)."""
 
     def predicate(self, value: Any, where: str) -> Predicate | None:
         predicate = self.obj(value, where, PREDICATE_KEYS, what="an object (a predicate)")
@@ -34,10 +36,25 @@ class PredicateChecker(Checker):
             for key in ("name", "tool", "model")
         )
         attr = self.attr(predicate["attr"], f"{where}.attr") if "attr" in predicate else ()
+        status = None
+        if "status" in predicate:
+            status = self.enum(predicate["status"], f"{where}.status", STATUSES)
+        duration = None
+        if "durationMs" in predicate:
+            duration = self.duration_range(predicate["durationMs"], f"{where}.durationMs")
         not_ = self.predicate(predicate["not"], f"{where}.not") if "not" in predicate else None
         if len(self.problems) > before:
             return None
-        return Predicate(kind=kind, name=name, tool=tool, model=model, attr=attr or (), not_=not_)
+        return Predicate(
+            kind=kind,
+            name=name,
+            tool=tool,
+            model=model,
+            attr=attr or (),
+            status=status,
+            duration=duration,
+            not_=not_,
+        )
 
     def matcher(self, value: Any, where: str) -> Matcher | None:
         if isinstance(value, str):

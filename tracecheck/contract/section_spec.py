@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, NamedTuple, cast
 
+from tracecheck.contract.limits_spec import DurationLimit, LimitsChecker
 from tracecheck.contract.matcher_spec import (
     JSON_TYPES,
     MATCHER_CHECKS,
@@ -49,6 +50,7 @@ TOOLS_KEYS = (
     "arguments",
     "requires",
     "enforced",
+    "durations",
 )
 LLM_KEYS = ("maxCalls", "maxTotalTokens", "allowedModels")
 RETRIES_KEYS = ("reads", "writes")
@@ -90,6 +92,7 @@ class ToolsSpec(NamedTuple):
     arguments: tuple[ArgumentSpec, ...] = ()
     enforced: bool = False
     requires: tuple[RequiresSpec, ...] = ()
+    durations: tuple[DurationLimit, ...] = ()
 
 
 class LlmSpec(NamedTuple):
@@ -103,7 +106,7 @@ class RetriesSpec(NamedTuple):
     writes: tuple[WriteTool, ...] = ()
 
 
-class SectionChecker(MatcherChecker):
+class SectionChecker(MatcherChecker, LimitsChecker):
     """Checks the `run`, `tools`, `llm` and `retries` sections (run and retrySafe rules too)."""
 
     # --- run ------------------------------------------------------------------------------
@@ -161,6 +164,7 @@ class SectionChecker(MatcherChecker):
             arguments=get("arguments", self.arguments) or (),
             requires=get("requires", self.requires) or (),
             enforced=bool(get("enforced", self.true)),
+            durations=get("durations", self.duration_limits) or (),
         )
 
     def per_tool(self, value: Any, where: str) -> tuple[tuple[str, int], ...] | None:

@@ -14,6 +14,7 @@ from typing import Any, NamedTuple, cast
 
 # `X as X` re-exports the words and helpers that lived here before the split (tests read them).
 from tracecheck.contract.checker import pointer_problem as pointer_problem
+from tracecheck.contract.limits_spec import ErrorLimit, LoopsSpec, StepLimit
 from tracecheck.contract.predicate_spec import KINDS
 from tracecheck.contract.predicate_spec import PREDICATE_KEYS as PREDICATE_KEYS
 from tracecheck.contract.predicate_spec import REGEX_FLAGS as REGEX_FLAGS
@@ -72,9 +73,12 @@ TOP_KEYS = (
     "retries",
     "rules",
     "trajectory",
+    "errors",
+    "steps",
+    "loops",
     "capture",
 )
-PATH_KEYS = ("run", "tools", "llm", "retries", "rules", "trajectory")
+PATH_KEYS = ("run", "tools", "llm", "retries", "rules", "trajectory", "errors", "steps", "loops")
 ALTERNATIVE_KEYS = ("id", *PATH_KEYS)
 
 
@@ -94,6 +98,9 @@ class PathSpec(NamedTuple):
     retries: RetriesSpec | None = None
     rules: tuple[RuleSpec, ...] = ()
     trajectory: TrajectorySpec | None = None
+    errors: tuple[ErrorLimit, ...] = ()
+    steps: tuple[StepLimit, ...] = ()
+    loops: LoopsSpec | None = None
 
     def at(self, key: str) -> str:
         return f"{self.where}.{key}" if self.where else key
@@ -177,6 +184,11 @@ class _Parser(RuleChecker, TrajectoryChecker):
         trajectory = None
         if "trajectory" in doc:
             trajectory = self.trajectory(doc["trajectory"], key_path(where, "trajectory"))
+        errors = (
+            self.error_limits(doc["errors"], key_path(where, "errors")) if "errors" in doc else ()
+        )
+        steps = self.step_limits(doc["steps"], key_path(where, "steps")) if "steps" in doc else ()
+        loops = self.loop_limits(doc["loops"], key_path(where, "loops")) if "loops" in doc else None
         # One keyword per path key: each feature's section is parsed by its own checker.
         return PathSpec(
             where,
@@ -186,6 +198,9 @@ class _Parser(RuleChecker, TrajectoryChecker):
             retries=retries,
             rules=rules,
             trajectory=trajectory,
+            errors=errors,
+            steps=steps,
+            loops=loops,
         )
 
 
