@@ -146,6 +146,8 @@ class ToolResult:
     known: bool
     value: Any = None
     reason: str | None = None
+    # The result records that the call failed, on a span not marked in error (LlamaIndex).
+    failed: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -34,6 +34,7 @@ LLAMA_INDEX = Convention(
     kinds=(KindRule("CHAIN", name=_LLAMA_INDEX_NOT_CALLS),),
     arguments_as_call=True,
     result=fields("output.value#/raw_output"),
+    result_error=fields("output.value#/is_error"),
     notes="Spans are named `<class>.<method>`, and every method of a model object is an LLM "
     "span: only the methods that call the model (`chat`, `achat`, `astream_chat`, `complete`, …) "
     'are read as model calls. A tool\'s `input.value` is the call `{"kwargs": {…}}`. '

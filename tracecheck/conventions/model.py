@@ -182,6 +182,9 @@ class Convention:
     # Where a tool call's result is recorded, tried before the common reading (a pointer
     # reads through a wrapper the producer documents, such as ADK's `{"result": …}`).
     result: tuple[Field, ...] = ()
+    # Where a result records that the call failed (`true`, or the text `error`) on a span the
+    # producer leaves unmarked (LlamaIndex's `ToolOutput.is_error`).
+    result_error: tuple[Field, ...] = ()
     # One description per generation of the producer's token attributes: the first that finds
     # a count on the span reads all of them.
     tokens: tuple[TokenFields, ...] = ()

@@ -106,6 +106,10 @@ OPENLLMETRY_LANGCHAIN = Convention(
         "gen_ai.tool.call.result#/output/kwargs/content",
         "traceloop.entity.output#/output/kwargs/content",
     ),
+    result_error=fields(
+        "gen_ai.tool.call.result#/output/kwargs/status",
+        "traceloop.entity.output#/output/kwargs/status",
+    ),
     tokens=_counts("included"),
     offered_indexed=("llm.request.functions.{}.name",),
     notes="Before 0.53 a tool call is a span named `<tool>.tool` that only "
@@ -146,7 +150,12 @@ OPENLLMETRY_LLAMAINDEX = Convention(
         "tool.arguments",
     ),
     arguments_as_call=True,
-    result=fields("traceloop.entity.output#/raw_output"),
+    result=fields(
+        "traceloop.entity.output#/raw_output", "traceloop.entity.output#/tool_output/raw_output"
+    ),
+    result_error=fields(
+        "traceloop.entity.output#/is_error", "traceloop.entity.output#/tool_output/is_error"
+    ),
     tokens=_counts("included"),
     offered_indexed=("llm.request.functions.{}.name",),
     notes="Every LlamaIndex step is a span named `<class>.task` (`<class>.workflow` at the "

@@ -197,13 +197,18 @@ def arguments(convention: Convention, span: SpanFacts) -> tuple[bool, Any, str |
     return found
 
 
-def result(convention: Convention, span: SpanFacts) -> tuple[bool, Any, str | None]:
-    """(known, value, reason) of a tool call's result: the convention's places first."""
+def result(convention: Convention, span: SpanFacts) -> tuple[bool, Any, str | None, bool]:
+    """(known, value, reason, failed) of a tool call's result: the convention's places first;
+    failed when the result records that the call failed."""
+    failed = False
+    if convention.result_error:
+        flag = first_value(span.attributes, convention.result_error)
+        failed = flag is True or (isinstance(flag, str) and flag.lower() == "error")
     if convention.result:
         value = first_value(span.attributes, convention.result)
         if value is not MISSING and value is not None:
-            return True, generic.tool_result_value(value), None
-    return generic.tool_result(span.attributes)
+            return True, generic.tool_result_value(value), None, failed
+    return (*generic.tool_result(span.attributes), failed)
 
 
 def _by_parameter(

@@ -31,6 +31,7 @@ __all__ = [
     "Schema",
     "argument_problem",
     "describe_check",
+    "failed",
     "partial_mismatch",
     "pointer_text",
 ]
@@ -334,6 +335,12 @@ def _a(value: Any) -> str:
 # --- sameAs: the values earlier successful calls recorded ------------------------------------
 
 
+def failed(call: Span) -> bool:
+    """A call failed when its span is in error or its result records a failure; a status left
+    unset is a success (the OpenTelemetry instrumentations leave successes unset)."""
+    return call.is_error or call.result.failed
+
+
 @dataclass(frozen=True)
 class _Earlier:
     """The successful calls of one tool that recorded a value at one pointer: per value (its
@@ -351,7 +358,7 @@ def _earlier_values(subject: Subject, same_as: SameAs) -> _Earlier:
     values: dict[str, list[tuple[int, int]]] = {}
     first: list[tuple[int, int]] = []
     for call in subject.tool_spans:
-        if call.tool_name != same_as.tool or call.is_error or call.end_ns is None:
+        if call.tool_name != same_as.tool or call.end_ns is None or failed(call):
             continue
         recorded = call.arguments if same_as.source == "arguments" else call.result
         if not recorded.known:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from tracecheck.rules.base import at
 from tracecheck.rules.canonical import canonical_json
+from tracecheck.rules.matchers import failed
 from tracecheck.rules.pointers import ABSENT, resolve
 from tracecheck.rules.predicates import Exact, Predicate
 from tracecheck.rules.subject import Subject
@@ -69,7 +70,7 @@ class Requires:
             if call.end_ns is None:
                 continue
             stamp = (call.end_ns, id(call))
-            if call.is_error:
+            if failed(call):
                 _keep(earlier.failed, stamp)
                 continue
             _keep(earlier.succeeded, stamp)

@@ -1,0 +1,126 @@
+"""Tool results read through each producer's convention (`Span.result`), from the recorded
+runs in fixtures/: the tool's own return value, whatever wrapper the producer recorded it in."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tracecheck import check, compile_contract, read_traces
+from tracecheck.rules.requires import Requires
+from tracecheck.rules.subject import Subject
+from tracecheck.spans import Span, ToolResult
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+ORDER = {
+    "order_id": "A-1001",
+    "status": "delivered",
+    "total": 42.5,
+    "currency": "EUR",
+    "delivered_on": "2025-03-02",
+}
+
+# (recording, the convention that reads it): each records the lookup's result its own way.
+RECORDED = [
+    ("frameworks/pydantic-ai/cache.otlp.jsonl", "pydantic-ai"),  # gen_ai.tool.call.result
+    ("producers/logfire-pydantic-ai/1.107.10-v2/cache.otlp.jsonl", "pydantic-ai"),  # tool_response
+    ("producers/vercel-ai-v5/cache-anthropic.otlp.json", "vercel-ai"),  # ai.toolCall.result
+    ("producers/vercel-ai-v7/cache-anthropic.otlp.json", "otel-genai"),
+    ("producers/agno-openinference/cache.otlp.jsonl", "agno"),  # output.value
+    ("producers/mlflow/default/cache.otlp.jsonl", "mlflow"),  # mlflow.spanOutputs, JSON twice
+    ("producers/traceloop-sdk/cache.otlp.jsonl", "traceloop-sdk"),  # traceloop.entity.output
+    # LangChain's ToolMessage: its content
+    ("producers/langgraph-openllmetry/v0.52/cache.otlp.jsonl", "openllmetry-langchain"),
+    ("producers/langgraph-openllmetry/v0.62/cache.otlp.jsonl", "openllmetry-langchain"),
+    ("producers/llama-index/openinference/cache.otlp.jsonl", "llama-index"),  # ToolOutput
+    ("producers/llama-index/openllmetry/cache.otlp.jsonl", "openllmetry-llamaindex"),
+    ("producers/google-adk/openinference/cache.otlp.jsonl", "google-adk"),  # {"result": …}
+    ("producers/google-adk/openinference-adk-1.4/cache.otlp.jsonl", "google-adk"),
+    ("producers/google-genai/instrumentation-0.7b2/content/cache.otlp.jsonl", "google-genai"),
+    ("producers/langfuse-v3/cache.otlp.jsonl", "langfuse"),
+    ("langfuse-export/cache.trace-sdk.json", "langfuse-export"),
+    ("producers/logfire-openai-agents/cache-responses.otlp.jsonl", "logfire-openai-agents"),
+    # MCP's content blocks: one text block is its text
+    ("producers/logfire-claude-agent-sdk/cache.otlp.jsonl", "logfire-claude-agent-sdk"),
+    ("frameworks/strands/cache.otlp.jsonl", "strands"),  # Bedrock's [{"text": …}]
+    ("producers/mastra/core-0.24.9/cache-anthropic.otlp.json", "mastra"),
+    ("producers/mastra/core-0.24.9/telemetry-clean.otlp.json", "mastra-telemetry"),
+    ("producers/mastra/core-1.71.0/cache-anthropic.otlp.json", "mastra"),
+    ("producers/dspy-openinference/dspy/cache.otlp.jsonl", "dspy"),
+    ("frameworks/smolagents-openinference/cache.otlp.jsonl", "smolagents"),
+]
+
+
+def lookups(name: str) -> list[Span]:
+    spans = [span for trace in read_traces(FIXTURES / name) for span in trace.spans]
+    return [span for span in spans if (span.tool_name or "").endswith("lookup_order")]
+
+
+@pytest.mark.parametrize(("name", "convention"), RECORDED, ids=[name for name, _ in RECORDED])
+def test_the_lookup_s_result_is_the_order(name: str, convention: str) -> None:
+    if not (FIXTURES / name).exists():
+        pytest.skip(f"{name} is not recorded")
+    found = [span for span in lookups(name) if span.convention.name == convention]
+    assert found
+    for span in found:
+        assert span.result == ToolResult(True, ORDER, None)
+
+
+def test_a_result_recording_a_failure_makes_the_call_a_failed_one() -> None:
+    # LlamaIndex's agent step records a failed tool's ToolOutput with is_error, its span unset.
+    spans = read_traces(FIXTURES / "producers/llama-index/openllmetry/tool-error.otlp.jsonl")
+    (refund,) = [s for t in spans for s in t.spans if s.tool_name == "issue_refund"]
+    assert refund.status is None
+    assert refund.result.failed
+    assert refund.end_ns is not None
+    notify = Span(
+        refund.trace_id,
+        "notify",
+        name="execute_tool notify",
+        start_ns=refund.end_ns + 1,
+        end_ns=refund.end_ns + 2,
+        attributes={"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "notify"},
+    )
+    (violation,) = Requires("r", "notify", "issue_refund").evaluate(Subject([refund, notify]))
+    assert violation.detail == (
+        "span notify: notify runs after issue_refund failed, with no successful issue_refund "
+        "call finished before it"
+    )
+    (lookup,) = lookups("producers/llama-index/openllmetry/cache.otlp.jsonl")[:1]
+    assert not lookup.result.failed
+
+
+def test_a_span_without_a_result_says_so() -> None:
+    (span,) = lookups("producers/autogen/assistant/cache.otlp.jsonl")[:1]
+    assert span.result == ToolResult(False, None, "the span carries no result evidence")
+
+
+def test_same_as_reads_an_earlier_result_in_recorded_runs() -> None:
+    contract = compile_contract(
+        {
+            "name": "refund the looked-up order",
+            "tools": {
+                "arguments": [
+                    {
+                        "tool": "issue_refund",
+                        "pointer": "/order_id",
+                        "sameAs": {"tool": "lookup_order", "result": "/order_id"},
+                    },
+                    {
+                        "tool": "issue_refund",
+                        "pointer": "/amount",
+                        "range": {"min": 0, "max": 42.5},
+                    },
+                ]
+            },
+        }
+    )
+    for name in (
+        "frameworks/pydantic-ai/clean.otlp.jsonl",
+        "producers/vercel-ai-v5/clean.otlp.json",
+        "producers/langgraph-openllmetry/v0.62/clean.otlp.jsonl",
+    ):
+        (trace,) = read_traces(FIXTURES / name)
+        verdict = check(trace, contract)
+        assert verdict.status == "pass", [(r.label, r.violations, r.error) for r in verdict.rules]
