@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Any, NamedTuple
+from dataclasses import dataclass
+from typing import Any
 
 from tracecheck.contract.checker import MISSING, Checker
 from tracecheck.contract.words import describe
@@ -49,7 +50,8 @@ JSON_TYPES = ("string", "number", "boolean", "object", "array", "null")
 _OFFERED = "offered"
 
 
-class RequiresSpec(NamedTuple):
+@dataclass(frozen=True)  # a dataclass: a named tuple's `index` is tuple.index
+class RequiresSpec:
     """`{tool, after, same}`: every call of `tool` after a successful call of `after`."""
 
     index: int

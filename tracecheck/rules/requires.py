@@ -35,7 +35,7 @@ class _Earlier:
 
     succeeded: _Stamps
     failed: _Stamps
-    by_values: dict[tuple[str, ...], _Stamps]
+    by_values: dict[tuple[str | None, ...], _Stamps]
     by_pointer: tuple[dict[str, _Stamps], ...]
 
 
@@ -112,13 +112,15 @@ class Requires:
         if not arguments.known:
             reason = arguments.reason or "the span carries no argument evidence"
             return f"{reason}, so the same {', '.join(self.same)} cannot be checked", None
-        keys: list[str | None] = []
+        keys: list[str] = []
         for pointer in self.same:
             value = resolve(arguments.value, pointer)
             if value is ABSENT:
                 return f"argument {_shown(pointer)} is absent", pointer
             keys.append(canonical_json(value))
-        if _before(earlier.by_values.get(tuple(keys), []), start, call):
+        key: tuple[str | None, ...] = tuple(keys)
+        found = earlier.by_values.get(key, [])
+        if _before(found, start, call):
             return None
         for pointer, key, index in zip(self.same, keys, earlier.by_pointer, strict=True):
             if not _before(index.get(key, []), start, call):
