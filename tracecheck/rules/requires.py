@@ -118,8 +118,8 @@ class Requires:
             if value is ABSENT:
                 return f"argument {_shown(pointer)} is absent", pointer
             keys.append(canonical_json(value))
-        key: tuple[str | None, ...] = tuple(keys)
-        found = earlier.by_values.get(key, [])
+        together: tuple[str | None, ...] = tuple(keys)
+        found = earlier.by_values.get(together, [])
         if _before(found, start, call):
             return None
         for pointer, key, index in zip(self.same, keys, earlier.by_pointer, strict=True):
