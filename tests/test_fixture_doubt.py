@@ -19,10 +19,10 @@ from tracecheck.spans import Trace
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
 # What fixtures/ holds beside traces: generators, notes, contracts, the redaction corpus, npm
-# manifests, Claude Code's sub-agent metadata.
+# manifests, Claude Code's sub-agent metadata, MCP tools/list answers.
 NOT_TRACES = (".py", ".md", ".txt", ".mjs", ".pyc", ".contract.json", ".meta.json")
 NOT_TRACE_NAMES = frozenset({"package.json", "package-lock.json"})
-NOT_TRACE_FOLDERS = frozenset({"redaction", "__pycache__", "node_modules"})
+NOT_TRACE_FOLDERS = frozenset({"redaction", "__pycache__", "node_modules", "mcp"})
 
 # The reason of a doubt, by the words its note opens with.
 REASONS = {

@@ -32,6 +32,7 @@ _COMMANDS: tuple[tuple[str, str], ...] = (
     ("lint", "tracecheck.cli.lint"),
     ("explain", "tracecheck.cli.explain"),
     ("contracts", "tracecheck.cli.contracts"),
+    ("init", "tracecheck.cli.init"),
     ("redact", "tracecheck.cli.redact"),
     ("verify-safe", "tracecheck.cli.verify_safe"),
     ("proxy", "tracecheck.cli.proxy"),

@@ -18,14 +18,15 @@ if TYPE_CHECKING:
 __all__ = ["add_parser", "run"]
 
 SUMMARY = "write a contract draft from good runs or an MCP tools/list answer"
-DESCRIPTION = (
-    "Write a contract draft, YAML with comments, from one or more good runs: the tools called "
-    "in every run, the trajectory they share, the types of their arguments (never values), the "
-    "models, a token budget with headroom, and the repeated calls and writes marked for review. "
-    "Every rule of it holds on the runs it came from. With --from-mcp, from an MCP server's "
-    "tools/list answer instead: its tools allowed, reads and writes from their annotations, "
-    "argument checks from their input schemas."
-)
+DESCRIPTION = """\
+Write a contract draft, YAML with comments, from one or more good runs (RUN is a file, a
+directory, or - for standard input; each trace with a tool or model call is a run): the tools
+every run called, the trajectory they share, their arguments' types (never values), the
+models, a token budget with headroom, and repeated calls and writes marked for review. Every
+rule of the draft holds on the runs it came from.
+
+With --from-mcp, from an MCP server's tools/list answer instead: its tools allowed, reads and
+writes from their annotations, argument checks from their input schemas."""
 _EPILOG = (
     EPILOG
     + """

@@ -73,10 +73,9 @@ def _tools_section(tools: tuple[McpTool, ...]) -> list[Item]:
     )
     items = [Item(flow_list([tool.name for tool in tools]), key="allowed", notes=allowed_notes)]
     checks = [
-        Item(_argument(tool.name, name, schema))
+        Item(_argument(tool.name, name, dict(tool.properties).get(name)))
         for tool in tools
-        for name, schema in tool.properties
-        if name in tool.required
+        for name in tool.required
     ]
     if checks:
         notes = (

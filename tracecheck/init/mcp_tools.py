@@ -110,7 +110,8 @@ def _tool(item: Any, at: str, problems: list[tuple[str, str]]) -> McpTool | None
         return None
     name = item.get("name")
     if not isinstance(name, str) or not name:
-        problems.append((f"{at}.name", f"must be a non-empty string, not {_a(name)}"))
+        what = "must not be empty" if name == "" else f"must be a string, not {_a(name)}"
+        problems.append((f"{at}.name", what))
         return None
     hints = _hints(item.get("annotations"), f"{at}.annotations", problems)
     schema = item.get("inputSchema")
