@@ -1,12 +1,11 @@
 """A run's tool calls as the diff aligns them: read through the same path as `check` (calls
-recorded twice merged into one, the reading's doubts), in steps (rules/steps.py), each call
-with its alignment keys.
+recorded twice merged into one, the reading's doubts), in steps (rules/steps.py, level by
+level: tracecheck.diff.levels), each call with its alignment keys.
 
 A call's keys, from the most to the least specific: its tool, the tool calls it ran inside
-(its position in the tree: an agent called as a tool, an MCP server's tool inside the agent's)
-and its arguments' canonical JSON (RFC 8785); its tool and position; its tool alone. The calls
-of a parallel group are put in the order of their keys, so that two groups of the same calls
-read alike whatever order they started in.
+(its position in the tree: an agent called as a tool, an MCP server's tool inside the agent's),
+its arguments' canonical JSON (RFC 8785) and whether it failed; its tool and position; its
+tool alone.
 """
 
 from __future__ import annotations
@@ -14,12 +13,12 @@ from __future__ import annotations
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 
+from tracecheck.diff.levels import ordered_calls
 from tracecheck.diff.model import CallRef, RunSummary
 from tracecheck.readers.duplicates import merge_duplicate_calls
 from tracecheck.reading import SubjectReading, read_subject
 from tracecheck.rules.canonical import canonical_json
 from tracecheck.rules.predicates import RuleError
-from tracecheck.rules.steps import tool_steps
 from tracecheck.rules.subject import Subject
 from tracecheck.spans import Kind, Span, Trace
 from tracecheck.unquoted import without_credentials
@@ -40,7 +39,6 @@ class Call:
     placed: Hashable
     tool: str | None
     step: int
-    order: tuple[str, tuple[str, ...], str]  # where it stands in a parallel group
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,16 +58,13 @@ def read_calls(run: Trace | Sequence[Span]) -> RunCalls:
     merged = merge_duplicate_calls(spans)
     subject = _subject(merged.spans)
     reading = read_subject(subject, merged.merges)
-    steps = tool_steps(subject)
-    calls: list[Call] = []
-    for number, step in enumerate(steps):
-        members = [_call(subject, span, number, step.parallel, step.placed) for span in step.calls]
-        if step.parallel:
-            members.sort(key=lambda call: call.order)
-        calls.extend(members)
+    facts = _Facts(subject)
+    placed, _ = ordered_calls(subject, facts.order)
+    calls = [facts.call(span, step, parallel, ok) for span, step, parallel, ok in placed]
     trace_id = run.trace_id if isinstance(run, Trace) else _trace_id(spans)
+    steps = placed[-1][1] + 1 if placed else 0
     summary = RunSummary(
-        trace_id, len(steps), len(calls), len(subject.of_kind(Kind.LLM)), len(merged.spans)
+        trace_id, steps, len(calls), len(subject.of_kind(Kind.LLM)), len(merged.spans)
     )
     return RunCalls(tuple(calls), subject, reading, summary)
 
@@ -87,25 +82,41 @@ def _trace_id(spans: Sequence[Span]) -> str | None:
     return next((span.trace_id for span in spans if span.trace_id), None)
 
 
-def _call(subject: Subject, span: Span, step: int, parallel: bool, placed: bool) -> Call:
-    tool = span.tool_name
-    within = tuple(
-        a.tool_name or "" for a in reversed(subject.ancestors(span)) if a.kind is Kind.TOOL
-    )
-    ref = CallRef(
-        tool=without_credentials(tool) if tool is not None else None,
-        span=subject.ref(span),
-        step=step + 1,
-        parallel=parallel,
-        placed=placed,
-        within=tuple(map(without_credentials, within)),
-        failed=span.is_error,
-    )
-    arguments = span.arguments
-    text = _canonical(arguments.value) if arguments.known else _UNKNOWN_ARGUMENTS
-    return Call(
-        span, ref, (tool, within, text), (tool, within), tool, step, (tool or "", within, text)
-    )
+class _Facts:
+    """Each call's tool, position and canonical arguments, read once."""
+
+    def __init__(self, subject: Subject) -> None:
+        self._subject = subject
+        self._read: dict[int, tuple[str | None, tuple[str, ...], str, bool]] = {}
+
+    def order(self, span: Span) -> tuple[str, tuple[str, ...], str, bool]:
+        """Where a call stands in a parallel group."""
+        tool, within, text, failed = self._facts(span)
+        return tool or "", within, text, failed
+
+    def call(self, span: Span, step: int, parallel: bool, placed: bool) -> Call:
+        exact = self._facts(span)
+        tool, within, _, failed = exact
+        ref = CallRef(
+            tool=without_credentials(tool) if tool is not None else None,
+            span=self._subject.ref(span),
+            step=step + 1,
+            parallel=parallel,
+            placed=placed,
+            within=tuple(map(without_credentials, within)),
+            failed=failed,
+        )
+        return Call(span, ref, exact, (tool, within), tool, step)
+
+    def _facts(self, span: Span) -> tuple[str | None, tuple[str, ...], str, bool]:
+        found = self._read.get(id(span))
+        if found is None:
+            ancestors = reversed(self._subject.ancestors(span))
+            within = tuple(a.tool_name or "" for a in ancestors if a.kind is Kind.TOOL)
+            arguments = span.arguments
+            text = _canonical(arguments.value) if arguments.known else _UNKNOWN_ARGUMENTS
+            found = self._read[id(span)] = (span.tool_name, within, text, span.is_error)
+        return found
 
 
 def _canonical(value: object) -> str:
