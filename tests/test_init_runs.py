@@ -17,7 +17,7 @@ import tracecheck.init.from_runs as from_runs
 from tracecheck import check, compile_contract, lint_contract, read_traces
 from tracecheck.init import Draft, NothingToDraft, draft_from_runs
 from tracecheck.init.budget import ceiling
-from tracecheck.init.common_steps import Trajectory
+from tracecheck.init.common_steps import LONGEST, Trajectory
 from tracecheck.init.names import idempotency_key, looks_like_write
 from tracecheck.init.runs import read_runs
 from tracecheck.spans import Span, Trace
@@ -347,3 +347,12 @@ def test_parameters_named_like_an_idempotency_key() -> None:
     assert idempotency_key(["order_id", "Idempotency-Key"]) == "Idempotency-Key"
     assert idempotency_key(["clientRequestId"]) == "clientRequestId"
     assert idempotency_key(["order_id", "key"]) is None
+
+
+def test_a_trajectory_longer_than_a_draft_lists_is_left_out_with_why() -> None:
+    calls = [(f"step_{i % 7}", {"i": i}, False) for i in range(LONGEST + 1)]
+    draft = draft_from_runs([_run(*calls)])
+    assert "trajectory" not in draft.document()
+    assert f"#   trajectory left out: the runs share {LONGEST + 1} steps, more than a draft" in (
+        draft.yaml()
+    )

@@ -18,9 +18,10 @@ from difflib import SequenceMatcher
 from tracecheck.init.runs import Run
 from tracecheck.rules.steps import tool_steps
 
-__all__ = ["StepNames", "Trajectory", "common_steps"]
+__all__ = ["LONGEST", "StepNames", "Trajectory", "common_steps"]
 
 StepNames = tuple[str, ...]  # the tools of one step, sorted; more than one is a parallel group
+LONGEST = 200  # steps a draft lists; a longer shared trajectory is better compared to a run
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +52,12 @@ def common_steps(runs: Sequence[Run]) -> Trajectory:
     if not common:
         what = "no tool calls" if not any(sequences) else "no tool call in common in one order"
         return Trajectory(problem=f"the runs have {what}")
+    if len(common) > LONGEST:
+        return Trajectory(
+            problem=f"the runs share {len(common)} steps, more than a draft lists ({LONGEST}); "
+            "compare runs that long with a golden run (trajectory: {mode: in-order, golden: "
+            "FILE}) or tracecheck diff"
+        )
     total = sum(len(names) for sequence in sequences for names in sequence)
     kept = sum(len(names) for names in common) * len(sequences)
     return Trajectory(tuple(common), left_out=total - kept)
