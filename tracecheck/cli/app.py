@@ -26,6 +26,7 @@ __all__ = ["build_parser", "main"]
 # or `ship`); `COMMANDS` gives every (name, module) pair, importing them all.
 _COMMANDS: tuple[tuple[str, str], ...] = (
     ("check", "tracecheck.cli.check"),
+    ("diff", "tracecheck.cli.diff"),
     ("report", "tracecheck.cli.report"),
     ("fleet", "tracecheck.cli.fleet"),
     ("show", "tracecheck.cli.show"),
