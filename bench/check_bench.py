@@ -96,6 +96,36 @@ TRAJECTORY: dict[str, Any] = {
     },
 }
 
+# The argument matchers and a precondition (`--matchers`): each reads what it needs once per
+# check (sameAs and requires index the earlier calls' values, reading their results as JSON).
+MATCHERS: dict[str, Any] = {
+    "name": "bench-matchers",
+    "tools": {
+        "arguments": [
+            {"tool": "query_orders", "pointer": "/order_id", "regex": "^ord_[0-9a-f]{10}\\Z"},
+            {"tool": "web_search", "pointer": "/max_results", "range": {"min": 3, "max": 10}},
+            {
+                "tool": "list_files",
+                "pointer": "",
+                "partial": {"limit": 200, "target_id": 0},
+                "ignore": ["*_id"],
+            },
+            {"tool": "read_file", "pointer": "", "schema": {"required": ["path"]}},
+            {
+                "tool": "issue_refund",
+                "pointer": "/order_id",
+                "sameAs": {"tool": "query_orders", "pointer": "/order_id"},
+            },
+            {
+                "tool": "get_customer",
+                "pointer": "/order_id",
+                "sameAs": {"tool": "query_orders", "result": "/results/0/order_id"},
+            },
+        ],
+        "requires": [{"tool": "issue_refund", "after": "query_orders", "same": ["/order_id"]}],
+    },
+}
+
 
 def evaluation(path: Path, repeat: int) -> dict[str, Any]:
     import tracecheck
@@ -167,6 +197,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", type=Path, default=DEFAULT_DIR)
     parser.add_argument("--worker", nargs=2, metavar=("MODE", "PATH"), help=argparse.SUPPRESS)
     parser.add_argument(
+        "--matchers",
+        action="store_true",
+        help="time the argument matchers and a precondition alone, per tool call",
+    )
+    parser.add_argument(
         "--trajectory",
         action="store_true",
         help="compare read + check with and without trajectories, and time the trajectory rules",
@@ -177,6 +212,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.trajectory:
         return trajectories(args)
+    if args.matchers:
+        return matchers(args)
     print(
         "| spans | rules | check, cold | check, warm | rules alone "
         "| span-rule evaluations/s (cold / warm / rules alone) "
@@ -234,6 +271,40 @@ def trajectories(args: argparse.Namespace) -> int:
         print(
             f"| {size:,} | {calls:,} | {plain:.2f} s | {both:.2f} s | {both / plain:.2f}× "
             f"| {alone * 1000:.1f} ms |",
+            flush=True,
+        )
+    return 0
+
+
+def matchers(args: argparse.Namespace) -> int:
+    """The matcher and precondition rules alone (MATCHERS) on spans already read and checked
+    once (their arguments derived), per size: linear when the time per tool call stays flat."""
+    import tracecheck
+    from tracecheck.rules.subject import Subject
+
+    contract = tracecheck.compile_contract(MATCHERS)
+    print("| spans | tool calls | rules | matchers + requires alone | per tool call | verdicts |")
+    print("|---:|---:|---:|---:|---:|---|")
+    for size in (int(s) for s in args.sizes.split(",")):
+        workload = Workload(size)
+        ensure(workload, args.data)
+        traces = tracecheck.read_traces(workload.path(args.data, "otlp-jsonl"))
+        verdicts = [tracecheck.check(trace, contract, capture="lenient") for trace in traces]
+        alone = float("inf")
+        for _ in range(args.repeat):
+            subjects = [Subject(trace.spans) for trace in traces]  # fresh indexes each time
+            gc.disable()
+            began = time.perf_counter()
+            for subject in subjects:
+                for rule in contract.rules:
+                    rule.evaluate(subject)
+            alone = min(alone, time.perf_counter() - began)
+            gc.enable()
+        calls = sum(len(subject.tool_spans) for subject in subjects)
+        statuses = ", ".join(sorted({verdict.status for verdict in verdicts}))
+        print(
+            f"| {size:,} | {calls:,} | {len(contract.rules)} | {alone * 1000:.1f} ms "
+            f"| {alone / calls * 1e6:.2f} µs | {statuses} |",
             flush=True,
         )
     return 0
