@@ -175,3 +175,10 @@ def test_the_public_names() -> None:
         assert hasattr(tracecheck.init, name), name
     page = (ROOT / "docs" / "library.md").read_text(encoding="utf-8")
     assert all(f"`{name}" in page for name in tracecheck.init.__all__)
+
+
+def test_what_to_review_first_is_said_on_stderr_too() -> None:
+    code, out, err = run("init", "fixtures/producers/autogen/assistant/clean.otlp.jsonl")
+    assert code == ExitCode.OK
+    assert err.startswith("note: Capture doubt in run 1: 2 tool calls are recorded but no model")
+    assert "# Capture doubt in run 1:" in out

@@ -356,3 +356,32 @@ def test_a_trajectory_longer_than_a_draft_lists_is_left_out_with_why() -> None:
     assert f"#   trajectory left out: the runs share {LONGEST + 1} steps, more than a draft" in (
         draft.yaml()
     )
+
+
+def test_a_call_that_does_not_say_which_tool_ran_keeps_the_rules_it_would_fail_out() -> None:
+    run = _run(("lookup", {"id": "1"}, False))
+    unnamed = Span(
+        TRACE,
+        "u",
+        "root",
+        "execute_tool",
+        500,
+        510,
+        attributes={"gen_ai.operation.name": "execute_tool"},
+    )
+    draft = draft_from_runs([[*run, unnamed]])
+    doc = draft.document()
+    assert "allowed" not in doc["tools"] and "retries" not in doc
+    text = draft.yaml()
+    assert (
+        "# tools.allowed left out: run 1 has tool calls that do not record which tool ran" in text
+    )
+    assert "#   retries left out: run 1 has tool calls that do not record which tool ran" in text
+    assert "# Capture doubt in run 1: 1 tool call does not record which tool ran" in text
+    verdict = check(Trace(TRACE, [*run, unnamed]), compile_contract(text))
+    assert verdict.status == "error"  # in doubt: could not be evaluated, never failed
+
+
+def test_a_blank_name_is_refused() -> None:
+    with pytest.raises(ValueError, match="name must not be blank"):
+        draft_from_runs(read_traces(CLEAN), name=" ")

@@ -34,6 +34,8 @@ _JSON_TYPES = ("string", "number", "boolean", "object", "array", "null")
 def draft_from_mcp(answer: Any, *, name: str = "draft") -> Draft:
     """A contract draft from a `tools/list` answer (parsed JSON: the result, the whole
     JSON-RPC response or the list of tools). Raises `ToolListError` naming every problem."""
+    if not name.strip():
+        raise ValueError("a contract's name must not be blank")
     listed = read_tool_list(answer)
     header = [
         "A contract draft written by `tracecheck init --from-mcp` from an MCP tools/list answer",

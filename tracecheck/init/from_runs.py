@@ -36,6 +36,8 @@ def draft_from_runs(traces: Sequence[Trace | Iterable[Span]], *, name: str = "dr
     """
     if not traces:
         raise ValueError("no runs to draft a contract from")
+    if not name.strip():
+        raise ValueError("a contract's name must not be blank")
     runs, skipped = read_runs(traces)
     if not runs:
         raise NothingToDraft(
