@@ -10,7 +10,7 @@ from tracecheck.contract.trajectory_spec import TrajectorySpec
 from tracecheck.errors import ContractProblem, TraceReadError
 from tracecheck.readers import read_traces
 from tracecheck.readers.duplicates import merge_duplicate_calls
-from tracecheck.rules.argument import ArgumentCheck
+from tracecheck.rules.matchers import ArgumentCheck
 from tracecheck.rules.pointers import ABSENT, resolve
 from tracecheck.rules.steps import tool_steps
 from tracecheck.rules.subject import Subject

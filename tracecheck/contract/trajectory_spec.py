@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, NamedTuple, cast
 
+from tracecheck.contract.matcher_spec import MATCHER_OPTIONS
 from tracecheck.contract.section_spec import ARGUMENT_CHECKS, SectionChecker
 from tracecheck.rules.argument import ArgumentCheck
 from tracecheck.rules.trajectory import MODES, Expected, ExpectedStep, TrajectoryMode
@@ -19,7 +20,7 @@ __all__ = [
 
 TRAJECTORY_KEYS = ("mode", "calls", "golden", "ignore", "matchArguments")
 ENTRY_KEYS = ("tool", "status", "arguments")
-ENTRY_ARGUMENT_KEYS = ("pointer", *ARGUMENT_CHECKS)
+ENTRY_ARGUMENT_KEYS = ("pointer", *ARGUMENT_CHECKS, *MATCHER_OPTIONS)
 STATUSES = ("ok", "error")
 ARGUMENT_MATCHES = ("ignore", "exact")
 
@@ -130,11 +131,7 @@ class TrajectoryChecker(SectionChecker):
             if entry is None or "pointer" not in entry:
                 continue
             pointer = self.pointer(entry["pointer"], f"{at}.pointer")
-            ops = [key for key in ARGUMENT_CHECKS if key in entry]
-            if len(ops) != 1:
-                self.add(at, f"needs exactly one check of {', '.join(ARGUMENT_CHECKS)}")
-                continue
-            check = self.key_check(ops[0], entry[ops[0]], f"{at}.{ops[0]}")
+            check = self.entry_check(entry, at, pointer)
             if pointer is not None and check is not None:
                 parsed.append((pointer, check))
         return tuple(parsed) if len(parsed) == len(items) else None

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 from tracecheck.rules.alignment import assign, in_order, lockstep
-from tracecheck.rules.argument import ArgumentCheck, argument_problem, describe_check
 from tracecheck.rules.base import at
+from tracecheck.rules.matchers import ArgumentCheck, argument_problem, describe_check
 from tracecheck.rules.predicates import RuleError
 from tracecheck.rules.steps import tool_steps
 from tracecheck.rules.subject import Subject
