@@ -182,3 +182,13 @@ def test_what_to_review_first_is_said_on_stderr_too() -> None:
     assert code == ExitCode.OK
     assert err.startswith("note: Capture doubt in run 1: 2 tool calls are recorded but no model")
     assert "# Capture doubt in run 1:" in out
+
+
+def test_an_output_that_cannot_be_written_exits_2(tmp_path: Path) -> None:
+    code, _, err = run("init", CLEAN, "-o", str(tmp_path))
+    assert (code, err) == (ExitCode.USAGE, f"tracecheck: error: {tmp_path} is a directory\n")
+    target = tmp_path / "no-such-folder" / "draft.yaml"
+    code, _, err = run("init", CLEAN, "-o", str(target))
+    assert code == ExitCode.USAGE
+    assert err.startswith(f"tracecheck: error: {target}: cannot be written: ")
+    assert list(tmp_path.iterdir()) == []
