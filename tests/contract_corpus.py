@@ -422,3 +422,70 @@ COMPILER_ONLY_CASES += [
     ("argument-schema", "a schema with an unknown type", args(schema={"type": "strin"})),
     ("argument-schema", "a schema with a bad pattern", args(schema={"pattern": "("})),
 ]
+
+
+# --- status, timing and loops (issue 28) -----------------------------------------------------
+
+
+def timed(p: Any) -> dict[str, Any]:
+    return c(rules=[never("a", p)])
+
+
+VALID += [
+    ("errors by count and percent", c(errors={"TOOL": {"max": 0}, "LLM": {"maxPercent": 12.5}})),
+    ("errors: both limits", c(errors={"AGENT": {"max": 1.0, "maxPercent": 100}})),
+    ("steps", c(steps={"TOOL": {"max": 12}, "LLM": {"min": 1, "max": 6}, "CHAIN": {"min": 0}})),
+    ("steps: min equals max", c(steps={"LLM": {"min": 2, "max": 2}})),
+    ("loops", c(loops={"maxRepeats": 1, "maxConsecutive": 3, "maxCycles": 2.0})),
+    ("tools.durations", c(tools={"durations": {"a": {"p50": 1, "p95": 0.5, "p99": 9, "max": 10}}})),
+    ("a predicate's status", timed({"kind": "TOOL", "status": "unset"})),
+    ("a predicate's duration", timed({"durationMs": {"min": 0, "max": 0.25}})),
+    ("a duration inside not", timed({"kind": "TOOL", "not": {"durationMs": {"max": 100}}})),
+    ("a scope root's status", c(scope={"root": {"kind": "agent", "status": "ok"}}, **TOOL)),
+    (
+        "an alternative of limits",
+        c(alternatives={"anyOf": [{"id": "a", "loops": {"maxCycles": 1}}]}),
+    ),
+    ("yaml: limits", "name: c\nerrors: {TOOL: {max: 0}}\nsteps:\n  LLM: {min: 1}\n"),
+]
+INVALID += [
+    ("errors empty", c(errors={})),
+    ("errors: a kind in lower case", c(errors={"tool": {"max": 0}})),
+    ("errors: an empty limit", c(errors={"TOOL": {}})),
+    ("errors: percent over 100", c(errors={"TOOL": {"maxPercent": 101}})),
+    ("errors: percent negative", c(errors={"TOOL": {"maxPercent": -1}})),
+    ("errors: a fractional count", c(errors={"TOOL": {"max": 0.5}})),
+    ("errors: unknown key", c(errors={"TOOL": {"min": 1}})),
+    ("errors an array", c(errors=[{"TOOL": {"max": 0}}])),
+    ("steps empty", c(steps={})),
+    ("steps: an unknown kind", c(steps={"STEP": {"max": 1}})),
+    ("steps: a negative bound", c(steps={"LLM": {"min": -1}})),
+    ("steps: a string bound", c(steps={"LLM": {"max": "3"}})),
+    ("steps: an empty range", c(steps={"LLM": {}})),
+    ("loops empty", c(loops={})),
+    ("loops: zero", c(loops={"maxRepeats": 0})),
+    ("loops: a boolean", c(loops={"maxCycles": True})),
+    ("loops: a fraction", c(loops={"maxConsecutive": 1.5})),
+    ("loops: unknown key", c(loops={"maxLoops": 2})),
+    ("durations empty", c(tools={"durations": {}})),
+    ("durations: an empty tool name", c(tools={"durations": {"": {"p95": 1}}})),
+    ("durations: no statistic", c(tools={"durations": {"a": {}}})),
+    ("durations: p90", c(tools={"durations": {"a": {"p90": 1}}})),
+    ("durations: zero ms", c(tools={"durations": {"a": {"max": 0}}})),
+    ("durations: a string", c(tools={"durations": {"a": {"p95": "1s"}}})),
+    ("a status not known", timed({"status": "failed"})),
+    ("a status in upper case", timed({"status": "ERROR"})),
+    ("a duration range empty", timed({"durationMs": {}})),
+    ("a duration below zero", timed({"durationMs": {"min": -1}})),
+    ("a duration of a string", timed({"durationMs": {"max": "100"}})),
+    ("a duration range unknown key", timed({"durationMs": {"max": 1, "unit": "s"}})),
+]
+COMPILER_ONLY_CASES += [
+    ("min-not-above-max", "steps: min above max", c(steps={"LLM": {"min": 3, "max": 2}})),
+    ("min-not-above-max", "durationMs: min above max", timed({"durationMs": {"min": 5, "max": 1}})),
+    (
+        "yaml-keys",
+        "yaml: a duration's tool read as an integer",
+        "name: c\ntools: {durations: {1: {max: 5}}}\n",
+    ),
+]

@@ -380,6 +380,55 @@ CASES: list[tuple[dict[str, Any], list[tuple[str, str, str, str]]]] = [
 ]
 
 
+# Status, timing and loops (issue 28).
+CASES += [
+    (
+        {"tools": {"required": ["a", "b"]}, "steps": {"TOOL": {"max": 1}}},
+        [
+            (
+                "error",
+                "steps.required-exceeds-max",
+                'steps["TOOL"].max',
+                "steps[TOOL].max is 1 but 2 distinct tool(s) are required",
+            )
+        ],
+    ),
+    (
+        {"llm": {"maxCalls": 2}, "steps": {"LLM": {"min": 3}}},
+        [
+            (
+                "error",
+                "steps.min-exceeds-max-calls",
+                'steps["LLM"].min',
+                "steps[LLM].min is 3 but llm.maxCalls is 2",
+            )
+        ],
+    ),
+    (
+        {"tools": {"forbidden": ["z"], "durations": {"z": {"p95": 10}}}},
+        [
+            (
+                "warning",
+                "tools.duration-on-forbidden",
+                'tools.durations["z"].p95',
+                'times the calls of "z", which is forbidden',
+            )
+        ],
+    ),
+    (
+        {"errors": {"LLM": {"maxPercent": 100}}},
+        [
+            (
+                "warning",
+                "errors.percent-allows-all",
+                'errors["LLM"].maxPercent',
+                "maxPercent 100 lets every LLM span fail, so it checks nothing",
+            )
+        ],
+    ),
+]
+
+
 @pytest.mark.parametrize(
     ("keys", "expected"), CASES, ids=[c[1][0][1] + f"-{i}" for i, c in enumerate(CASES)]
 )

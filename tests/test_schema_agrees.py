@@ -78,6 +78,11 @@ COMPILER_ONLY: dict[str, tuple[str, str, str]] = {
         "numbers are finite",
         r"must be a finite number|must be a JSON value|malformed JSON: number is infinity",
     ),
+    "min-not-above-max": (
+        "a value may not be compared with another value: a cross-field check",
+        "a minimum is not above its maximum",
+        r"min .* is above max .*, so nothing can meet it",
+    ),
     "yaml-keys": (
         "JSON has only string keys, and a validator of YAML turns other keys into strings",
         "mapping keys are strings",
@@ -183,6 +188,7 @@ FULL: dict[str, Any] = {
         ],
         "requires": [{"tool": "R", "after": "G", "same": ["/o"]}],
         "enforced": True,
+        "durations": {"R": {"p95": 2000, "max": 5000}, "G": {"p50": 0.5}},
     },
     "retries": {"reads": ["G"], "writes": [{"tool": "w", "idempotencyKey": "/k"}, {"tool": "v"}]},
     "llm": {"maxCalls": 3, "maxTotalTokens": 10, "allowedModels": ["m"]},
@@ -193,6 +199,12 @@ FULL: dict[str, Any] = {
         {"kind": "precedes", "label": "d", "a": P, "b": {"tool": "B"}, "order": "all-occurrences"},
         {"kind": "neverUnless", "label": "e", "p": P, "prior": {"tool": "B"}},
         {"kind": "atMost", "label": "f", "p": P, "max": 0},
+        {
+            "kind": "atMost",
+            "label": "slow",
+            "p": {"kind": "TOOL", "status": "error", "durationMs": {"min": 1, "max": 100}},
+            "max": 0,
+        },
         {"kind": "tokensAtMost", "label": "g", "p": {"kind": "LLM"}, "max": 5},
         {"kind": "run", "label": "h", "requireCompleted": False, "maxDurationMs": 0.5},
         {"kind": "argument", "label": "i", "p": P, "pointer": "/x", "check": {"op": "exists"}},
@@ -231,6 +243,9 @@ FULL: dict[str, Any] = {
             {"parallel": ["R", {"tool": "B"}]},
         ],
     },
+    "errors": {"TOOL": {"max": 0}, "LLM": {"maxPercent": 10, "max": 3}},
+    "steps": {"TOOL": {"max": 12}, "LLM": {"min": 1, "max": 6}},
+    "loops": {"maxRepeats": 1, "maxConsecutive": 3, "maxCycles": 2},
     "alternatives": {
         "anyOf": [
             {"id": "a", "tools": {"required": ["x"]}},
@@ -248,6 +263,7 @@ REPLACEMENTS = st.sampled_from(
         *([], {}, ["x"], ["x", "x"], [""], [1], {"a": 1}, {"$regex": "a"}, {"oneOf": ["a"]}),
         *({"oneOf": []}, {"$regex": "("}, {"kind": "TOOL"}, {"tool": "x"}),
         *("offered", "*_id", {"min": 1}, {"tool": "x", "result": ""}),
+        *(100, 101, 1e-3, "error", "unset", "LLM", {"max": 0}, {"min": 5, "max": 1}),
     ]
 )
 NEW_KEYS = st.sampled_from(

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Literal
 
 from tracecheck.contract.compile import compile_spec, duplicate_ids
+from tracecheck.contract.limits_lint import LIMIT_CODES, limit_findings
 from tracecheck.contract.load import ContractSource, load_document
 from tracecheck.contract.spec import TOP_KEYS, ContractSpec, PathSpec
 from tracecheck.errors import ContractError
@@ -52,6 +53,7 @@ CODES: dict[str, LintLevel] = {
     "capture.lenient": "warning",
     "trajectory.forbidden-tool": "error",
     "trajectory.ignored-tool": "error",
+    **LIMIT_CODES,
 }
 
 
@@ -230,6 +232,7 @@ def _lint_matchers(path: PathSpec) -> Iterator[LintFinding]:
 
 def _lint_path(path: PathSpec) -> Iterator[LintFinding]:
     yield from _lint_trajectory(path)
+    yield from (_finding(*found) for found in limit_findings(path))
     yield from _lint_matchers(path)
     at = path.at
     tools = path.tools

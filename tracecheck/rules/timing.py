@@ -227,10 +227,12 @@ class ToolDuration:
         )
 
     def describe(self) -> str:
-        what = "the slowest" if self.stat == "max" else f"the {self.stat} (nearest rank)"
+        limit = f"{number_text(self.max_ms)} ms"
+        if self.stat == "max":
+            return f"every call matching {self.p.describe()} takes at most {limit}"
         return (
-            f"{what} of the durations of calls matching {self.p.describe()} is at most "
-            f"{number_text(self.max_ms)} ms"
+            f"the {self.stat} (nearest rank) of the durations of calls matching "
+            f"{self.p.describe()} is at most {limit}"
         )
 
 
