@@ -5,6 +5,7 @@ them."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -14,6 +15,7 @@ from tracecheck.spans import Span
 
 TRACE = "e" * 32
 MS = 1_000_000
+EPOCH = 1_733_130_000_000 * MS  # a run starts here (an OTLP time of 0 means none)
 
 
 @dataclass(frozen=True)
@@ -27,6 +29,11 @@ class Call:
 Step = Sequence[Call]
 
 
+def span_id(name: str) -> str:
+    """The span id (16 hex digits, as OTLP writes them) of the span `agent_run` names so."""
+    return hashlib.sha256(name.encode()).hexdigest()[:16]
+
+
 def agent_run(
     steps: Sequence[Step],
     *,
@@ -36,34 +43,25 @@ def agent_run(
     trace_id: str = TRACE,
     prefix: str = "s",
 ) -> list[Span]:
-    """The spans of a run that takes `steps` in order; each call's span id is
-    `<prefix><step>-<member>` (and `…-w<depth>` for the tools it runs inside)."""
-    spans: list[Span] = []
-    end = (len(steps) + 1) * step_ms * MS
+    """The spans of a run that takes `steps` in order. Each span's id is `span_id` of its name:
+    `<prefix>root`, `<prefix>m<step>` for the model calls, `<prefix><step>-<member>` for the
+    tool calls and `<prefix><step>-<member>-w<depth>` for the tools a call runs inside."""
+    end = EPOCH + (len(steps) + 1) * step_ms * MS
     root = f"{prefix}root"
-    spans.append(
-        Span(
-            trace_id,
-            root,
-            None,
-            "invoke_agent refund",
-            0,
-            end,
-            "ok",
-            attributes={"gen_ai.operation.name": "invoke_agent"},
-        )
-    )
+    spans = [_span(trace_id, root, None, "invoke_agent refund", EPOCH, end, False, {})]
+    spans[0] = spans[0].replace(attributes={"gen_ai.operation.name": "invoke_agent"})
     for number, step in enumerate([*steps, ()]):
-        start = number * step_ms * MS
+        start = EPOCH + number * step_ms * MS
         spans.append(_chat(trace_id, f"{prefix}m{number}", root, start, model, tokens))
         for member, call in enumerate(step):
-            spans.extend(_calls(trace_id, f"{prefix}{number}-{member}", root, start + 2 * MS, call))
+            name = f"{prefix}{number}-{member}"
+            spans.extend(_calls(trace_id, name, root, start + 2 * MS, call))
     return spans
 
 
 def _chat(
     trace_id: str,
-    span_id: str,
+    name: str,
     parent: str,
     start: int,
     model: str,
@@ -74,56 +72,48 @@ def _chat(
         attributes["gen_ai.usage.input_tokens"] = tokens[0]
     if tokens[1] is not None:
         attributes["gen_ai.usage.output_tokens"] = tokens[1]
-    return Span(
-        trace_id, span_id, parent, f"chat {model}", start, start + MS, "ok", attributes=attributes
-    )
+    return _span(trace_id, name, parent, f"chat {model}", start, start + MS, False, attributes)
 
 
-def _calls(trace_id: str, span_id: str, parent: str, start: int, call: Call) -> list[Span]:
+def _calls(trace_id: str, name: str, parent: str, start: int, call: Call) -> list[Span]:
     spans = []
     for depth, outer in enumerate(call.inside):
-        outer_id = f"{span_id}-w{depth}"
-        spans.append(_tool(trace_id, outer_id, parent, start, start + 5 * MS, outer, {}, False))
-        parent = outer_id
-    inner = len(call.inside)
-    spans.append(
-        _tool(
-            trace_id,
-            span_id,
-            parent,
-            start + inner,
-            start + 4 * MS,
-            call.tool,
-            call.arguments,
-            call.failed,
-        )
-    )
+        outer_name = f"{name}-w{depth}"
+        spans.append(_tool(trace_id, outer_name, parent, start, start + 5 * MS, Call(outer)))
+        parent = outer_name
+    spans.append(_tool(trace_id, name, parent, start + len(call.inside), start + 4 * MS, call))
     return spans
 
 
-def _tool(
+def _tool(trace_id: str, name: str, parent: str, start: int, end: int, call: Call) -> Span:
+    attributes = {
+        "gen_ai.operation.name": "execute_tool",
+        "gen_ai.tool.name": call.tool,
+        "gen_ai.tool.call.arguments": json.dumps(call.arguments),
+    }
+    title = f"execute_tool {call.tool}"
+    return _span(trace_id, name, parent, title, start, end, call.failed, attributes)
+
+
+def _span(
     trace_id: str,
-    span_id: str,
-    parent: str,
+    name: str,
+    parent: str | None,
+    title: str,
     start: int,
     end: int,
-    tool: str,
-    arguments: dict[str, Any],
     failed: bool,
+    attributes: dict[str, Any],
 ) -> Span:
     return Span(
         trace_id,
-        span_id,
-        parent,
-        f"execute_tool {tool}",
+        span_id(name),
+        span_id(parent) if parent is not None else None,
+        title,
         start,
         end,
         "error" if failed else "ok",
-        attributes={
-            "gen_ai.operation.name": "execute_tool",
-            "gen_ai.tool.name": tool,
-            "gen_ai.tool.call.arguments": json.dumps(arguments),
-        },
+        attributes=attributes,
     )
 
 

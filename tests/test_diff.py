@@ -8,7 +8,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from diff_support import Call, agent_run, calls
+from diff_support import Call, agent_run, calls, span_id
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -273,7 +273,8 @@ def test_tokens_one_run_does_not_record_cannot_be_compared() -> None:
     diff = diff_runs(before, after)
     assert diff.tokens.status == "unknown" and diff.status == "error"
     assert diff.problems == (
-        "tokens cannot be compared: the run 2 model calls record no token counts (span sm0…)",
+        "tokens cannot be compared: the run has 2 model calls that record no token counts "
+        f"(span {span_id('sm0')}…)",
     )
     neither = diff_runs(after, after)
     assert neither.tokens.status == "unrecorded" and neither.status == "same"

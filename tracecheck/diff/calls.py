@@ -74,7 +74,7 @@ def _subject(spans: tuple[Span, ...]) -> Subject:
     roots = Trace(_trace_id(spans), spans).roots
     if len(roots) == 1:
         return Subject(spans, roots[0].run_record)
-    reason = "the trace has no root span" if not roots else f"the trace has {len(roots)} roots"
+    reason = "has no root span" if not roots else f"has {len(roots)} root spans"
     return Subject(spans, None, reason)
 
 

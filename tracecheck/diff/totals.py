@@ -34,8 +34,8 @@ def run_tokens(subject: Subject) -> Measure:
     covers = run_totals(subject, models) if unknown else []
     if unknown and not covers:
         count = len(unknown)
-        calls = "model call records" if count == 1 else "model calls record"
-        return None, f"{count} {calls} no token counts (span {subject.ref(unknown[0])}…)"
+        calls = "model call that records" if count == 1 else "model calls that record"
+        return None, f"has {count} {calls} no token counts (span {subject.ref(unknown[0])}…)"
     covered = {id(span) for cover in covers for span in below(subject, cover, models)}
     totals = [
         total
@@ -53,7 +53,7 @@ def run_duration_ms(subject: Subject) -> Measure:
         return None, subject.run_unknown or "has no run record"
     duration = subject.run.duration_ns
     if duration is None:
-        return None, "its root span records no start and end time"
+        return None, "records no start and end time on its root span"
     return duration / 1_000_000, None
 
 
@@ -65,7 +65,11 @@ def compared(name: str, baseline: Measure, run: Measure, tolerance: Tolerance | 
     reason = None
     if before is None and after is None:
         status = "unrecorded"
-        reason = f"the baseline {before_why}; the run {after_why}"
+        reason = (
+            f"the baseline {before_why}, and so does the run"
+            if before_why == after_why
+            else f"the baseline {before_why}; the run {after_why}"
+        )
     elif before is None or after is None:
         status = "unknown"
         reason = f"the baseline {before_why}" if before is None else f"the run {after_why}"
