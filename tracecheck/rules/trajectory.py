@@ -2,8 +2,8 @@
 
 The run is read as steps (rules/steps.py): calls that ran in parallel, or that one model
 response asked for, are one step. Calls of ignored tools are left out first. An expected call
-names its tool, and may ask for a status (`ok`: the call did not fail; `error`: it failed) and
-argument checks. Failed calls are calls: they ran. Violations say where the run parts from the
+names its tool, and may ask for a status (`ok`: the call did not fail; `error`: it failed, its
+span in error or its result recording a failure) and argument checks. Failed calls are calls: they ran. Violations say where the run parts from the
 reference (the first divergence), then what is missing, extra or out of order, each at its span.
 """
 
@@ -15,7 +15,7 @@ from typing import Literal
 
 from tracecheck.rules.alignment import assign, in_order, lockstep
 from tracecheck.rules.base import at
-from tracecheck.rules.matchers import ArgumentCheck, argument_problem, describe_check
+from tracecheck.rules.matchers import ArgumentCheck, argument_problem, describe_check, failed
 from tracecheck.rules.predicates import RuleError
 from tracecheck.rules.steps import tool_steps
 from tracecheck.rules.subject import Subject
@@ -131,7 +131,7 @@ def _holder(subject: Subject) -> Callable[[Expected, Span], bool]:
     def holds(expected: Expected, call: Span) -> bool:
         if call.tool_name != expected.tool:
             return False
-        if expected.status is not None and (expected.status == "error") != call.is_error:
+        if expected.status is not None and (expected.status == "error") != failed(call):
             return False
         return all(
             argument_problem(call, pointer, check, subject) is None
