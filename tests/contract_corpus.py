@@ -417,6 +417,48 @@ INVALID += [
     ("requires: same not a pointer", requires(same=["a"])),
     ("requires: unknown key", requires(before="a")),
 ]
+
+
+# --- llm.maxCostUsd and prices (issue 28) ----------------------------------------------------
+
+
+def priced(prices: Any, limit: Any = 0.5) -> dict[str, Any]:
+    return c(llm={"maxCostUsd": limit}, prices=prices)
+
+
+MINI = {"input": 0.4, "output": 1.6}
+VALID += [
+    ("cost without prices (lint's warning)", c(llm={"maxCostUsd": 1})),
+    ("cost zero", priced({"m": MINI}, 0)),
+    ("prices with every key", priced({"m": {**MINI, "cacheRead": 0.1, "cacheWrite": 0}})),
+    ("a prefix price", priced({"gpt-4.1-mini*": MINI, "*": {"input": 9, "output": 9}})),
+    ("integer prices", priced({"m": {"input": 3, "output": 15}})),
+    ("prices nothing uses (lint's warning)", c(prices={"m": MINI}, **TOOL)),
+    ("yaml: prices", "name: c\nllm: {maxCostUsd: 0.5}\nprices:\n  m*: {input: .40, output: 1}\n"),
+]
+INVALID += [
+    ("cost negative", c(llm={"maxCostUsd": -0.5})),
+    ("cost a string", c(llm={"maxCostUsd": "0.5"})),
+    ("cost a boolean", c(llm={"maxCostUsd": True})),
+    ("prices empty", priced({})),
+    ("prices an array", priced([MINI])),
+    ("prices: no output", priced({"m": {"input": 1}})),
+    ("prices: negative", priced({"m": {**MINI, "cacheRead": -1}})),
+    ("prices: a string", priced({"m": {**MINI, "output": "1.6"}})),
+    ("prices: a boolean", priced({"m": {**MINI, "input": False}})),
+    ("prices: unknown key", priced({"m": {**MINI, "cached": 0.1}})),
+    ("prices: an empty model name", priced({"": MINI})),
+    ("prices: * inside a name", priced({"gpt-*-mini": MINI})),
+    ("prices: two *", priced({"gpt**": MINI})),
+    ("prices in an alternative", c(alternatives={"anyOf": [{"id": "a", "prices": {}, **TOOL}]})),
+]
+COMPILER_ONLY_CASES += [
+    (
+        "non-finite",
+        "yaml: an infinite price",
+        "name: c\nllm: {maxCostUsd: 1}\nprices: {m: {input: .inf, output: 1}}\n",
+    ),
+]
 COMPILER_ONLY_CASES += [
     ("regex-syntax", "an argument check's regex", args(regex="(")),
     ("argument-schema", "a schema with an unknown type", args(schema={"type": "strin"})),

@@ -429,6 +429,49 @@ CASES += [
 ]
 
 
+# llm.maxCostUsd and prices (issue 28).
+CASES += [
+    (
+        {"llm": {"maxCostUsd": 0.5}},
+        [
+            (
+                "warning",
+                "llm.cost-without-prices",
+                "llm.maxCostUsd",
+                "has no prices to use: the contract gives none, so the rule could not be "
+                "evaluated unless the check is given a table (--prices FILE)",
+            )
+        ],
+    ),
+    (
+        {
+            "llm": {"maxCostUsd": 0.5, "allowedModels": ["gpt-4.1-mini-2025-04-14", "o3"]},
+            "prices": {"gpt-4.1-mini*": {"input": 0.4, "output": 1.6}},
+        },
+        [
+            (
+                "warning",
+                "llm.allowed-model-unpriced",
+                "llm.allowedModels[1]",
+                '"o3" is allowed but has no price in prices: a run that calls it makes '
+                "llm.maxCostUsd could not be evaluated",
+            )
+        ],
+    ),
+    (
+        {"tools": {"required": ["a"]}, "prices": {"m": {"input": 1, "output": 2}}},
+        [
+            (
+                "warning",
+                "prices.unused",
+                "prices",
+                "prices are given, but no llm.maxCostUsd uses them",
+            )
+        ],
+    ),
+]
+
+
 @pytest.mark.parametrize(
     ("keys", "expected"), CASES, ids=[c[1][0][1] + f"-{i}" for i, c in enumerate(CASES)]
 )

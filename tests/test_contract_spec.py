@@ -264,7 +264,8 @@ CASES: list[tuple[str, dict[str, Any], list[str]]] = [
             llm={"maxCalls": "3", "maxTotalTokens": 1e3 + 0.5, "allowedModels": [], "maxTokens": 1}
         ),
         [
-            'llm: unknown key "maxTokens" (allowed: maxCalls, maxTotalTokens, allowedModels)',
+            'llm: unknown key "maxTokens" (allowed: maxCalls, maxTotalTokens, allowedModels, '
+            "maxCostUsd)",
             "llm.maxCalls: must be an integer ≥ 0, not a string",
             "llm.maxTotalTokens: must be an integer ≥ 0, not 1000.5",
             "llm.allowedModels: must not be empty",

@@ -345,10 +345,10 @@ def test_the_contract_marker_takes_only_a_known_capture(agent_tests: pytest.Pyte
     result.assert_outcomes(errors=2)
     result.stdout.fnmatch_lines(
         [
-            '*@pytest.mark.trace_contract takes only capture="strict"|"lenient" beside its '
-            "contract paths, not 'loose'*",
-            '*@pytest.mark.trace_contract takes only capture="strict"|"lenient" beside its '
-            "contract paths, not strict*",
+            '*@pytest.mark.trace_contract takes only capture="strict"|"lenient" and '
+            "prices=FILE beside its contract paths, not 'loose'*",
+            '*@pytest.mark.trace_contract takes only capture="strict"|"lenient" and '
+            "prices=FILE beside its contract paths, not strict*",
         ]
     )
 

@@ -191,7 +191,11 @@ FULL: dict[str, Any] = {
         "durations": {"R": {"p95": 2000, "max": 5000}, "G": {"p50": 0.5}},
     },
     "retries": {"reads": ["G"], "writes": [{"tool": "w", "idempotencyKey": "/k"}, {"tool": "v"}]},
-    "llm": {"maxCalls": 3, "maxTotalTokens": 10, "allowedModels": ["m"]},
+    "llm": {"maxCalls": 3, "maxTotalTokens": 10, "allowedModels": ["m"], "maxCostUsd": 0.5},
+    "prices": {
+        "m": {"input": 0.4, "output": 1.6, "cacheRead": 0.1, "cacheWrite": 0},
+        "g*": {"input": 1, "output": 2},
+    },
     "rules": [
         {"kind": "always", "label": "a", "p": {"kind": "TOOL"}},
         {"kind": "never", "label": "b", "p": {"attr": {"k": [1, {"a": None}]}}},

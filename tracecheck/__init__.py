@@ -18,9 +18,11 @@ if TYPE_CHECKING:
     from tracecheck.contract import (
         Contract,
         LintFinding,
+        Prices,
         compile_contract,
         explain_contract,
         lint_contract,
+        load_prices,
     )
     from tracecheck.errors import (
         AmbiguousFormatError,
@@ -55,6 +57,7 @@ __all__ = [
     "Link",
     "LintFinding",
     "OfferedTools",
+    "Prices",
     "ReadNote",
     "RuleResult",
     "RunRecord",
@@ -74,6 +77,7 @@ __all__ = [
     "explain_contract",
     "iter_spans",
     "lint_contract",
+    "load_prices",
     "read_traces",
     "spans_from_otel",
 ]
@@ -82,7 +86,15 @@ __all__ = [
 _HOMES = {
     **dict.fromkeys(("check", "check_all"), "tracecheck.check"),
     **dict.fromkeys(
-        ("Contract", "LintFinding", "compile_contract", "explain_contract", "lint_contract"),
+        (
+            "Contract",
+            "LintFinding",
+            "Prices",
+            "compile_contract",
+            "explain_contract",
+            "lint_contract",
+            "load_prices",
+        ),
         "tracecheck.contract",
     ),
     **dict.fromkeys(

@@ -7,12 +7,14 @@ from dataclasses import replace
 
 from tracecheck.bugs import internal_error
 from tracecheck.contract.model import Alternative, Contract
+from tracecheck.contract.prices import priced
 from tracecheck.readers.common import collector_paused
 from tracecheck.readers.duplicates import merge_duplicate_calls
 from tracecheck.reading import read_subject
 from tracecheck.rules.capture import MODELS, TOOLS, CaptureMode, reads_calls
 from tracecheck.rules.operators import Rule
 from tracecheck.rules.predicates import Predicate, RuleError
+from tracecheck.rules.pricing import Prices
 from tracecheck.rules.subject import Subject
 from tracecheck.rules.timing import unknown_durations
 from tracecheck.spans import RunRecord, Span, Trace
@@ -32,6 +34,7 @@ def check(
     *,
     run: RunRecord | None = None,
     capture: CaptureMode | None = None,
+    prices: Prices | None = None,
 ) -> Verdict:
     """The verdict of one contract on one trace (or any spans), deterministic for its input.
 
@@ -43,7 +46,9 @@ def check(
     evaluated unless they already fail, and the reading notes say why. `capture="lenient"`
     (or the contract's own `capture: lenient`) judges them anyway, with the notes only;
     `capture="strict"` holds to the default even where a contract asks to be lenient.
+    `prices` (`load_prices`) prices the cost rules instead of the contract's own `prices`.
     """
+    contract = priced(contract, prices)
     # A large trace keeps millions of objects alive; the collector would walk them all again
     # and again while the check builds its indexes, and the check makes no reference cycles.
     with collector_paused():
@@ -129,12 +134,15 @@ def check_all(
     *,
     run: RunRecord | None = None,
     capture: CaptureMode | None = None,
+    prices: Prices | None = None,
 ) -> list[Verdict]:
     """One verdict per contract, in order; the overall status is the worst of them."""
     if not contracts:
         raise ValueError("no contracts to check: an empty list would vacuously pass")
     target: Trace | tuple[Span, ...] = trace if isinstance(trace, Trace) else tuple(trace)
-    return [check(target, contract, run=run, capture=capture) for contract in contracts]
+    return [
+        check(target, contract, run=run, capture=capture, prices=prices) for contract in contracts
+    ]
 
 
 def _evaluate(

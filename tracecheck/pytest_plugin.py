@@ -35,7 +35,7 @@ OpenTelemetry SDK are imported when a test first uses the fixture or the marker.
 from __future__ import annotations
 
 import os
-from collections.abc import Generator
+from collections.abc import Generator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     from opentelemetry.trace import Tracer
 
     from tracecheck.contract import Contract
+    from tracecheck.contract.prices import PricesSource
     from tracecheck.pytest_capture import CaptureHub, TestSpans
     from tracecheck.pytest_evidence import EvidenceSettings
     from tracecheck.rules.capture import CaptureMode
@@ -69,6 +70,7 @@ _HUB = pytest.StashKey["CaptureHub"]()
 _CAPTURE = pytest.StashKey["SpanCapture"]()
 _CONTRACTS = pytest.StashKey[list[tuple[str, "Contract", "CaptureMode | None"]]]()
 _CAPTURE_MODE = pytest.StashKey["CaptureMode | None"]()
+_PRICES = pytest.StashKey["Path | None"]()  # --tracecheck-prices, from the invocation dir
 
 
 def __getattr__(name: str) -> Any:
@@ -89,7 +91,9 @@ class SpanCapture:
         *,
         evidence: EvidenceSettings | None,
         capture: CaptureMode | None = None,
+        prices: Path | None = None,
     ) -> None:
+        self._prices = prices
         self._hub = hub
         self._test = test
         self._provider = hub.test_provider(test)
@@ -145,14 +149,23 @@ class SpanCapture:
         return traces[0]
 
     def assert_contract(
-        self, contract: ContractInput, *, capture: CaptureMode | None = None
+        self,
+        contract: ContractInput,
+        *,
+        capture: CaptureMode | None = None,
+        prices: PricesSource | None = None,
     ) -> Verdict:
         """`assert_contract` on the captured spans, writing evidence when the option asks;
-        `capture` overrides the session's (`--tracecheck-lenient-capture`)."""
+        `capture` overrides the session's (`--tracecheck-lenient-capture`), `prices` the
+        session's price table (`--tracecheck-prices`), which replaces the contract's."""
         __tracebackhide__ = True
         from tracecheck.contract import Contract, compile_contract
+        from tracecheck.contract.prices import load_prices, priced
 
         compiled = contract if isinstance(contract, Contract) else compile_contract(contract)
+        table = prices if prices is not None else self._prices
+        if table is not None:
+            compiled = priced(compiled, load_prices(table))
         verdict, message = self._check(compiled, compiled.source, capture)
         if message is not None:
             raise AssertionError(message)
@@ -253,6 +266,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="judge rules about tools and models even when the spans give reason to doubt "
         "that every call was recorded, with a note only (by default such a rule fails the test)",
     )
+    group.addoption(
+        "--tracecheck-prices",
+        metavar="FILE",
+        default=None,
+        help="price table (JSON or YAML: model → input, output, cacheRead, cacheWrite in USD per "
+        "million tokens) for llm.maxCostUsd, replacing the contracts' own prices; a marker's or "
+        "assert_contract's prices= goes first",
+    )
     parser.addini(
         LENIENT_INI,
         type="bool",
@@ -271,9 +292,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
-        f"{MARKER}(*paths, capture=None): check the spans captured by the {FIXTURE} fixture "
-        "against these contract files (relative to the rootdir) after the test; a violation "
-        'fails the test; capture="lenient" judges rules whose calls are in doubt',
+        f"{MARKER}(*paths, capture=None, prices=None): check the spans captured by the "
+        f"{FIXTURE} fixture against these contract files (relative to the rootdir) after the "
+        'test; a violation fails the test; capture="lenient" judges rules whose calls are in '
+        "doubt; prices names a price table for llm.maxCostUsd",
     )
     config.addinivalue_line(
         "markers",
@@ -282,6 +304,8 @@ def pytest_configure(config: pytest.Config) -> None:
     )
     lenient = config.getoption("tracecheck_lenient_capture") or config.getini(LENIENT_INI)
     config.stash[_CAPTURE_MODE] = "lenient" if lenient else None
+    prices = config.getoption("tracecheck_prices")
+    config.stash[_PRICES] = None if prices is None else config.invocation_params.dir / prices
     evidence = config.getoption("tracecheck_evidence_dir")
     if evidence is None:
         config.stash[_EVIDENCE] = None
@@ -320,8 +344,8 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
         return
     from tracecheck.contract import compile_contract
     from tracecheck.contract.builtin import is_builtin
+    from tracecheck.contract.prices import load_prices, priced
     from tracecheck.errors import ContractError
-    from tracecheck.rules.capture import CAPTURES
 
     contracts: list[tuple[str, Contract, CaptureMode | None]] = []
     problems: list[str] = []
@@ -333,23 +357,46 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
                 pytrace=False,
             )
         capture = marker.kwargs.get("capture")
-        unknown = sorted(set(marker.kwargs) - {"capture"})
-        if unknown or (capture is not None and capture not in CAPTURES):
+        table = marker.kwargs.get("prices")
+        wrong = _marker_options_problem(marker.kwargs)
+        if wrong is not None:
             pytest.fail(
-                f'@pytest.mark.{MARKER} takes only capture="strict"|"lenient" beside '
-                f"its contract paths, not {', '.join(unknown) or repr(capture)}",
+                f'@pytest.mark.{MARKER} takes only capture="strict"|"lenient" and prices=FILE '
+                f"beside its contract paths, not {wrong}",
                 pytrace=False,
             )
+        try:  # a marker's table is a path from the rootdir, as its contracts are
+            where = item.config.stash[_PRICES] if table is None else item.config.rootpath / table
+            prices = None if where is None else load_prices(where)
+        except ContractError as exc:
+            problems.append(f"{MARKER}: {exc}")
+            continue
         for arg in marker.args:
             try:
                 # `builtin:NAME` is a ready-made contract; anything else a path from the rootdir
                 source = arg if is_builtin(arg) else item.config.rootpath / arg
-                contracts.append((str(arg), compile_contract(source), capture))
+                contracts.append((str(arg), priced(compile_contract(source), prices), capture))
             except ContractError as exc:
                 problems.append(f"{MARKER}: {exc}")
     if problems:  # failed outside the handler: the report shows no chained ContractError
         pytest.fail("\n".join(problems), pytrace=False)
     item.stash[_CONTRACTS] = contracts
+
+
+def _marker_options_problem(options: Mapping[str, Any]) -> str | None:
+    """What is wrong with a `trace_contract` marker's keywords, or None."""
+    from tracecheck.rules.capture import CAPTURES
+
+    unknown = sorted(set(options) - {"capture", "prices"})
+    if unknown:
+        return ", ".join(unknown)
+    capture = options.get("capture")
+    if capture is not None and capture not in CAPTURES:
+        return repr(capture)
+    table = options.get("prices")
+    if table is not None and not isinstance(table, str | Path):
+        return f"prices={table!r}"
+    return None
 
 
 @pytest.hookimpl(wrapper=True)
@@ -411,6 +458,7 @@ def trace_spans(request: pytest.FixtureRequest) -> Generator[SpanCapture, None, 
         test,
         evidence=config.stash.get(_EVIDENCE, None),
         capture=config.stash.get(_CAPTURE_MODE, None),
+        prices=config.stash.get(_PRICES, None),
     )
     request.node.stash[_CAPTURE] = capture
     try:

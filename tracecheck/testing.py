@@ -12,6 +12,7 @@ from typing import Any
 
 from tracecheck.check import check
 from tracecheck.contract import Contract, compile_contract
+from tracecheck.contract.prices import PricesSource, load_prices, priced
 from tracecheck.report.safe import printable
 from tracecheck.rules.capture import CaptureMode
 from tracecheck.rules.operators import Rule
@@ -38,6 +39,7 @@ def assert_contract(
     contract: ContractInput,
     *,
     capture: CaptureMode | None = None,
+    prices: PricesSource | None = None,
 ) -> Verdict:
     """Check spans (or a trace) against a contract; raise `AssertionError` unless it passes.
 
@@ -45,10 +47,13 @@ def assert_contract(
     malformed one raises `ContractError`. The message names rules, span ids and details, and
     never an attribute value. An empty list of spans fails: nothing checked is no evidence.
     A rule whose calls are in doubt fails too, unless `capture="lenient"` (see `check`).
+    `prices` (a `Prices`, a price file or a mapping) replaces the contract's own prices.
     Returns the passing verdict.
     """
     __tracebackhide__ = True
     compiled = contract if isinstance(contract, Contract) else compile_contract(contract)
+    if prices is not None:
+        compiled = priced(compiled, load_prices(prices))
     subject = spans_or_trace if isinstance(spans_or_trace, Trace) else list(spans_or_trace)
     verdict = check(subject, compiled, capture=capture)
     if isinstance(subject, list) and not subject:  # nothing to check must not pass

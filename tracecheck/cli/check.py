@@ -53,6 +53,7 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
         help="print GitHub workflow annotations (on by default when GITHUB_ACTIONS=true)",
     )
     capture_arguments(parser)
+    prices_argument(parser)
     parser.add_argument(
         "-j",
         "--jobs",
@@ -95,7 +96,7 @@ def run(args: argparse.Namespace, env: Environment) -> ExitCode:
 
         refuse_stdout(env, args.html)
         require_report_extra(env, "--html")
-    contracts = load_contracts(env, args.contract)
+    contracts = load_contracts(env, args.contract, args.prices)
     spool = Spool()
     verdicts = Records()
     try:
@@ -252,6 +253,15 @@ def capture_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def prices_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--prices",
+        metavar="FILE",
+        help="price table (JSON or YAML: model → input, output, cacheRead, cacheWrite in USD "
+        "per million tokens) for llm.maxCostUsd; replaces the contracts' own prices",
+    )
+
+
 def html_arguments(parser: argparse.ArgumentParser) -> None:
     from tracecheck.cli.report import PROFILES
 
@@ -316,15 +326,26 @@ def _timed(
     return CheckedTrace(read.source, contract.source, verdict, seconds, read.sources)
 
 
-def load_contracts(env: Environment, paths: Sequence[str]) -> list[Contract]:
-    """Every contract compiled, or every problem printed: lint errors refuse a contract."""
+def load_contracts(
+    env: Environment, paths: Sequence[str], prices_file: str | None = None
+) -> list[Contract]:
+    """Every contract compiled, or every problem printed: lint errors refuse a contract. A
+    price table (`--prices`) replaces the contracts' own prices."""
     from tracecheck.contract.builtin import contract_source
     from tracecheck.contract.lint import lint_contract
+    from tracecheck.contract.prices import load_prices, priced
     from tracecheck.errors import ContractError
 
     compile_contract = env.compiler()
     contracts: list[Contract] = []
     refused = False
+    prices = None
+    if prices_file is not None:
+        try:
+            prices = load_prices(prices_file)
+        except ContractError as exc:
+            env.error(str(exc))
+            refused = True
     for path in dict.fromkeys(paths):  # the same file twice is checked once
         try:
             source = contract_source(path)
@@ -334,6 +355,9 @@ def load_contracts(env: Environment, paths: Sequence[str]) -> list[Contract]:
             env.error(str(exc))
             refused = True
             continue
+        if prices_file is not None:  # the table given stands in for the contract's
+            contract = priced(contract, prices)
+            findings = [f for f in findings if f.code != "llm.cost-without-prices"]
         for finding in findings:
             where = f"{path}: {finding.path}" if finding.path else path
             print(f"{where}: {finding.level} [{finding.code}] {finding.message}", file=env.stderr)

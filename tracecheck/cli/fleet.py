@@ -40,7 +40,7 @@ NOTES_SHOWN = 20
 
 
 def add_parser(parser: argparse.ArgumentParser) -> None:
-    from tracecheck.cli.check import capture_arguments
+    from tracecheck.cli.check import capture_arguments, prices_argument
 
     commands = parser.add_subparsers(title="fleet commands", metavar="COMMAND", dest="fleet")
     checking = commands.add_parser(
@@ -69,6 +69,7 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
     )
     _storage_option(checking)
     capture_arguments(checking)
+    prices_argument(checking)
     _summary_arguments(checking)
     checking.add_argument(
         "--sarif",
@@ -142,7 +143,7 @@ def _check(args: argparse.Namespace, env: Environment) -> ExitCode:
         env.error("--sarif - and --json - both want stdout: send one of them to a file")
         raise Stop(ExitCode.USAGE)
     _require_page(env, args)
-    contracts = load_contracts(env, args.contract)
+    contracts = load_contracts(env, args.contract, args.prices)
     options = _options(env, args.storage_option)
     failures: list[ReadFailure] = []
     notes: dict[str, None] = {}

@@ -17,17 +17,22 @@ if TYPE_CHECKING:
     from tracecheck.contract.lint import LintFinding, lint_contract
     from tracecheck.contract.load import load_document
     from tracecheck.contract.model import Alternative, Contract
+    from tracecheck.contract.prices import load_prices
+    from tracecheck.rules.pricing import ModelPrice, Prices
 
 __all__ = [
     "Alternative",
     "Contract",
     "ContractBuilder",
     "LintFinding",
+    "ModelPrice",
+    "Prices",
     "compile_contract",
     "contract_builder",
     "explain_contract",
     "lint_contract",
     "load_document",
+    "load_prices",
 ]
 
 # The module each public name is imported from.
@@ -41,6 +46,9 @@ _HOMES = {
     "LintFinding": "tracecheck.contract.lint",
     "lint_contract": "tracecheck.contract.lint",
     "load_document": "tracecheck.contract.load",
+    "load_prices": "tracecheck.contract.prices",
+    "ModelPrice": "tracecheck.rules.pricing",
+    "Prices": "tracecheck.rules.pricing",
 }
 
 

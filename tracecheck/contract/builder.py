@@ -112,11 +112,13 @@ class PathBuilder:
         max_calls: int | None = None,
         max_total_tokens: int | None = None,
         allowed_models: Sequence[str] | None = None,
+        max_cost_usd: float | None = None,
     ) -> Self:
         values = {
             "max_calls": max_calls,
             "max_total_tokens": max_total_tokens,
             "allowed_models": allowed_models,
+            "max_cost_usd": max_cost_usd,
         }
         return self._merge("llm", values)
 
@@ -223,6 +225,12 @@ class ContractBuilder(PathBuilder):
 
     def scope(self, **root: Any) -> Self:
         self._head["scope"] = {"root": _predicate(root)}
+        return self
+
+    def prices(self, table: Mapping[str, Mapping[str, Any]]) -> Self:
+        """The contract's price table: model name → `input`, `output`, `cache_read`,
+        `cache_write` (USD per million tokens), for `llm(max_cost_usd=...)`."""
+        self._head["prices"] = {model: _keys(entry) for model, entry in table.items()}
         return self
 
     def alternative(self, id: str, build: Callable[[PathBuilder], PathBuilder]) -> Self:

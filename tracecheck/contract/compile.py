@@ -14,8 +14,10 @@ from typing import NamedTuple
 from tracecheck.contract.limits_spec import duration_rules, limit_rules
 from tracecheck.contract.load import ContractSource, load_document
 from tracecheck.contract.model import Alternative, Contract
+from tracecheck.contract.prices import priced
 from tracecheck.contract.spec import ContractSpec, PathSpec, parse_spec
 from tracecheck.errors import ContractError, ContractProblem
+from tracecheck.rules.cost import MaxCost
 from tracecheck.rules.operators import (
     Argument,
     AtMost,
@@ -146,7 +148,7 @@ def _contract(spec: ContractSpec, origin: str | None) -> Contract:
         Alternative(alternative.id or "", tuple(c.rule for c in path_rules(alternative)))
         for alternative in spec.alternatives or ()
     )
-    return Contract(
+    contract = Contract(
         name=spec.name,
         rules=tuple(c.rule for c in path_rules(spec.base)),
         alternatives=alternatives,
@@ -155,6 +157,7 @@ def _contract(spec: ContractSpec, origin: str | None) -> Contract:
         source=origin,
         capture=spec.capture,
     )
+    return priced(contract, spec.prices)  # the cost rules' prices: the contract's own
 
 
 def _tool(name: str) -> Predicate:
@@ -240,6 +243,8 @@ def path_rules(path: PathSpec) -> list[CompiledRule]:
                 "llm.maxTotalTokens",
                 TokensAtMost("llm.maxTotalTokens", Predicate(kind="LLM"), llm.max_total_tokens),
             )
+        if llm.max_cost_usd is not None:  # priced by the contract's table, or the check's
+            add("llm.maxCostUsd", MaxCost("llm.maxCostUsd", llm.max_cost_usd))
         if llm.allowed_models:
             models = Predicate(kind="LLM", not_=Predicate(model=OneOf(llm.allowed_models)))
             add("llm.allowedModels", Never("llm.allowedModels", models))

@@ -18,6 +18,7 @@ from typing import Literal
 from tracecheck.contract.compile import compile_spec, duplicate_ids
 from tracecheck.contract.limits_lint import LIMIT_CODES, limit_findings
 from tracecheck.contract.load import ContractSource, load_document
+from tracecheck.contract.prices import cost_findings
 from tracecheck.contract.spec import TOP_KEYS, ContractSpec, PathSpec
 from tracecheck.errors import ContractError
 
@@ -51,6 +52,9 @@ CODES: dict[str, LintLevel] = {
     "llm.max-calls-zero-with-limits": "warning",
     "alternatives.single": "warning",
     "capture.lenient": "warning",
+    "llm.cost-without-prices": "warning",
+    "llm.allowed-model-unpriced": "warning",
+    "prices.unused": "warning",
     "trajectory.forbidden-tool": "error",
     "trajectory.ignored-tool": "error",
     **LIMIT_CODES,
@@ -87,6 +91,7 @@ def lint_contract(source: ContractSource) -> list[LintFinding]:
         for problem in duplicate_ids(spec)
     ]
     findings += _lint_alternatives(spec)
+    findings += [_finding(*found) for found in cost_findings(spec)]
     if spec.capture == "lenient":
         findings.append(
             _finding(
@@ -370,6 +375,7 @@ def _lint_path(path: PathSpec) -> Iterator[LintFinding]:
             for key, present in (
                 ("maxTotalTokens", llm.max_total_tokens is not None),
                 ("allowedModels", bool(llm.allowed_models)),
+                ("maxCostUsd", llm.max_cost_usd is not None),
             )
             if present
         ]

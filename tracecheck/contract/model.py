@@ -11,6 +11,7 @@ from tracecheck.rules.predicates import Predicate
 
 if TYPE_CHECKING:
     from tracecheck.contract.builder import ContractBuilder
+    from tracecheck.rules.pricing import Prices
 
 __all__ = ["Alternative", "Contract"]
 
@@ -32,6 +33,7 @@ class Contract:
     description: str | None = None
     source: str | None = None  # the file it was read from
     capture: CaptureMode | None = None  # as the document says; None (not said) is strict
+    prices: Prices | None = None  # the table its cost rules price calls by (contract/prices.py)
 
     @staticmethod
     def builder(name: str) -> ContractBuilder:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any, NamedTuple, cast
 
 from tracecheck.contract.limits_spec import DurationLimit, LimitsChecker
@@ -14,6 +15,7 @@ from tracecheck.contract.matcher_spec import (
     MatcherChecker,
     RequiresSpec,
 )
+from tracecheck.contract.prices import usd_amount
 from tracecheck.contract.words import describe, map_path
 from tracecheck.naming import quote
 from tracecheck.rules.operators import ArgumentCheck, Occurrence, OrderMode, WriteTool
@@ -52,7 +54,7 @@ TOOLS_KEYS = (
     "enforced",
     "durations",
 )
-LLM_KEYS = ("maxCalls", "maxTotalTokens", "allowedModels")
+LLM_KEYS = ("maxCalls", "maxTotalTokens", "allowedModels", "maxCostUsd")
 RETRIES_KEYS = ("reads", "writes")
 WRITE_KEYS = ("tool", "idempotencyKey")
 ARGUMENT_CHECKS = MATCHER_CHECKS
@@ -99,6 +101,7 @@ class LlmSpec(NamedTuple):
     max_calls: int | None = None
     max_total_tokens: int | None = None
     allowed_models: tuple[str, ...] = ()
+    max_cost_usd: Decimal | None = None  # priced by the contract's or the check's prices
 
 
 class RetriesSpec(NamedTuple):
@@ -280,4 +283,7 @@ class SectionChecker(MatcherChecker, LimitsChecker):
             (self.names(llm["allowedModels"], f"{where}.allowedModels") or ())
             if "allowedModels" in llm
             else (),
+            max_cost_usd=usd_amount(self, llm["maxCostUsd"], f"{where}.maxCostUsd")
+            if "maxCostUsd" in llm
+            else None,
         )

@@ -18,6 +18,7 @@ from tracecheck.contract.limits_spec import ErrorLimit, LoopsSpec, StepLimit
 from tracecheck.contract.predicate_spec import KINDS
 from tracecheck.contract.predicate_spec import PREDICATE_KEYS as PREDICATE_KEYS
 from tracecheck.contract.predicate_spec import REGEX_FLAGS as REGEX_FLAGS
+from tracecheck.contract.prices import price_table
 from tracecheck.contract.rule_spec import CHECK_KEYS as CHECK_KEYS
 from tracecheck.contract.rule_spec import RULE_KEYS as RULE_KEYS
 from tracecheck.contract.rule_spec import RULE_REQUIRED as RULE_REQUIRED
@@ -47,6 +48,7 @@ from tracecheck.errors import ContractProblem
 from tracecheck.naming import did_you_mean, key_path
 from tracecheck.rules.capture import CAPTURES, CaptureMode
 from tracecheck.rules.predicates import Predicate
+from tracecheck.rules.pricing import Prices
 
 __all__ = [
     "KINDS",
@@ -77,6 +79,7 @@ TOP_KEYS = (
     "steps",
     "loops",
     "capture",
+    "prices",
 )
 PATH_KEYS = ("run", "tools", "llm", "retries", "rules", "trajectory", "errors", "steps", "loops")
 ALTERNATIVE_KEYS = ("id", *PATH_KEYS)
@@ -113,6 +116,7 @@ class ContractSpec(NamedTuple):
     base: PathSpec
     alternatives: tuple[PathSpec, ...] | None  # None when the key is absent
     capture: CaptureMode | None = None  # None when the key is absent: strict
+    prices: Prices | None = None  # the contract's own price table (contract/prices.py)
 
 
 class _Parser(RuleChecker, TrajectoryChecker):
@@ -139,7 +143,10 @@ class _Parser(RuleChecker, TrajectoryChecker):
         if "alternatives" in doc:
             alternatives = self.alternatives(doc["alternatives"])
         base = self.path_keys(doc, "")
-        return ContractSpec(name or "", description, scope, base, alternatives, capture)
+        prices = price_table(self, doc["prices"], "prices") if "prices" in doc else None
+        return ContractSpec(
+            name or "", description, scope, base, alternatives, capture, prices=prices
+        )
 
     def scope(self, value: Any) -> Predicate | None:
         scope = self.obj(value, "scope", ("root",), required=("root",))
