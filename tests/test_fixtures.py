@@ -15,7 +15,15 @@ from tracecheck import Kind, Span, Trace, read_traces
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 INSTRUMENTATIONS = ("otel-genai", "openinference")
-SCENARIOS = ("clean", "forbidden", "repeated-write", "timeout", "cache", "cache-responses")
+SCENARIOS = (
+    "clean",
+    "forbidden",
+    "repeated-write",
+    "timeout",
+    "looping",
+    "cache",
+    "cache-responses",
+)
 
 
 def only_trace(path: Path) -> Trace:
@@ -100,6 +108,9 @@ def test_the_scenarios_show_what_they_are_named_for(instrumentation: str) -> Non
     assert writes[0][2] == writes[1][2]
     timeout = tool_calls(only_trace(FIXTURES / instrumentation / "timeout.otlp.jsonl"))
     assert [call[3] for call in timeout] == ["ok", "error"]
+    looping = tool_calls(only_trace(FIXTURES / instrumentation / "looping.otlp.jsonl"))
+    assert [call[0] for call in looping] == ["lookup_order", "slow_lookup"] * 3
+    assert [call[3] for call in looping] == ["ok", "error"] * 3
 
 
 def test_openinference_records_cache_reads_inside_input() -> None:
