@@ -126,6 +126,19 @@ MATCHERS: dict[str, Any] = {
     },
 }
 
+# The cost ceiling (`--cost`): every model call priced by its model's prefix entry, the cached
+# reads of the OpenAI calls at their own price, the total added up exactly.
+COST: dict[str, Any] = {
+    "name": "bench-cost",
+    "llm": {"maxCostUsd": 10**9},
+    "prices": {
+        "gpt-4o*": {"input": 2.5, "output": 10, "cacheRead": 1.25},
+        "gpt-4.1-mini*": {"input": 0.4, "output": 1.6, "cacheRead": 0.1},
+        "claude-sonnet-4-5*": {"input": 3, "output": 15, "cacheRead": 0.3, "cacheWrite": 3.75},
+        "claude-haiku-4-5*": {"input": 1, "output": 5, "cacheRead": 0.1, "cacheWrite": 1.25},
+    },
+}
+
 
 def evaluation(path: Path, repeat: int) -> dict[str, Any]:
     import tracecheck
@@ -202,6 +215,11 @@ def main(argv: list[str] | None = None) -> int:
         help="time the argument matchers and a precondition alone, per tool call",
     )
     parser.add_argument(
+        "--cost",
+        action="store_true",
+        help="time the cost ceiling (llm.maxCostUsd) alone, per model call",
+    )
+    parser.add_argument(
         "--trajectory",
         action="store_true",
         help="compare read + check with and without trajectories, and time the trajectory rules",
@@ -214,6 +232,8 @@ def main(argv: list[str] | None = None) -> int:
         return trajectories(args)
     if args.matchers:
         return matchers(args)
+    if args.cost:
+        return costs(args)
     print(
         "| spans | rules | check, cold | check, warm | rules alone "
         "| span-rule evaluations/s (cold / warm / rules alone) "
@@ -305,6 +325,43 @@ def matchers(args: argparse.Namespace) -> int:
         print(
             f"| {size:,} | {calls:,} | {len(contract.rules)} | {alone * 1000:.1f} ms "
             f"| {alone / calls * 1e6:.2f} µs | {statuses} |",
+            flush=True,
+        )
+    return 0
+
+
+def costs(args: argparse.Namespace) -> int:
+    """The cost rule alone (COST) on spans already read and checked once (their models and
+    tokens derived), per size: linear when the time per model call stays flat."""
+    import tracecheck
+    from tracecheck.rules.cost import run_cost
+    from tracecheck.rules.subject import Subject
+
+    contract = tracecheck.compile_contract(COST)
+    (rule,) = contract.rules
+    assert contract.prices is not None
+    print("| spans | model calls | cost rule alone | per model call | total | verdicts |")
+    print("|---:|---:|---:|---:|---:|---|")
+    for size in (int(s) for s in args.sizes.split(",")):
+        workload = Workload(size)
+        ensure(workload, args.data)
+        traces = tracecheck.read_traces(workload.path(args.data, "otlp-jsonl"))
+        verdicts = [tracecheck.check(trace, contract) for trace in traces]
+        alone = float("inf")
+        for _ in range(args.repeat):
+            subjects = [Subject(trace.spans) for trace in traces]  # fresh indexes each time
+            gc.disable()
+            began = time.perf_counter()
+            for subject in subjects:
+                rule.evaluate(subject)
+            alone = min(alone, time.perf_counter() - began)
+            gc.enable()
+        calls = sum(len(subject.of_kind(tracecheck.Kind.LLM)) for subject in subjects)
+        total = sum(run_cost(subject, contract.prices).total for subject in subjects)
+        statuses = ", ".join(sorted({verdict.status for verdict in verdicts}))
+        print(
+            f"| {size:,} | {calls:,} | {alone * 1000:.1f} ms | {alone / calls * 1e6:.2f} µs "
+            f"| ${total:.2f} | {statuses} |",
             flush=True,
         )
     return 0

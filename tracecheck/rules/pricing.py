@@ -81,6 +81,8 @@ class Prices:
     described: str = "the contract's prices"
     _exact: dict[str, ModelPrice] = field(init=False, repr=False, compare=False)
     _prefixes: tuple[ModelPrice, ...] = field(init=False, repr=False, compare=False)
+    # Each model name looked up so far: a run names few models in many calls.
+    _found: dict[str, ModelPrice | None] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         exact = {price.model: price for price in self.models if not price.is_prefix}
@@ -90,19 +92,21 @@ class Prices:
         )
         object.__setattr__(self, "_exact", exact)
         object.__setattr__(self, "_prefixes", tuple(prefixes))
+        object.__setattr__(self, "_found", {})
 
     def __reduce__(self) -> tuple[object, ...]:  # the indexes are rebuilt, not pickled
         return Prices, (self.models, self.source, self.described)
 
     def price_of(self, model: str) -> ModelPrice | None:
         """The entry that prices `model`: its exact name, else the longest matching prefix."""
-        found = self._exact.get(model)
-        if found is not None:
+        try:
+            return self._found[model]
+        except KeyError:
+            found = self._exact.get(model)
+            if found is None:
+                found = next((p for p in self._prefixes if model.startswith(p.model[:-1])), None)
+            self._found[model] = found
             return found
-        for price in self._prefixes:
-            if model.startswith(price.model[:-1]):
-                return price
-        return None
 
     def missing(self, model: str) -> str:
         """Why `model` has no price, naming the entry it was probably meant to match."""
@@ -165,21 +169,27 @@ def token_counts(tokens: TokenUsage) -> TokenCounts:
 
 def added(left: TokenCounts, right: TokenCounts) -> TokenCounts:
     """Two calls' tokens together (what one price charges for both)."""
-    return TokenCounts(*(_plus(a, b) for a, b in zip(left, right, strict=True)))
+    return TokenCounts(
+        _plus(left.fresh, right.fresh),
+        _plus(left.cache_read, right.cache_read),
+        _plus(left.cache_write, right.cache_write),
+        _plus(left.output, right.output),
+    )
 
 
 def check_cache_prices(counts: TokenCounts, price: ModelPrice) -> None:
     """`Unpriced` when the call reads or writes the cache and the entry has no price for it:
     either guess (the input price, zero) could under-count."""
-    for count, given, verb, key in (
-        (counts.cache_read, price.cache_read, "reads", "cacheRead"),
-        (counts.cache_write, price.cache_write, "writes", "cacheWrite"),
-    ):
-        if count and given is None:
-            raise Unpriced(
-                f"{verb} {_text(count)} cache tokens, and the price of {quote(price.model)} "
-                f"gives no {key}"
-            )
+    if counts.cache_read and price.cache_read is None:
+        raise Unpriced(_no_cache_price("reads", counts.cache_read, price, "cacheRead"))
+    if counts.cache_write and price.cache_write is None:
+        raise Unpriced(_no_cache_price("writes", counts.cache_write, price, "cacheWrite"))
+
+
+def _no_cache_price(verb: str, count: Amount, price: ModelPrice, key: str) -> str:
+    return (
+        f"{verb} {_text(count)} cache tokens, and the price of {quote(price.model)} gives no {key}"
+    )
 
 
 def call_cost(counts: TokenCounts, price: ModelPrice) -> Decimal:
