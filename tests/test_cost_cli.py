@@ -125,6 +125,15 @@ def test_fleet_check_takes_the_prices_file(
     assert WARNING in capsys.readouterr().err
 
 
+def test_report_takes_the_prices_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("matplotlib")
+    prices = write(tmp_path, "prices.yaml", MINI)
+    page = tmp_path / "report.html"
+    argv = ["report", RUN, "--contract", budget(tmp_path, 0.0005), "-o", str(page)]
+    assert main([*argv, "--prices", prices]) == ExitCode.FAILED
+    assert "over the limit of $0.0005" in page.read_text(encoding="utf-8")
+
+
 # --- the pytest plugin ------------------------------------------------------------------------
 
 AGENT = """

@@ -48,6 +48,9 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
         default="default",
         help="redaction profile of the names drawn from the traces (default: default)",
     )
+    from tracecheck.cli.check import prices_argument
+
+    prices_argument(parser)
 
 
 def run(args: argparse.Namespace, env: Environment) -> ExitCode:
@@ -66,6 +69,8 @@ def run(args: argparse.Namespace, env: Environment) -> ExitCode:
         argv.append(f"--format={args.format}")
     if args.trace_id is not None:
         argv.append(f"--trace-id={args.trace_id}")
+    if args.prices is not None:
+        argv.append(f"--prices={args.prices}")
     checked = parser.parse_args([*argv, "--", *args.traces])
     quiet = {k: v for k, v in env.environ.items() if k not in _GITHUB}
     return check.run(checked, env._replace(environ=quiet))
