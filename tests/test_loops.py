@@ -180,3 +180,11 @@ def test_the_loops_key_compiles_strictly() -> None:
     assert [str(p) for p in caught.value.problems] == [
         "loops: checks nothing: give maxRepeats, maxConsecutive or maxCycles"
     ]
+
+
+def test_a_run_hashes_measured_wrong_is_measured_again_item_by_item() -> None:
+    from tracecheck.rules.loops import _checked
+
+    seq = symbols(list("xababababy"))
+    assert _checked(seq, 2, 1, 8) == (1, 8)
+    assert _checked(seq, 2, 1, 4) == (1, 8)  # as a hash collision could have it

@@ -9,7 +9,8 @@ arguments must not hide a loop; the same call with equal arguments is `maxRepeat
 
 Finding cycles is O(n log n) in the calls (n log² n at worst): for each period p, only every
 p-th position is sampled (n/p samples, n·H(n) in all), and a run through a sample is measured
-with longest-common-extension queries on prefix hashes, growing exponentially then halving.
+with longest-common-extension queries on prefix hashes, growing exponentially then halving;
+each run found is then confirmed item by item.
 """
 
 from __future__ import annotations
@@ -149,6 +150,26 @@ def _constant_runs(seq: Sequence[int]) -> set[tuple[int, int]]:
     return found
 
 
+def _checked(seq: Sequence[int], period: int, start: int, length: int) -> tuple[int, int]:
+    """The run's extent, compared item by item: hashes of two different stretches could in
+    principle be equal, so what they found is confirmed, or measured again without them."""
+    end = start + length
+    if (
+        seq[start : end - period] == seq[start + period : end]
+        and (start == 0 or seq[start - 1] != seq[start - 1 + period])
+        and (end == len(seq) or seq[end] != seq[end - period])
+    ):
+        return start, length
+    i = start + period - 1 - (start + period - 1) % period  # a sample inside the run
+    low = i
+    while low > 0 and seq[low - 1] == seq[low - 1 + period]:
+        low -= 1
+    high = i
+    while high + period < len(seq) and seq[high] == seq[high + period]:
+        high += 1
+    return low, high - low + period
+
+
 def periodic_runs(seq: Sequence[int], repetitions: int) -> list[Run]:
     """Every maximal run of a block of two or more items repeated at least `repetitions` (≥ 2)
     times in a row, its block primitive (`ABAB` repeated is the block `AB`), by period then
@@ -182,6 +203,8 @@ def periodic_runs(seq: Sequence[int], repetitions: int) -> list[Run]:
             ahead = _forward(seq, hashes, i, j, n - j)
             extent = (i - back, back + ahead + period)
             if extent not in seen:
+                seen.add(extent)
+                extent = _checked(seq, period, *extent)
                 seen.add(extent)
                 runs.append(Run(extent[0], period, extent[1]))
             i = (i + ahead) // period * period + period  # past the run's last match
