@@ -5,28 +5,54 @@ every later item changed: arrays are positions, not sets); numbers as JSON numbe
 `1.0`), never as booleans. A value is kept (`shown`) only when it is a scalar that the
 redactor's `default` profile leaves as it is, looked at where it stands in the arguments (a
 value under a `password` key is hidden however harmless it reads); otherwise the change names
-the pointer and the JSON types alone.
+the pointer and the JSON types alone. The arguments of every pair with a value to judge are
+redacted together, in one pass of the redactor.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from tracecheck.diff.model import ArgumentChange, JsonType
 
-__all__ = ["argument_changes", "json_type"]
+__all__ = ["Difference", "described", "differences", "json_type"]
 
-_ABSENT = object()
+_ABSENT: Any = object()
+Path = tuple[str | int, ...]
 
 
-def argument_changes(baseline: Any, run: Any) -> tuple[ArgumentChange, ...]:
-    """Every pointer at which `run`'s arguments differ from `baseline`'s, in document order."""
-    found = list(_differences(baseline, run, ()))
-    if not found:
-        return ()
-    visible = _Visible(baseline, run)
-    return tuple(_change(path, old, new, visible.shows(path, old, new)) for path, old, new in found)
+class Difference(NamedTuple):
+    """Where two arguments differ, with both values (`_ABSENT` where one has none): kept only
+    until `described` decides which may be shown."""
+
+    path: Path
+    old: Any
+    new: Any
+
+
+def differences(baseline: Any, run: Any) -> list[Difference]:
+    """Every place at which `run`'s arguments differ from `baseline`'s, in document order."""
+    return list(_walk(baseline, run, ()))
+
+
+def described(
+    pairs: Sequence[tuple[Any, Any, Sequence[Difference]]],
+) -> list[tuple[ArgumentChange, ...]]:
+    """The changes of each (baseline arguments, run arguments, differences), each value kept
+    only where the default profile leaves it as it is."""
+    judged = [k for k, (_, _, found) in enumerate(pairs) if any(map(_scalar, found))]
+    redacted: dict[int, tuple[Any, Any]] = {}
+    if judged:
+        from redact import redact  # only for a diff with values to show
+
+        batch = [[pairs[k][0], pairs[k][1]] for k in judged]
+        for k, (old, new) in zip(judged, redact(batch, profile="default").value, strict=True):
+            redacted[k] = old, new
+    return [
+        tuple(_change(found, redacted.get(k)) for found in differences)
+        for k, (_, _, differences) in enumerate(pairs)
+    ]
 
 
 def json_type(value: Any) -> JsonType | None:
@@ -48,25 +74,22 @@ def json_type(value: Any) -> JsonType | None:
     return None
 
 
-Path = tuple[str | int, ...]
-
-
-def _differences(old: Any, new: Any, path: Path) -> Iterator[tuple[Path, Any, Any]]:
+def _walk(old: Any, new: Any, path: Path) -> Iterator[Difference]:
     if isinstance(old, Mapping) and isinstance(new, Mapping):
         for key in old:
-            yield from _differences(old[key], new.get(key, _ABSENT), (*path, key))
+            yield from _walk(old[key], new.get(key, _ABSENT), (*path, key))
         for key in new:
             if key not in old:
-                yield (*path, key), _ABSENT, new[key]
+                yield Difference((*path, key), _ABSENT, new[key])
         return
     if _is_array(old) and _is_array(new):
         for index in range(max(len(old), len(new))):
             before = old[index] if index < len(old) else _ABSENT
             after = new[index] if index < len(new) else _ABSENT
-            yield from _differences(before, after, (*path, index))
+            yield from _walk(before, after, (*path, index))
         return
     if not _same(old, new):
-        yield path, old, new
+        yield Difference(path, old, new)
 
 
 def _is_array(value: Any) -> bool:
@@ -82,7 +105,23 @@ def _same(old: Any, new: Any) -> bool:
     return bool(old == new)
 
 
-def _change(path: Path, old: Any, new: Any, shown: bool) -> ArgumentChange:
+def _scalar(found: Difference) -> bool:
+    """Whether every value of a difference is a scalar (a container's values are not shown)."""
+    values = [value for value in (found.old, found.new) if value is not _ABSENT]
+    return all(json_type(value) not in ("object", "array") for value in values)
+
+
+def _change(found: Difference, redacted: tuple[Any, Any] | None) -> ArgumentChange:
+    path, old, new = found
+    shown = (
+        redacted is not None
+        and _scalar(found)
+        and all(
+            _at(redacted[side], path) == value
+            for side, value in enumerate((old, new))
+            if value is not _ABSENT
+        )
+    )
     kind: Literal["changed", "added", "removed"] = (
         "added" if old is _ABSENT else "removed" if new is _ABSENT else "changed"
     )
@@ -99,34 +138,6 @@ def _change(path: Path, old: Any, new: Any, shown: bool) -> ArgumentChange:
 
 def _pointer(path: Path) -> str:
     return "".join("/" + str(token).replace("~", "~0").replace("/", "~1") for token in path)
-
-
-class _Visible:
-    """Whether a change's values may be shown: each side's arguments redacted once (and only
-    when some change has a value that could be shown), a value shown when its redacted form
-    is itself."""
-
-    def __init__(self, baseline: Any, run: Any) -> None:
-        self._sides = (baseline, run)
-        self._redacted: tuple[Any, Any] | None = None
-
-    def shows(self, path: Path, old: Any, new: Any) -> bool:
-        values = [(side, value) for side, value in enumerate((old, new)) if value is not _ABSENT]
-        if not all(json_type(value) not in ("object", "array") for _, value in values):
-            return False
-        redacted = self._redact()
-        return all(_at(redacted[side], path) == value for side, value in values)
-
-    def _redact(self) -> tuple[Any, Any]:
-        if self._redacted is None:
-            from redact import redact  # only for a diff with values to show
-
-            baseline, run = self._sides
-            self._redacted = (
-                redact(baseline, profile="default").value,
-                redact(run, profile="default").value,
-            )
-        return self._redacted
 
 
 def _at(value: Any, path: Sequence[str | int]) -> Any:

@@ -4,7 +4,7 @@ level: tracecheck.diff.levels), each call with its alignment keys.
 
 A call's keys, from the most to the least specific: its tool, the tool calls it ran inside
 (its position in the tree: an agent called as a tool, an MCP server's tool inside the agent's),
-its arguments' canonical JSON (RFC 8785) and whether it failed; its tool and position; its
+its arguments as JSON with sorted members and whether it failed; its tool and position; its
 tool alone.
 """
 
@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
+
+import orjson
 
 from tracecheck.diff.levels import ordered_calls
 from tracecheck.diff.model import CallRef, RunSummary
@@ -35,7 +37,7 @@ class Call:
 
     span: Span
     ref: CallRef
-    exact: Hashable
+    exact: tuple[str | None, tuple[str, ...], str, bool]
     placed: Hashable
     tool: str | None
     step: int
@@ -120,6 +122,15 @@ class _Facts:
 
 
 def _canonical(value: object) -> str:
+    """The arguments as one key: JSON with sorted members (orjson, fast); RFC 8785 canonical
+    JSON where orjson refuses (an integer past 64 bits); the repr of what is not JSON. Two
+    texts that differ only in a number's form (`1`, `1.0`) are two keys, which only costs the
+    pair its first chance: it is aligned by tool and position instead, and its arguments
+    compared as values show no difference."""
+    try:
+        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode()
+    except (TypeError, orjson.JSONEncodeError):
+        pass
     try:
         return canonical_json(value)
     except RuleError:  # not JSON (a reader never gives one): its repr still tells values apart

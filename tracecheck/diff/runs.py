@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import Literal
+from typing import Any, Literal
 
 from tracecheck.diff.align import Alignment, align_calls
-from tracecheck.diff.arguments import argument_changes
+from tracecheck.diff.arguments import Difference, described, differences
 from tracecheck.diff.calls import Call, RunCalls, read_calls
 from tracecheck.diff.model import (
     GATED_PAIR_CHANGES,
@@ -134,13 +134,30 @@ def _pairs(alignment: Alignment, match: ArgumentMatch) -> dict[int, CallPair]:
     moved = set(alignment.moved)
     everything = sorted([*alignment.kept, *alignment.moved])
     regrouped = _regrouped(base, run, everything)
+    found = [_differences(base[i], run[j]) for i, j in everything]
+    changes = described(found)
     return {
-        i: _pair(base[i], run[j], (i, j) in moved, (i, j) in regrouped, match)
-        for i, j in everything
+        i: _pair(base[i], run[j], (i, j) in moved, (i, j) in regrouped, match, arguments)
+        for (i, j), arguments in zip(everything, changes, strict=True)
     }
 
 
-def _pair(old: Call, new: Call, moved: bool, regrouped: bool, match: ArgumentMatch) -> CallPair:
+def _differences(old: Call, new: Call) -> tuple[Any, Any, list[Difference]]:
+    """Both calls' arguments and where they differ (nowhere when either is unknown)."""
+    before, after = old.span.arguments, new.span.arguments
+    if not (before.known and after.known) or old.exact[:3] == new.exact[:3]:
+        return None, None, []
+    return before.value, after.value, differences(before.value, after.value)
+
+
+def _pair(
+    old: Call,
+    new: Call,
+    moved: bool,
+    regrouped: bool,
+    match: ArgumentMatch,
+    arguments: tuple[ArgumentChange, ...],
+) -> CallPair:
     changes: list[PairChange] = []
     if moved:
         changes.append("reordered")
@@ -151,13 +168,9 @@ def _pair(old: Call, new: Call, moved: bool, regrouped: bool, match: ArgumentMat
     if old.ref.failed != new.ref.failed:
         changes.append("status")
     how = match.of(old.tool)
-    arguments: tuple[ArgumentChange, ...] = ()
     unknown = None
     before, after = old.span.arguments, new.span.arguments
-    if before.known and after.known:
-        if old.exact != new.exact:
-            arguments = argument_changes(before.value, after.value)
-    elif how != "ignore":
+    if how != "ignore" and not (before.known and after.known):
         side = "neither call" if not (before.known or after.known) else "one call"
         unknown = f"{side} records its arguments"
     arguments = tuple(

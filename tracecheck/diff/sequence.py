@@ -3,8 +3,8 @@
 A region (a stretch of each sequence) is aligned in the first way that applies:
 
 1. its common head and tail are matched as they are (a run against itself costs one pass);
-2. a small region (at most `EXACT_CELLS` pairs of positions) by the exact LCS, a table of
-   lengths, O(n·m);
+2. a small region (at most `EXACT_CELLS` pairs of positions) by the exact LCS, its table of
+   lengths computed a row at a time, each row one integer's bits (O(n·m/64) machine words);
 3. a large one is split at anchors, as patience diff does: the keys that occur once in each
    side, the longest increasing run of their positions kept (n·log n), each stretch between
    anchors a region of its own;
@@ -22,7 +22,7 @@ from collections.abc import Hashable, Sequence
 
 __all__ = ["EXACT_CELLS", "common_pairs"]
 
-EXACT_CELLS = 1 << 18  # 512 × 512: the exact table takes a few tenths of a second at most
+EXACT_CELLS = 1 << 24  # 4096 × 4096: 4096 rows of 512 bytes, a few tenths of a second at most
 
 Region = tuple[int, int, int, int]
 
@@ -71,29 +71,40 @@ def _trimmed(x: list[int], y: list[int], region: Region, pairs: list[tuple[int, 
 def _exact(
     x: list[int], y: list[int], alo: int, ahi: int, blo: int, bhi: int
 ) -> list[tuple[int, int]]:
-    """The LCS by its table: `rows[i][j]` is the LCS length of x[alo+i:] and y[blo+j:]."""
-    n, m = ahi - alo, bhi - blo
-    ys = y[blo:bhi]
-    rows = [[0] * (m + 1) for _ in range(n + 1)]
-    for i in range(n - 1, -1, -1):
-        key, row, below = x[alo + i], rows[i], rows[i + 1]
-        for j in range(m - 1, -1, -1):
-            if ys[j] == key:
-                row[j] = below[j + 1] + 1
-            else:
-                down, right = below[j], row[j + 1]
-                row[j] = down if down >= right else right
+    """The LCS, bit-parallel (Hyyrö's row recurrence on Python integers: one row of the table
+    is one integer whose zero bits count the matches so far), then walked back from the end.
+    `rows[i]` is the row after x[alo:alo+i]; the LCS of that prefix and y[blo:blo+j] is the
+    number of zero bits among its low j bits."""
+    m = bhi - blo
+    full = (1 << m) - 1
+    where: dict[int, int] = {}  # key -> the bits of the positions of y holding it
+    for j in range(m):
+        key = y[blo + j]
+        where[key] = where.get(key, 0) | (1 << j)
+    rows = [full]
+    row = full
+    for i in range(alo, ahi):
+        matched = row & where.get(x[i], 0)
+        row = ((row + matched) | (row - matched)) & full
+        rows.append(row)
     pairs = []
-    i = j = 0
-    while i < n and j < m:
-        if x[alo + i] == ys[j]:
-            pairs.append((alo + i, blo + j))
-            i, j = i + 1, j + 1
-        elif rows[i + 1][j] >= rows[i][j + 1]:
-            i += 1
+    i, j = ahi - alo, m
+    while i > 0 and j > 0:
+        here = _lcs(rows[i], j)
+        if x[alo + i - 1] == y[blo + j - 1] and _lcs(rows[i - 1], j - 1) + 1 == here:
+            pairs.append((alo + i - 1, blo + j - 1))
+            i, j = i - 1, j - 1
+        elif _lcs(rows[i - 1], j) == here:
+            i -= 1
         else:
-            j += 1
+            j -= 1
+    pairs.reverse()
     return pairs
+
+
+def _lcs(row: int, j: int) -> int:
+    """The matches among the low `j` bits of a row: its zero bits there."""
+    return j - (row & ((1 << j) - 1)).bit_count()
 
 
 def _anchors(
