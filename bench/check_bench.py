@@ -139,6 +139,29 @@ COST: dict[str, Any] = {
     },
 }
 
+# Status, timing and loops (`--limits`): error shares, step counts, duration percentiles, the
+# three loop rules and a predicate on status and duration, with the limits real contracts set.
+LIMITS: dict[str, Any] = {
+    "name": "bench-limits",
+    "tools": {
+        "durations": {
+            "read_file": {"p50": 60_000, "p95": 60_000, "max": 60_000},
+            "query_orders": {"p99": 60_000},
+        }
+    },
+    "errors": {"TOOL": {"maxPercent": 50}, "LLM": {"max": 10**6}},
+    "steps": {"TOOL": {"max": 10**6}, "LLM": {"min": 1}},
+    "loops": {"maxRepeats": 3, "maxConsecutive": 3, "maxCycles": 2},
+    "rules": [
+        {
+            "kind": "atMost",
+            "label": "slow failures",
+            "p": {"kind": "TOOL", "status": "error", "durationMs": {"min": 60_000}},
+            "max": 0,
+        }
+    ],
+}
+
 
 def evaluation(path: Path, repeat: int) -> dict[str, Any]:
     import tracecheck
@@ -220,6 +243,11 @@ def main(argv: list[str] | None = None) -> int:
         help="time the cost ceiling (llm.maxCostUsd) alone, per model call",
     )
     parser.add_argument(
+        "--limits",
+        action="store_true",
+        help="time errors, steps, tools.durations, loops and a status/duration predicate alone",
+    )
+    parser.add_argument(
         "--trajectory",
         action="store_true",
         help="compare read + check with and without trajectories, and time the trajectory rules",
@@ -234,6 +262,8 @@ def main(argv: list[str] | None = None) -> int:
         return matchers(args)
     if args.cost:
         return costs(args)
+    if args.limits:
+        return limits(args)
     print(
         "| spans | rules | check, cold | check, warm | rules alone "
         "| span-rule evaluations/s (cold / warm / rules alone) "
@@ -365,6 +395,84 @@ def costs(args: argparse.Namespace) -> int:
             flush=True,
         )
     return 0
+
+
+def limits(args: argparse.Namespace) -> int:
+    """Each LIMITS rule alone on spans already read and checked once, per size (as `check`
+    runs it, with the duration doubt of its predicates), then the loop rules on a run whose
+    calls go round the whole way (A, B, A, B, …: the cycle finder's worst case). Linear or
+    n log n when the time per span stays flat or grows by a log factor."""
+    import tracecheck
+    from tracecheck.rules.subject import Subject
+    from tracecheck.rules.timing import unknown_durations
+
+    contract = tracecheck.compile_contract(LIMITS)
+    labels = [rule.label for rule in contract.rules]
+    print(f"| spans | tool calls | {' | '.join(labels)} | all, per span | verdicts |")
+    print(f"|---:|---:|{'---:|' * len(labels)}---:|---|")
+    for size in (int(s) for s in args.sizes.split(",")):
+        workload = Workload(size)
+        ensure(workload, args.data)
+        traces = tracecheck.read_traces(workload.path(args.data, "otlp-jsonl"))
+        verdicts = [tracecheck.check(trace, contract, capture="lenient") for trace in traces]
+        best = [float("inf")] * len(labels)
+        for _ in range(args.repeat):
+            subjects = [Subject(trace.spans) for trace in traces]  # fresh indexes each time
+            gc.disable()
+            for i, rule in enumerate(contract.rules):
+                began = time.perf_counter()
+                for subject in subjects:
+                    rule.evaluate(subject) or unknown_durations(rule, subject)
+                best[i] = min(best[i], time.perf_counter() - began)
+            gc.enable()
+        calls = sum(len(subject.tool_spans) for subject in subjects)
+        spans = sum(len(subject.spans) for subject in subjects)
+        statuses = ", ".join(sorted({verdict.status for verdict in verdicts}))
+        cells = " | ".join(f"{seconds * 1000:.1f} ms" for seconds in best)
+        print(
+            f"| {spans:,} | {calls:,} | {cells} | {sum(best) / spans * 1e6:.2f} µs | {statuses} |",
+            flush=True,
+        )
+    print()
+    print("| tool calls, A B A B … | loops.maxRepeats | loops.maxConsecutive | loops.maxCycles |")
+    print("|---:|---:|---:|---:|")
+    loops = [rule for rule in contract.rules if rule.label.startswith("loops.")]
+    for size in (int(s) for s in args.sizes.split(",")):
+        subject = Subject(_alternating(size))
+        best = [float("inf")] * len(loops)
+        for _ in range(args.repeat):
+            gc.disable()
+            for i, rule in enumerate(loops):
+                began = time.perf_counter()
+                rule.evaluate(subject)
+                best[i] = min(best[i], time.perf_counter() - began)
+            gc.enable()
+        cells = " | ".join(f"{seconds * 1000:.1f} ms" for seconds in best)
+        print(f"| {size:,} | {cells} |", flush=True)
+    return 0
+
+
+def _alternating(count: int) -> list[Any]:
+    """`count` tool calls of two tools taking turns, one millisecond apart, new arguments each
+    time (the GenAI attributes a reader would give them)."""
+    from tracecheck.spans import Span
+
+    return [
+        Span(
+            "0" * 32,
+            f"{i:016x}",
+            None,
+            f"execute_tool {('lookup', 'search')[i % 2]}",
+            i * 1_000_000,
+            i * 1_000_000 + 500_000,
+            attributes={
+                "gen_ai.operation.name": "execute_tool",
+                "gen_ai.tool.name": ("lookup", "search")[i % 2],
+                "gen_ai.tool.call.arguments": f'{{"page": {i}}}',
+            },
+        )
+        for i in range(count)
+    ]
 
 
 if __name__ == "__main__":
