@@ -116,12 +116,16 @@ def model(convention: Convention, span: SpanFacts) -> str | None:
 
 
 def tokens(convention: Convention, span: SpanFacts) -> Tokens:
-    """(input, output, cache read, cache write, cache counts outside input)."""
+    """(input, output, cache read, cache write, cache counts outside input), from the first
+    description that finds an input or output count; one that finds only a cache count (a
+    count recorded in a place a later generation shares) yields to a later one that finds more."""
+    partial = None
     for described in convention.tokens:
         found = _described_tokens(described, span)
-        if found is not None:
+        if found is not None and (found[0] is not None or found[1] is not None):
             return found
-    return generic.tokens(span.attributes)
+        partial = partial or found
+    return partial or generic.tokens(span.attributes)
 
 
 def _described_tokens(described: TokenFields, span: SpanFacts) -> Tokens | None:
