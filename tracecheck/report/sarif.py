@@ -68,6 +68,12 @@ _KIND_WORDS = {
     "toolsOffered": "every tool call names a tool offered to the model",
     "retrySafe": "repeated calls are safe to repeat",
     "run": "the run ends as the contract asks",
+    "errorsAtMost": "no more spans of a kind are in error than the limit",
+    "stepCount": "the run has as many spans of a kind as the limits allow",
+    "toolDuration": "a tool's calls take no longer than the limit at a percentile",
+    "repeatedCalls": "no call is repeated with equal arguments more often than the limit",
+    "consecutiveCalls": "no tool is called more times in a row than the limit",
+    "repeatedCycles": "no cycle of calls repeats more times in a row than the limit",
 }
 _NOTIFICATIONS = (
     ("unreadable", "an input could not be read"),
