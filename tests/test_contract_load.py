@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from tracecheck.contract import compile_contract
+from tracecheck.contract.section_spec import TOOLS_KEYS
 from tracecheck.errors import ContractError
 
 DOC = {"name": "refund-desk", "tools": {"required": ["Read"], "forbidden": ["Bash"]}}
@@ -65,8 +66,8 @@ def test_problems_name_the_file(tmp_path: Path) -> None:
     err = error(path)
     assert err.source == str(path)
     assert str(err) == (
-        f'{path}: tools: unknown key "requird" — did you mean "required"? (allowed: required, '
-        "forbidden, allowed, maxCalls, maxCallsPerTool, requiredOrder, orderMode, arguments, requires, enforced)"
+        f'{path}: tools: unknown key "requird" — did you mean "required"? (allowed: '
+        f"{', '.join(TOOLS_KEYS)})"
     )
 
 
