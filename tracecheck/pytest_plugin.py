@@ -16,6 +16,9 @@
 - options `--tracecheck-evidence-dir DIR`, `--tracecheck-known-secret-env NAME` (repeatable),
   `--tracecheck-evidence-raw`: a failing check writes its spans (OTLP JSON, redacted with the
   `default` profile unless raw) and its verdict (JSON) into DIR.
+- golden runs (tracecheck.pytest_golden): `trace_spans.assert_matches_golden(path)` and the
+  marker `@pytest.mark.trace_golden(path)` diff the test's spans against a recorded run and
+  fail with the diff; `--update-golden` records a missing golden and rewrites a changed one.
 
 What is captured, for the duration of each test (spans of other tests never are):
 - spans of the global SDK `TracerProvider` that the application installed, automatically (the
@@ -47,8 +50,10 @@ if TYPE_CHECKING:
 
     from tracecheck.contract import Contract
     from tracecheck.contract.prices import PricesSource
+    from tracecheck.diff import RunDiff
     from tracecheck.pytest_capture import CaptureHub, TestSpans
     from tracecheck.pytest_evidence import EvidenceSettings
+    from tracecheck.pytest_golden import GoldenSettings
     from tracecheck.rules.capture import CaptureMode
     from tracecheck.spans import Span, Trace
     from tracecheck.testing import ContractInput, assert_contract
@@ -58,6 +63,7 @@ __all__ = ["SpanCapture", "assert_contract", "trace_spans"]
 
 FIXTURE = "trace_spans"
 MARKER = "trace_contract"
+GOLDEN_MARKER = "trace_golden"
 GLOBAL_INI = "tracecheck_global_provider"
 LENIENT_INI = "tracecheck_lenient_capture"
 MISSING_SDK = (
@@ -71,6 +77,7 @@ _CAPTURE = pytest.StashKey["SpanCapture"]()
 _CONTRACTS = pytest.StashKey[list[tuple[str, "Contract", "CaptureMode | None"]]]()
 _CAPTURE_MODE = pytest.StashKey["CaptureMode | None"]()
 _PRICES = pytest.StashKey["Path | None"]()  # --tracecheck-prices, from the invocation dir
+_GOLDEN_WRITTEN = pytest.StashKey[list[str]]()  # golden files written, for the summary
 
 
 def __getattr__(name: str) -> Any:
@@ -92,8 +99,10 @@ class SpanCapture:
         evidence: EvidenceSettings | None,
         capture: CaptureMode | None = None,
         prices: Path | None = None,
+        golden: GoldenSettings | None = None,
     ) -> None:
         self._prices = prices
+        self._golden = golden
         self._hub = hub
         self._test = test
         self._provider = hub.test_provider(test)
@@ -170,6 +179,29 @@ class SpanCapture:
         if message is not None:
             raise AssertionError(message)
         return verdict
+
+    def assert_matches_golden(self, path: str | os.PathLike[str], **options: Any) -> RunDiff | None:
+        """The captured spans against the golden run in `path` (from the rootdir), failing with
+        the diff unless the runs are the same within the tolerances; `--update-golden` records
+        it instead (tracecheck.pytest_golden, whose `OPTIONS` this takes). Returns the diff
+        (None when the golden was just recorded)."""
+        __tracebackhide__ = True
+        diff, message = self._match_golden(path, options)
+        if message is not None:
+            raise AssertionError(message)
+        return diff
+
+    def _match_golden(
+        self, path: str | os.PathLike[str], options: Mapping[str, Any]
+    ) -> tuple[RunDiff | None, str | None]:
+        from tracecheck.pytest_golden import marker_options, match_golden
+
+        problem = marker_options(options)
+        if problem is not None:
+            raise TypeError(f"assert_matches_golden {problem}")
+        assert self._golden is not None
+        options = {"capture": self._capture, **options}
+        return match_golden(self.spans(), path, self._golden, **options)
 
     def _check(
         self, contract: Contract, label: str | None, capture: CaptureMode | None = None
@@ -274,6 +306,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "million tokens) for llm.maxCostUsd, replacing the contracts' own prices; a marker's or "
         "assert_contract's prices= goes first",
     )
+    group.addoption(
+        "--update-golden",
+        action="store_true",
+        default=False,
+        help="record golden runs that are missing and rewrite those a test's run differs from "
+        "(redacted with the default profile); without it a missing golden fails the test",
+    )
     parser.addini(
         LENIENT_INI,
         type="bool",
@@ -302,6 +341,14 @@ def pytest_configure(config: pytest.Config) -> None:
         f"{FIXTURE}(global_provider=False): configure the {FIXTURE} fixture; "
         "global_provider=True installs a session TracerProvider globally when none is set",
     )
+    config.addinivalue_line(
+        "markers",
+        f"{GOLDEN_MARKER}(path, tokens_tolerance=None, duration_tolerance=None, "
+        'match_arguments="ignore", capture=None, trace_id=None): diff the spans captured by '
+        f"the {FIXTURE} fixture against the golden run in path (relative to the rootdir) "
+        "after the test; a divergence fails the test; --update-golden records the golden",
+    )
+    config.stash[_GOLDEN_WRITTEN] = []
     lenient = config.getoption("tracecheck_lenient_capture") or config.getini(LENIENT_INI)
     config.stash[_CAPTURE_MODE] = "lenient" if lenient else None
     prices = config.getoption("tracecheck_prices")
@@ -319,6 +366,15 @@ def pytest_configure(config: pytest.Config) -> None:
     )
 
 
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    """The golden files `--update-golden` wrote, so that none is committed unreviewed."""
+    written = config.stash.get(_GOLDEN_WRITTEN, None)
+    if written:
+        terminalreporter.section("tracecheck golden runs")
+        for line in written:
+            terminalreporter.write_line(line)
+
+
 def pytest_unconfigure(config: pytest.Config) -> None:
     hub = config.stash.get(_HUB, None)
     if hub is not None:
@@ -330,7 +386,12 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """A test marked `trace_contract` gets the fixture even when it did not ask for it, set up
     before its other fixtures, so that spans they emit are captured too."""
     for item in items:
-        if not isinstance(item, pytest.Function) or item.get_closest_marker(MARKER) is None:
+        if not isinstance(item, pytest.Function):
+            continue
+        if (
+            item.get_closest_marker(MARKER) is None
+            and item.get_closest_marker(GOLDEN_MARKER) is None
+        ):
             continue
         if FIXTURE not in item.fixturenames:
             # A fresh list: parametrized siblings share the original one.
@@ -338,7 +399,9 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
-    """Compile the marker's contracts before the test runs: a bad one is a setup error."""
+    """Compile the marker's contracts before the test runs: a bad one is a setup error (and
+    so is a golden marker with a wrong option)."""
+    _check_golden_markers(item)
     markers = list(item.iter_markers(MARKER))
     if not markers:
         return
@@ -383,6 +446,22 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     item.stash[_CONTRACTS] = contracts
 
 
+def _check_golden_markers(item: pytest.Item) -> None:
+    """Each `trace_golden` marker names one path and takes only the golden options."""
+    for marker in item.iter_markers(GOLDEN_MARKER):
+        if len(marker.args) != 1 or not isinstance(marker.args[0], str | Path):
+            pytest.fail(
+                f"@pytest.mark.{GOLDEN_MARKER} needs one golden run path, "
+                f'e.g. @pytest.mark.{GOLDEN_MARKER}("goldens/refund.otlp.json")',
+                pytrace=False,
+            )
+        from tracecheck.pytest_golden import marker_options
+
+        problem = marker_options(marker.kwargs)
+        if problem is not None:
+            pytest.fail(f"@pytest.mark.{GOLDEN_MARKER} {problem}", pytrace=False)
+
+
 def _marker_options_problem(options: Mapping[str, Any]) -> str | None:
     """What is wrong with a `trace_contract` marker's keywords, or None."""
     from tracecheck.rules.capture import CAPTURES
@@ -401,15 +480,21 @@ def _marker_options_problem(options: Mapping[str, Any]) -> str | None:
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
-    """After a passing test body, check the marker's contracts inside the call phase."""
+    """After a passing test body, check the marker's contracts and golden runs inside the call
+    phase."""
     result = yield  # a test that already failed is reported as it is
-    contracts = item.stash.get(_CONTRACTS, None)
+    contracts = item.stash.get(_CONTRACTS, None) or []
     capture = item.stash.get(_CAPTURE, None)
-    if contracts and capture is not None:
+    if capture is not None:
         failures = [
             message
             for label, contract, mode in contracts
             if (message := capture._check(contract, label, mode)[1]) is not None
+        ]
+        failures += [
+            message
+            for marker in item.iter_markers(GOLDEN_MARKER)
+            if (message := capture._match_golden(marker.args[0], marker.kwargs)[1]) is not None
         ]
         if failures:  # the test's own traceback says nothing about the trace: leave it out
             pytest.fail("\n\n".join(failures), pytrace=False)
@@ -453,12 +538,20 @@ def trace_spans(request: pytest.FixtureRequest) -> Generator[SpanCapture, None, 
     else:
         hub.attach(hub.global_provider())
     test, token = hub.begin(request.node.nodeid)
+    from tracecheck.pytest_golden import GoldenSettings
+
     capture = SpanCapture(
         hub,
         test,
         evidence=config.stash.get(_EVIDENCE, None),
         capture=config.stash.get(_CAPTURE_MODE, None),
         prices=config.stash.get(_PRICES, None),
+        golden=GoldenSettings(
+            config.rootpath,
+            update=bool(config.getoption("update_golden")),
+            known_secret_env=tuple(config.getoption("tracecheck_known_secret_env")),
+            written=config.stash.get(_GOLDEN_WRITTEN, []),
+        ),
     )
     request.node.stash[_CAPTURE] = capture
     try:

@@ -1,0 +1,232 @@
+"""Golden runs in tests: the spans a test emitted compared with a recorded run, step by step.
+
+`trace_spans.assert_matches_golden("goldens/refund.otlp.json")`, or the marker
+`@pytest.mark.trace_golden("goldens/refund.otlp.json")`, diffs the test's spans against the
+golden file (tracecheck.diff) and fails the test with the diff when the runs part, a total
+strays past its tolerance, or the diff cannot vouch for the runs. Paths are relative to the
+rootdir, as the contract paths of `trace_contract` are.
+
+Golden files are recorded the way snapshot plugins record theirs: `pytest --update-golden`
+writes a golden that is missing and rewrites one the run differs from; without it a missing
+golden fails the test (a CI job never records one silently), and a terminal line lists every
+file written. A golden file holds the test's spans redacted with the `default` profile (and
+the known secrets of `--tracecheck-known-secret-env`), written only when its redacted spans and
+bytes pass the share gate, as evidence files are: never a secret on disk. The run is redacted
+the same way before it is compared, so a redacted value is the same on both sides.
+
+Imported by the fixture for its settings; the diff, the readers and the redactor only when a
+test compares with a golden run.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tracecheck.diff import RunDiff, Tolerances
+    from tracecheck.rules.capture import CaptureMode
+    from tracecheck.spans import Span, Trace
+
+__all__ = ["OPTIONS", "GoldenSettings", "golden_failure", "marker_options", "match_golden"]
+
+PROFILE = "default"
+OPTIONS = ("tokens_tolerance", "duration_tolerance", "match_arguments", "capture", "trace_id")
+HINT = "hint: if the new run is right, run pytest --update-golden and review the rewritten file"
+
+
+@dataclass(frozen=True)
+class GoldenSettings:
+    """What the session says about golden files: where relative paths start, whether to write
+    them, the secrets to cut, and the record of the files written (for the terminal summary)."""
+
+    rootdir: Path
+    update: bool = False
+    known_secret_env: tuple[str, ...] = ()
+    written: list[str] = field(default_factory=list)
+
+
+def marker_options(kwargs: Mapping[str, Any]) -> str | None:
+    """Why a `trace_golden` marker's options are wrong, or None."""
+    from tracecheck.diff.tolerance import ToleranceError
+
+    unknown = sorted(set(kwargs) - set(OPTIONS))
+    if unknown:
+        return f"takes only {', '.join(OPTIONS)} beside its golden path, not {', '.join(unknown)}"
+    try:
+        _tolerances(kwargs.get("tokens_tolerance"), kwargs.get("duration_tolerance"))
+    except ToleranceError as exc:
+        return str(exc)
+    capture = kwargs.get("capture")
+    if capture not in (None, "strict", "lenient"):
+        return f'capture is "strict" or "lenient", not {capture!r}'
+    return None
+
+
+def match_golden(
+    spans: Sequence[Span],
+    path: str | os.PathLike[str],
+    settings: GoldenSettings,
+    *,
+    tokens_tolerance: str | None = None,
+    duration_tolerance: str | None = None,
+    match_arguments: Any = "ignore",
+    capture: CaptureMode | None = None,
+    trace_id: str | None = None,
+) -> tuple[RunDiff | None, str | None]:
+    """The diff of the spans against the golden file, and the failure message when the test
+    must fail (None when it passes, or when the golden was written as asked)."""
+    from tracecheck.diff import diff_runs
+
+    label = str(path)
+    target = Path(path) if Path(path).is_absolute() else settings.rootdir / path
+    if not spans:
+        return None, (
+            f"golden run {label} could not be compared: no spans were captured; pass the "
+            "fixture's provider or tracer to the code under test"
+        )
+    redacted, problem = _redacted(spans, settings.known_secret_env)
+    if problem is not None:
+        return None, f"golden run {label} could not be compared: {problem}"
+    if not target.exists():
+        if settings.update:
+            return None, _recorded(target, label, redacted, settings, "recorded")
+        return None, (
+            f"golden run {label} does not exist: run pytest --update-golden to record it from "
+            "this test's spans, then review the file and commit it"
+        )
+    golden = _golden(target, label, trace_id)
+    if isinstance(golden, str):
+        if settings.update:
+            return None, _recorded(target, label, redacted, settings, "rewritten")
+        return None, golden
+    tolerances = _tolerances(tokens_tolerance, duration_tolerance)
+    diff = diff_runs(
+        golden, redacted, tolerances=tolerances, match_arguments=match_arguments, capture=capture
+    )
+    hidden = _hidden_arguments(spans, redacted, diff)
+    if diff.status == "same" and not hidden:
+        return diff, None
+    if settings.update:
+        return diff, _recorded(target, label, redacted, settings, "rewritten")
+    return diff, golden_failure(label, diff, hidden)
+
+
+def golden_failure(label: str, diff: RunDiff, hidden: Sequence[str] = ()) -> str:
+    """The failure of a test whose run differs from its golden: summary line, the diff as
+    `tracecheck diff` prints it, a hint. `hidden` names the matched calls whose arguments
+    the redaction left nothing of to compare."""
+    from tracecheck.report.diff_model import DiffReport
+    from tracecheck.report.diff_text import diff_text_lines
+    from tracecheck.report.diff_words import headline
+
+    if diff.status == "same":
+        lines = [f"golden run {label}: cannot vouch for the run (arguments not comparable)"]
+    else:
+        verb = "cannot vouch for the run" if diff.status == "error" else "the run differs"
+        lines = [f"golden run {label}: {verb} ({headline(diff)})"]
+    report = DiffReport(label, "this test's spans", diff)
+    lines.extend(list(diff_text_lines(report))[1:])
+    if hidden:
+        lines.append(
+            f"  ! the arguments of {', '.join(hidden)} hold a secret, so the golden file keeps "
+            "them redacted whole and they cannot be compared: match other pointers, or keep "
+            "the secret out of the arguments"
+        )
+    lines.append(HINT)
+    return "\n".join(lines)
+
+
+def _hidden_arguments(spans: Sequence[Span], redacted: Sequence[Span], diff: RunDiff) -> list[str]:
+    """The matched calls (span ids) whose arguments the redaction replaced whole, so that the
+    golden keeps nothing of them to compare: a difference there would pass unseen."""
+    from tracecheck.spans import Kind
+
+    hidden = []
+    for before, after in zip(spans, redacted, strict=True):
+        if before.kind is not Kind.TOOL or diff.match_arguments.of(before.tool_name) == "ignore":
+            continue
+        was, now = before.arguments, after.arguments
+        if was.known and not isinstance(was.value, str) and isinstance(now.value, str):
+            hidden.append(f"{before.tool_name} (span {before.span_id})")
+    return hidden
+
+
+def _tolerances(tokens: str | None, duration: str | None) -> Tolerances:
+    from tracecheck.diff import Tolerances, parse_tolerance
+
+    defaults = Tolerances()
+    return Tolerances(
+        defaults.tokens if tokens is None else parse_tolerance(tokens, "tokens"),
+        defaults.duration if duration is None else parse_tolerance(duration, "ms"),
+    )
+
+
+def _golden(target: Path, label: str, trace_id: str | None) -> Trace | str:
+    """The golden trace, or why it cannot be read."""
+    from tracecheck.errors import TraceReadError
+    from tracecheck.readers import read_traces
+
+    try:
+        traces = read_traces(target)
+    except (TraceReadError, OSError) as exc:
+        return f"golden run {label} cannot be read: {exc}"
+    if trace_id is not None:
+        chosen = [trace for trace in traces if trace.trace_id == trace_id.lower()]
+        if not chosen:
+            return f"golden run {label} holds no trace with id {trace_id}"
+        return chosen[0]
+    if len(traces) != 1:
+        return f"golden run {label} holds {len(traces)} traces; pass trace_id= to choose one"
+    return traces[0]
+
+
+def _redacted(spans: Sequence[Span], names: Sequence[str]) -> tuple[list[Span], str | None]:
+    """The spans redacted with the default profile and the known secrets, or why they cannot
+    be (a known secret that cannot be cut)."""
+    from redact import KnownSecretError, KnownSecrets, redact_spans
+
+    values = [os.environ[name] for name in names if os.environ.get(name)]
+    try:
+        known = KnownSecrets.build(values)
+    except KnownSecretError as exc:
+        return [], f"a known secret cannot be cut: {exc}"
+    return list(redact_spans(spans, profile=PROFILE, known_secrets=known).spans), None
+
+
+def _recorded(
+    target: Path, label: str, spans: Sequence[Span], settings: GoldenSettings, how: str
+) -> str | None:
+    """Write the golden file (JSONL when its name says so, else one OTLP/JSON request), if its
+    bytes pass the share gate; the failure message when they do not, or it cannot be written."""
+    import orjson
+
+    from redact import assess, assess_spans, combine_verdicts, share_allowed
+    from tracecheck.writers import to_otlp_json, to_otlp_jsonl
+
+    jsonl = target.name.endswith((".jsonl", ".ndjson"))
+    data = to_otlp_jsonl([spans]) if jsonl else to_otlp_json(spans)
+    # The gate judges the bytes about to be written as well as the spans they came from.
+    documents = [orjson.loads(line) for line in data.splitlines() if line.strip()]
+    verdict = combine_verdicts(
+        PROFILE,
+        [
+            assess_spans(spans, profile=PROFILE),
+            *(assess(document, profile=PROFILE) for document in documents),
+        ],
+    )
+    if not share_allowed(verdict):
+        return (
+            f"golden run {label} was not written: the test's spans, redacted, are still "
+            f"{verdict.status.value} under profile {PROFILE}"
+        )
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+    except OSError as exc:
+        return f"golden run {label} cannot be written: {exc.strerror or exc}"
+    settings.written.append(f"{how} {label}")
+    return None
