@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import orjson
 
-from tracecheck.diff.levels import ordered_calls
+from tracecheck.diff.levels import Callers, ordered_calls
 from tracecheck.diff.model import CallRef, RunSummary
 from tracecheck.readers.duplicates import merge_duplicate_calls
 from tracecheck.reading import SubjectReading, read_subject
@@ -60,8 +60,9 @@ def read_calls(run: Trace | Sequence[Span]) -> RunCalls:
     merged = merge_duplicate_calls(spans)
     subject = _subject(merged.spans)
     reading = read_subject(subject, merged.merges)
-    facts = _Facts(subject)
-    placed, _ = ordered_calls(subject, facts.order)
+    callers = Callers(subject)
+    facts = _Facts(subject, callers)
+    placed, _ = ordered_calls(subject, facts.order, callers)
     calls = [facts.call(span, step, parallel, ok) for span, step, parallel, ok in placed]
     trace_id = run.trace_id if isinstance(run, Trace) else _trace_id(spans)
     steps = placed[-1][1] + 1 if placed else 0
@@ -87,9 +88,11 @@ def _trace_id(spans: Sequence[Span]) -> str | None:
 class _Facts:
     """Each call's tool, position and canonical arguments, read once."""
 
-    def __init__(self, subject: Subject) -> None:
+    def __init__(self, subject: Subject, callers: Callers) -> None:
         self._subject = subject
+        self._callers = callers
         self._read: dict[int, tuple[str | None, tuple[str, ...], str, bool]] = {}
+        self._shown: dict[str, str] = {}  # a name as messages show it
 
     def order(self, span: Span) -> tuple[str, tuple[str, ...], str, bool]:
         """Where a call stands in a parallel group."""
@@ -100,21 +103,26 @@ class _Facts:
         exact = self._facts(span)
         tool, within, _, failed = exact
         ref = CallRef(
-            tool=without_credentials(tool) if tool is not None else None,
+            tool=self._name(tool) if tool is not None else None,
             span=self._subject.ref(span),
             step=step + 1,
             parallel=parallel,
             placed=placed,
-            within=tuple(map(without_credentials, within)),
+            within=tuple(map(self._name, within)),
             failed=failed,
         )
         return Call(span, ref, exact, (tool, within), tool, step)
 
+    def _name(self, name: str) -> str:
+        shown = self._shown.get(name)
+        if shown is None:
+            shown = self._shown[name] = without_credentials(name)
+        return shown
+
     def _facts(self, span: Span) -> tuple[str | None, tuple[str, ...], str, bool]:
         found = self._read.get(id(span))
         if found is None:
-            ancestors = reversed(self._subject.ancestors(span))
-            within = tuple(a.tool_name or "" for a in ancestors if a.kind is Kind.TOOL)
+            within = self._callers.within(span)
             arguments = span.arguments
             text = _canonical(arguments.value) if arguments.known else _UNKNOWN_ARGUMENTS
             found = self._read[id(span)] = (span.tool_name, within, text, span.is_error)

@@ -20,17 +20,62 @@ from tracecheck.rules.steps import Step, tool_steps
 from tracecheck.rules.subject import Subject
 from tracecheck.spans import Kind, Span
 
-__all__ = ["MAX_LEVELS", "Placed", "ordered_calls"]
+__all__ = ["MAX_LEVELS", "Callers", "Placed", "ordered_calls"]
 
 MAX_LEVELS = 50  # deeper nesting than this is read as one level (a note says so)
 Placed = tuple[Span, int, bool, bool]  # a call, its step (0-based), parallel, placed
 Order = Callable[[Span], tuple[Any, ...]]
 
 
-def ordered_calls(subject: Subject, order: Order) -> tuple[list[Placed], bool]:
+class Callers:
+    """The tool calls above each span, found once: each span's nearest tool call at or above it
+    is remembered along the way up, so every span of the trace costs one step of a walk."""
+
+    def __init__(self, subject: Subject) -> None:
+        self._by_id = {span.span_id: span for span in subject.spans if span.span_id}
+        self._found: dict[str, Span | None] = {}  # span id -> nearest tool call at or above
+        self._within: dict[int, tuple[str, ...]] = {}
+
+    def caller(self, span: Span) -> Span | None:
+        """The nearest tool call above `span` (its caller's span), or None."""
+        start = span.parent_span_id
+        walked: list[str] = []
+        found: Span | None = None
+        current = start
+        while current and current not in walked:
+            if current in self._found:
+                found = self._found[current]
+                break
+            node = self._by_id.get(current)
+            if node is None:
+                break
+            walked.append(current)
+            if node.kind is Kind.TOOL:
+                found = node
+                break
+            current = node.parent_span_id
+        for span_id in walked:
+            self._found[span_id] = found
+        return found
+
+    def within(self, span: Span) -> tuple[str, ...]:
+        """The names of the tool calls `span` runs inside, outermost first."""
+        chain: list[Span] = []
+        caller = self.caller(span)
+        while caller is not None and id(caller) not in self._within and caller not in chain:
+            chain.append(caller)
+            caller = self.caller(caller)
+        names = self._within.get(id(caller), ()) if caller is not None else ()
+        for outer in reversed(chain):
+            names = (*names, outer.tool_name or "")
+            self._within[id(outer)] = names
+        return names
+
+
+def ordered_calls(subject: Subject, order: Order, callers: Callers) -> tuple[list[Placed], bool]:
     """The subject's tool calls in order, each with its step; and whether the levels were
     read apart (False when no call runs inside another, or they nest past `MAX_LEVELS`)."""
-    levels, depth = _levels(subject)
+    levels, depth = _levels(subject, callers)
     if (len(levels) == 1 and 0 in levels) or depth > MAX_LEVELS:
         placed: list[Placed] = []
         for number, step in enumerate(tool_steps(subject)):
@@ -40,15 +85,16 @@ def ordered_calls(subject: Subject, order: Order) -> tuple[list[Placed], bool]:
     return _Levels(levels, order).flattened(), True
 
 
-def _levels(subject: Subject) -> tuple[dict[int, list[Span]], int]:
+def _levels(subject: Subject, callers: Callers) -> tuple[dict[int, list[Span]], int]:
     """The tool and model calls by the tool call that encloses them (its `id()`; 0 for none),
     and how deep tool calls nest."""
     levels: dict[int, list[Span]] = {}
     depth = 0
     for span in (*subject.tool_spans, *subject.of_kind(Kind.LLM)):
-        callers = [a for a in subject.ancestors(span) if a.kind is Kind.TOOL]
-        depth = max(depth, len(callers))
-        levels.setdefault(id(callers[0]) if callers else 0, []).append(span)
+        caller = callers.caller(span)
+        if caller is not None:
+            depth = max(depth, len(callers.within(span)))
+        levels.setdefault(id(caller) if caller is not None else 0, []).append(span)
     return levels, depth
 
 
