@@ -20,6 +20,7 @@ from tracecheck.rules.loops import (
     periodic_runs,
     symbols,
 )
+from tracecheck.rules.predicates import RuleError
 from tracecheck.spans import Span
 
 
@@ -50,10 +51,16 @@ def test_repeats_count_calls_with_equal_arguments_whatever_their_key_order() -> 
     ]
 
 
-def test_calls_whose_arguments_were_not_captured_are_never_equal() -> None:
+def test_calls_whose_arguments_were_not_captured_leave_a_repeated_tool_unjudged() -> None:
     spans = [tool(f"t{i}", "lookup", i, i + 1) for i in range(5)]
     assert all(not span.arguments.known for span in spans)
-    assert RepeatedCalls("r", 1).evaluate(subject(*spans)) == []
+    with pytest.raises(RuleError) as raised:
+        RepeatedCalls("r", 1).evaluate(subject(*spans))
+    assert str(raised.value) == (
+        "calls whose arguments were not captured may repeat others: lookup (span t0)"
+    )
+    # Called no more often than the limit, the tool cannot break it whatever its arguments.
+    assert RepeatedCalls("r", 5).evaluate(subject(*spans)) == []
 
 
 # --------------------------------------------------------------------------- maxConsecutive
@@ -154,8 +161,8 @@ def test_labels_explain_and_capture() -> None:
     ]
     assert all(reads_calls(rule) == {TOOLS} for rule in contract.rules)
     assert explain_contract(contract).splitlines()[2:] == [
-        "  - loops.maxRepeats: at most 1 call(s) of one tool with equal arguments (calls whose "
-        "arguments were not captured are never equal)",
+        "  - loops.maxRepeats: at most 1 call(s) of one tool with equal arguments (a tool "
+        "called more often, some of whose calls' arguments were not captured, cannot be judged)",
         "  - loops.maxConsecutive: at most 3 call(s) of one tool in a row (start order)",
         "  - loops.maxCycles: no cycle of two or more calls repeats more than 2 time(s) in a row "
         "(compared by tool, start order)",

@@ -22,6 +22,7 @@ from typing import NamedTuple
 
 from tracecheck.rules.base import SHOWN_NAMES, at, named
 from tracecheck.rules.canonical import canonical_json
+from tracecheck.rules.predicates import RuleError
 from tracecheck.rules.subject import Subject
 from tracecheck.rules.timing import in_start_order
 from tracecheck.spans import Span
@@ -241,7 +242,8 @@ def _tool(span: Span) -> str:
 @dataclass(frozen=True)
 class RepeatedCalls:
     """`loops.maxRepeats`: at most `max` calls of one tool with equal arguments (RFC 8785
-    canonical JSON). Calls whose arguments were not captured are never equal to any."""
+    canonical JSON). A tool called more than `max` times some of whose calls' arguments were
+    not captured cannot be judged: those calls may repeat the others."""
 
     label: str
     max: int
@@ -250,9 +252,15 @@ class RepeatedCalls:
     def evaluate(self, subject: Subject) -> list[Violation]:
         timed, untimed = _ordered(subject)
         groups: dict[tuple[str, str], list[Span]] = {}
+        calls: dict[str, int] = {}
+        unknown: dict[str, Span] = {}
         for span in (*timed, *untimed):
             name, arguments = span.tool_name, span.arguments
-            if name is None or not arguments.known:
+            if name is None:
+                continue
+            calls[name] = calls.get(name, 0) + 1
+            if not arguments.known:
+                unknown.setdefault(name, span)
                 continue
             groups.setdefault((name, canonical_json(arguments.value)), []).append(span)
         violations = []
@@ -268,12 +276,20 @@ class RepeatedCalls:
                         f"over the limit of {self.max}",
                     )
                 )
+        if violations:
+            return violations
+        blind = [span for name, span in unknown.items() if calls[name] > self.max]
+        if blind:
+            named_spans = ", ".join(f"{s.tool_name} (span {subject.ref(s)})" for s in blind[:5])
+            raise RuleError(
+                f"calls whose arguments were not captured may repeat others: {named_spans}"
+            )
         return violations
 
     def describe(self) -> str:
         return (
-            f"at most {self.max} call(s) of one tool with equal arguments (calls whose "
-            "arguments were not captured are never equal)"
+            f"at most {self.max} call(s) of one tool with equal arguments (a tool called more "
+            "often, some of whose calls' arguments were not captured, cannot be judged)"
         )
 
 
