@@ -110,12 +110,14 @@ def test_every_command_is_a_module_with_options_and_a_run() -> None:
     names = [name for name, _ in COMMANDS]
     assert names == [
         "check",
+        "diff",
         "report",
         "fleet",
         "show",
         "lint",
         "explain",
         "contracts",
+        "init",
         "redact",
         "verify-safe",
         "proxy",
@@ -136,6 +138,8 @@ def _minimal(name: str) -> list[str]:
     """Arguments that parse for each command."""
     return {
         "check": ["check", "t.jsonl", "--contract", "c.json"],
+        "diff": ["diff", "baseline.jsonl", "run.jsonl"],
+        "init": ["init", "run.jsonl"],
         "report": ["report", "t.jsonl", "--contract", "c.json", "-o", "report.html"],
         "fleet": ["fleet", "summarize", "verdicts.parquet"],
         "show": ["show", "t.jsonl"],

@@ -221,11 +221,14 @@ def path_rules(path: PathSpec) -> list[CompiledRule]:
                 argument.occurrence,
             )
             add(f"tools.arguments[{argument.index}]", rule)
-        for entry in tools.requires:
-            label = f"tools.requires[{entry.index}] {entry.tool} after {entry.after}"
+        for precondition in tools.requires:
+            label = (
+                f"tools.requires[{precondition.index}] {precondition.tool} after "
+                f"{precondition.after}"
+            )
             add(
-                f"tools.requires[{entry.index}]",
-                Requires(label, entry.tool, entry.after, entry.same),
+                f"tools.requires[{precondition.index}]",
+                Requires(label, precondition.tool, precondition.after, precondition.same),
             )
         if tools.enforced:
             add("tools.enforced", ToolsOffered("tools.enforced", tools.allowed))
