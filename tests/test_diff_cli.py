@@ -81,8 +81,8 @@ def test_a_divergence_exits_1_and_says_where(tmp_path: Path) -> None:
         "tolerance)"
     )
     assert lines[3:] == [
-        "  first divergence: baseline step 2 (issue_refund), run step 2 (run_shell): the run "
-        "calls run_shell, which the baseline does not",
+        "  first divergence: baseline step 2 (issue_refund), run step 2 (run_shell): the "
+        "baseline has no call to match run_shell (added)",
         "  + run_shell (span 4b1b907d90c3da97) at run step 2: added",
         "  ✗ tokens: 1550 → 2179 (+629, +40.6%): over the tolerance of 10%",
         "  ✓ duration: 92.7 ms → 43.0 ms (−49.6 ms, −53.5%): within the tolerance of 50%,1000ms",

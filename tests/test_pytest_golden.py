@@ -137,7 +137,7 @@ def test_a_run_that_parts_from_its_golden_fails_with_the_diff(agent_tests: pytes
             "E         baseline: trace *, 2 steps, 2 tool calls, 3 model calls",
             "E         run:      trace *, 3 steps, 3 tool calls, 4 model calls",
             "E         first divergence: baseline step 2 (issue_refund), run step 2 "
-            "(run_shell): the run calls run_shell, which the baseline does not",
+            "(run_shell): the baseline has no call to match run_shell (added)",
             "E         + run_shell (span *) at run step 2: added",
             "E         ✗ tokens: 330 → 440 (+110, +33.3%): over the tolerance of 10%",
             "E       hint: if the new run is right, run pytest --update-golden and review the "

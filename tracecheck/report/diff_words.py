@@ -57,7 +57,7 @@ def run_text(summary: RunSummary) -> str:
 
 def divergence_text(divergence: Divergence) -> str:
     """Where the runs part and how: `baseline step 2 (issue_refund), run step 2 (run_shell):
-    the run calls run_shell, which the baseline does not`."""
+    the baseline has no call to match run_shell (added)`."""
     old, new = divergence.baseline, divergence.run
     where = (
         f"{_at('baseline', divergence.baseline_step, old)}, {_at('run', divergence.run_step, new)}"
@@ -75,9 +75,9 @@ def _what(divergence: Divergence) -> str:
     old, new = divergence.baseline, divergence.run
     kind = divergence.kind
     if kind == "missing":
-        return f"the run does not call {tool_name(old)} here or anywhere else"
+        return f"the run has no call to match {tool_name(old)} (missing)"
     if kind == "added":
-        return f"the run calls {tool_name(new)}, which the baseline does not"
+        return f"the baseline has no call to match {tool_name(new)} (added)"
     if kind == "reordered":
         mover = old if divergence.side == "baseline" else new
         return f"{tool_name(mover)} is called elsewhere in the other run (reordered)"
