@@ -16,6 +16,7 @@ from tracecheck import read_traces
 from tracecheck.diff import (
     ArgumentMatch,
     RunDiff,
+    ToleranceError,
     Tolerances,
     diff_runs,
     parse_tolerance,
@@ -354,3 +355,49 @@ def test_calls_of_different_tools_are_never_aligned_and_every_call_is_accounted_
     # The diff finds a divergence exactly when the trajectories differ.
     same_path = not (diff.added or diff.missing or any(p.gated for p in diff.pairs))
     assert (diff.first_divergence is None) == same_path
+
+
+# --- the tolerance parser and the public names -------------------------------------------
+
+
+@given(st.text(max_size=20))
+def test_any_text_is_a_tolerance_or_a_tolerance_error(text: str) -> None:
+    for unit in ("tokens", "ms"):
+        try:
+            found = parse_tolerance(text, unit)  # type: ignore[arg-type]
+        except ToleranceError as exc:
+            assert repr(text) in str(exc) or "tolerance" in str(exc)
+            continue
+        if found is not None:  # what it reads back as is what it was
+            assert parse_tolerance(str(found), unit) == found  # type: ignore[arg-type]
+
+
+@given(
+    st.one_of(st.none(), st.integers(0, 500)),
+    st.one_of(st.none(), st.integers(0, 10_000)),
+    st.integers(0, 10**6),
+    st.integers(0, 10**6),
+)
+def test_a_tolerance_allows_a_difference_either_way_within_the_larger_allowance(
+    percent: int | None, amount: int | None, baseline: int, run: int
+) -> None:
+    parts = [
+        f"{percent}%" if percent is not None else "",
+        str(amount) if amount is not None else "",
+    ]
+    written = ",".join(part for part in parts if part) or "off"
+    tolerance = parse_tolerance(written, "tokens")
+    if tolerance is None:
+        assert written == "off"
+        return
+    allowance = max((percent or 0) / 100 * baseline, amount or 0)
+    assert tolerance.allows(baseline, run) == (abs(run - baseline) <= allowance)
+    assert tolerance.allows(baseline, run) == tolerance.allows(baseline, 2 * baseline - run)
+
+
+def test_the_public_names_exist() -> None:
+    import tracecheck.diff
+
+    assert sorted(set(tracecheck.diff.__all__)) == sorted(tracecheck.diff.__all__)
+    for name in tracecheck.diff.__all__:
+        assert hasattr(tracecheck.diff, name), name
