@@ -21,6 +21,7 @@ from tracecheck import (
     explain_contract,
     lint_contract,
 )
+from tracecheck.contract.section_spec import TOOLS_KEYS
 from tracecheck.contract.spec import did_you_mean
 from tracecheck.spans import RunRecord, Span
 from tracecheck.verdict import Verdict
@@ -1080,8 +1081,8 @@ def test_every_problem_is_reported_with_its_location() -> None:
         }
     ) == [
         "alternatives.anyOf[0].tools.required[0]: must be a non-empty string, not an empty string",
-        'tools: unknown key "requird" — did you mean "required"? (allowed: required, forbidden, allowed, '
-        "maxCalls, maxCallsPerTool, requiredOrder, orderMode, arguments, requires, enforced)",
+        'tools: unknown key "requird" — did you mean "required"? '
+        f"(allowed: {', '.join(TOOLS_KEYS)})",
         "tools.maxCalls: must be an integer ≥ 0, not -1",
         'rules[0].p.kind: unknown value "tool" — did you mean "TOOL"? (allowed: AGENT, CHAIN, LLM, TOOL, '
         "EVALUATOR, RETRIEVER, EMBEDDING, RERANKER, GUARDRAIL, PROMPT, UNKNOWN)",

@@ -74,6 +74,29 @@ def test_without_model_calls_only_time_groups_calls() -> None:
     assert steps(tool("a", 5, 5), tool("b", 5, 5)) == [["a", "b"]]
 
 
+def test_calls_made_inside_a_tool_call_keep_their_order() -> None:
+    # An agent run as a tool: its own calls happen inside the outer call's time.
+    outer = tool("delegate", 0, 100)
+    inner = [
+        Span(
+            TRACE,
+            f"in-{name}",
+            outer.span_id,
+            f"execute_tool {name}",
+            start,
+            start + 5,
+            attributes={"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": name},
+        )
+        for name, start in (("lookup", 10), ("refund", 20))
+    ]
+    assert steps(outer, *inner, tool("answer", 200, 210)) == [
+        ["delegate"],
+        ["lookup"],
+        ["refund"],
+        ["answer"],
+    ]
+
+
 def test_calls_with_no_start_come_last_and_are_not_placed() -> None:
     found = tool_steps(Subject((tool("u", None, None), tool("a", 0, 1))))
     assert [([c.tool_name for c in s.calls], s.placed) for s in found] == [

@@ -5,7 +5,8 @@ Calls form one step when they overlap in time (transitively: A overlaps B, B ove
 they start at the same instant, or when they follow the same model response (the latest model
 call that ended before each started, where the trace records model calls): a model that asks
 for two tools in one response runs them as one step, whether the harness ran them one after
-the other or at once. Their parents do not matter. Steps are in start order; calls with no
+the other or at once. Their parents do not matter, but a call made inside another tool call
+(an agent run as a tool) is never one step with its caller: the calls inside keep their order. Steps are in start order; calls with no
 start time cannot be placed and come last, one step each, in the order they were read.
 """
 
@@ -52,6 +53,7 @@ def _steps(subject: Subject) -> list[Step]:
     position = {id(span): i for i, span in enumerate(calls)}
     timed.sort(key=lambda span: (span.start_ns, position[id(span)]))
     answered = _response_ends(subject.of_kind(Kind.LLM))
+    callers = _callers(subject, calls)
     steps: list[Step] = []
     group: list[Span] = []
     group_end = group_start = 0
@@ -60,10 +62,15 @@ def _steps(subject: Subject) -> list[Step]:
         start = span.start_ns or 0
         end = span.end_ns if span.end_ns is not None else start
         response = _response(answered, start)
-        joins = group and (
-            start < group_end
-            or start == group_start
-            or (response is not None and response == group_response)
+        inside = callers.get(id(span))
+        joins = (
+            group
+            and not (inside and any(id(member) in inside for member in group))
+            and (
+                start < group_end
+                or start == group_start
+                or (response is not None and response == group_response)
+            )
         )
         if joins:
             group.append(span)
@@ -74,6 +81,31 @@ def _steps(subject: Subject) -> list[Step]:
         group, group_start, group_end, group_response = [span], start, end, response
     steps.append(Step(tuple(group)))
     return steps + untimed
+
+
+def _callers(subject: Subject, calls: Sequence[Span]) -> dict[int, set[int]]:
+    """For each call made inside other tool calls (an agent run as a tool, a tool calling
+    another), the `id()`s of those calls: a call is never one step with its caller, whose time
+    holds it, so the order of the calls inside a tool is kept."""
+    tools = {span.span_id: span for span in calls if span.span_id}
+    parents = {s.span_id: s.parent_span_id for s in subject.spans if s.span_id}
+    # The tool calls at and above each span id, filled in once per id on the way up.
+    above: dict[str | None, frozenset[int]] = {None: frozenset()}
+    callers: dict[int, set[int]] = {}
+    for span in calls:
+        chain: list[str] = []
+        node = span.parent_span_id
+        while node not in above and node not in chain:
+            chain.append(node)  # type: ignore[arg-type]
+            node = parents.get(node)  # type: ignore[arg-type]
+        found = above.get(node, frozenset())
+        for link in reversed(chain):
+            caller = tools.get(link)
+            found = found | {id(caller)} if caller is not None else found
+            above[link] = found
+        if found:
+            callers[id(span)] = set(found)
+    return callers
 
 
 def _response_ends(models: Sequence[Span]) -> list[int]:
