@@ -72,7 +72,6 @@ def run(args: argparse.Namespace, env: Environment) -> ExitCode:
 def _redact(args: argparse.Namespace, env: Environment, options: RedactionOptions) -> ExitCode:
     """Redact batch by batch into a staged output, handed over only if the whole redacted
     trace is safe to share; pseudonyms agree across the whole file."""
-    from redact import share_allowed
     from redact.spans import SpanAssessor, SpanRedactor
     from tracecheck.recorded_bytes import assess_stream, with_recorded
     from tracecheck.redact_stream import StagedOutput, StreamEncoder
@@ -101,17 +100,9 @@ def _redact(args: argparse.Namespace, env: Environment, options: RedactionOption
         # whatever a writer carried over unredacted is found there.
         written = assess_stream(out.staged(), profile, known)
         verdict = with_recorded(assessor.verdict(), [written])
-        if not share_allowed(verdict):
-            env.error(
-                f"{args.trace}: the redacted trace is {verdict.status.value}; nothing written"
-            )
-            print_findings(verdict, env.stderr)
-            return ExitCode.FAILED
-        try:
-            out.deliver(args.output)
-        except OSError as exc:
-            env.error(f"{args.output}: cannot write: {exc.strerror}")
-            return ExitCode.USAGE
+        refused = _handed_over(env, args, out, verdict, "trace is")
+        if refused is not None:
+            return refused
     finally:
         for out, _ in staged:
             out.close()
@@ -119,12 +110,34 @@ def _redact(args: argparse.Namespace, env: Environment, options: RedactionOption
     return ExitCode.OK
 
 
+def _handed_over(
+    env: Environment,
+    args: argparse.Namespace,
+    out: StagedOutput,
+    verdict: ShareVerdict,
+    what: str,
+) -> ExitCode | None:
+    """Hand the staged output over when the gate allows it to be shared; else say why and
+    write nothing. None when it was written, else the exit code."""
+    from redact import share_allowed
+
+    if not share_allowed(verdict):
+        env.error(f"{args.trace}: the redacted {what} {verdict.status.value}; nothing written")
+        print_findings(verdict, env.stderr)
+        return ExitCode.FAILED
+    try:
+        out.deliver(args.output)
+    except OSError as exc:
+        env.error(f"{args.output}: cannot write: {exc.strerror}")
+        return ExitCode.USAGE
+    return None
+
+
 def _redact_claude(
     args: argparse.Namespace, env: Environment, options: RedactionOptions
 ) -> ExitCode:
     """A Claude Code record file redacted record by record into its own format, written only
     if the redacted records (and the spans they read as) pass the gate."""
-    from redact import share_allowed
     from redact.records import RecordRedactor
     from tracecheck.errors import TraceReadError
 
@@ -142,17 +155,9 @@ def _redact_claude(
         env.error(f"{args.trace}: could not be read: {exc.strerror}")
         return ExitCode.UNREADABLE
     try:
-        if not share_allowed(verdict):
-            env.error(
-                f"{args.trace}: the redacted records are {verdict.status.value}; nothing written"
-            )
-            print_findings(verdict, env.stderr)
-            return ExitCode.FAILED
-        try:
-            out.deliver(args.output)
-        except OSError as exc:
-            env.error(f"{args.output}: cannot write: {exc.strerror}")
-            return ExitCode.USAGE
+        refused = _handed_over(env, args, out, verdict, "records are")
+        if refused is not None:
+            return refused
     finally:
         out.close()
     print(summary(redactor.report().findings), file=env.stderr)

@@ -10,12 +10,12 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, get_args
 
 from tracecheck.contract.checker import MISSING, Checker
 from tracecheck.contract.words import describe
 from tracecheck.naming import quote
-from tracecheck.rules.matchers import ArgumentCheck, Range, SameAs
+from tracecheck.rules.matchers import ArgumentCheck, ArgumentOp, Range, SameAs
 from tracecheck.rules.predicates import Pattern
 from tracecheck.rules.schemas import Schema, schema_error
 
@@ -30,18 +30,8 @@ __all__ = [
     "RequiresSpec",
 ]
 
-MATCHER_CHECKS = (
-    "exists",
-    "equals",
-    "oneOf",
-    "type",
-    "regex",
-    "range",
-    "contains",
-    "partial",
-    "schema",
-    "sameAs",
-)
+# The checks an entry may give, in the order messages list them: the matchers' own.
+MATCHER_CHECKS: tuple[str, ...] = get_args(ArgumentOp)
 MATCHER_OPTIONS = ("ignore",)  # only beside partial
 RANGE_KEYS = ("min", "max", "minExclusive", "maxExclusive")
 SAME_AS_KEYS = ("tool", "pointer", "result")
