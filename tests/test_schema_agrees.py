@@ -271,8 +271,11 @@ REPLACEMENTS = st.sampled_from(
     ]
 )
 NEW_KEYS = st.sampled_from(
-    ["x", "kind", "flags", "oneOf", "$regex", "not", "id", "order", "p", "tool", "value", "$schema"]
-    + ["min", "maxExclusive", "ignore", "result", "pointer", "same", "partial", "regex"]
+    [
+        *("x", "kind", "flags", "oneOf", "$regex", "not", "id", "order", "p", "tool", "value"),
+        *("$schema", "min", "maxExclusive", "ignore", "result", "pointer", "same", "partial"),
+        "regex",
+    ]
 )
 
 
