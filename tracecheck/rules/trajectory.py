@@ -72,11 +72,7 @@ class Trajectory:
     needs_tool_capture: bool = True
 
     def evaluate(self, subject: Subject) -> list[Violation]:
-        run = [
-            calls
-            for step in tool_steps(subject)
-            if (calls := [c for c in step.calls if c.tool_name not in self.ignore])
-        ]
+        run = _run_steps(subject, self.ignore)
         holds = _holder(subject)
         if self.mode in ("exact", "in-order"):
             _require_times(subject, [call for step in run for call in step])
@@ -120,6 +116,25 @@ class Trajectory:
         ignored = f", ignoring {', '.join(sorted(self.ignore))}" if self.ignore else ""
         steps = "; ".join(step.describe() for step in self.steps)
         return f"the tool calls match [{steps}] ({self.mode}{ignored})"
+
+
+def _run_steps(subject: Subject, ignore: frozenset[str]) -> list[list[Span]]:
+    """The run's steps with the calls of ignored tools left out (and steps left empty gone),
+    once per subject and ignore list: a contract may hold a trajectory in every alternative."""
+    key = (_run_steps, ignore)
+    found = subject.memo.get(key)
+    if found is None:
+        steps = tool_steps(subject)
+        if ignore:
+            found = [
+                calls
+                for step in steps
+                if (calls := [c for c in step.calls if c.tool_name not in ignore])
+            ]
+        else:
+            found = [list(step.calls) for step in steps]
+        subject.memo[key] = found
+    return found  # type: ignore[return-value]
 
 
 def _tool_of(item: Expected | Span) -> str | None:
