@@ -10,12 +10,11 @@ down).
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 
 from tracecheck.diff.model import ModelUse, Quantity, QuantityStatus
 from tracecheck.diff.tolerance import Tolerance
-from tracecheck.rules.presence import below, run_totals
+from tracecheck.rules.run_totals import tokens_used
 from tracecheck.rules.subject import Subject
 from tracecheck.spans import Kind
 from tracecheck.unquoted import without_credentials
@@ -30,21 +29,13 @@ def run_tokens(subject: Subject) -> Measure:
     models = subject.of_kind(Kind.LLM)
     if not models:
         return None, "records no model call"
-    unknown = [span for span in models if span.tokens.total is None]
-    covers = run_totals(subject, models) if unknown else []
-    if unknown and not covers:
-        count = len(unknown)
+    used, counted = tokens_used(subject, models)
+    if used is None:
+        count = sum(span.tokens.total is None for span in models)
         calls = "model call that records" if count == 1 else "model calls that record"
-        return None, f"has {count} {calls} no token counts (span {subject.ref(unknown[0])}…)"
-    covered = {id(span) for cover in covers for span in below(subject, cover, models)}
-    totals = [
-        total
-        for span in (*covers, *models)
-        if id(span) not in covered and (total := span.tokens.total) is not None
-    ]
-    if all(isinstance(total, int) for total in totals):
-        return sum(totals), None
-    return math.fsum(totals), None
+        first = subject.ref(counted.unknown) if counted.unknown else "?"
+        return None, f"has {count} {calls} no token counts (span {first}…)"
+    return used, None
 
 
 def run_duration_ms(subject: Subject) -> Measure:

@@ -7,7 +7,7 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 
-from tracecheck.rules.presence import below, run_totals
+from tracecheck.rules.run_totals import tokens_used as counted
 from tracecheck.rules.subject import Subject
 from tracecheck.spans import Kind
 
@@ -34,21 +34,7 @@ def tokens_used(subject: Subject) -> int | float | None:
     """The tokens the run's model calls used, as `llm.maxTotalTokens` adds them up (run totals
     a convention records standing for calls with no counts of their own), or None when some
     call's count is unknown."""
-    calls = list(subject.of_kind(Kind.LLM))
-    covers = []
-    if any(span.tokens.total is None for span in calls):
-        covers = run_totals(subject, calls)
-        if not covers:
-            return None
-    covered = {id(span) for cover in covers for span in below(subject, cover, calls)}
-    totals = [
-        total
-        for span in (*covers, *calls)
-        if id(span) not in covered and (total := span.tokens.total) is not None
-    ]
-    if all(isinstance(total, int) for total in totals):
-        return sum(totals)
-    return math.fsum(totals)
+    return counted(subject, subject.of_kind(Kind.LLM))[0]
 
 
 def ceiling(used: int | float) -> Ceiling:

@@ -4,7 +4,7 @@ Every call must be priced: a call whose model has no price, whose tokens are not
 or whose cache tokens have no price makes the rule could not be evaluated, naming the spans,
 unless the calls that could be priced already cost more than the limit (a cost only grows).
 Where a producer records a run's totals on an agent span instead of each call's counts, those
-totals stand for the calls below it, as they do for the token budget (`presence.run_totals`).
+totals stand for the calls below it, as they do for the token budget (`rules/run_totals.py`).
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ from typing import NamedTuple
 
 from tracecheck.rules.base import SHOWN_NAMES, named
 from tracecheck.rules.predicates import Predicate, RuleError
-from tracecheck.rules.presence import run_totals
 from tracecheck.rules.pricing import (
     ModelPrice,
     Prices,
@@ -30,6 +29,7 @@ from tracecheck.rules.pricing import (
     total_cost,
     usd,
 )
+from tracecheck.rules.run_totals import coverage
 from tracecheck.rules.subject import Subject
 from tracecheck.spans import Span
 from tracecheck.verdict import Violation
@@ -150,16 +150,12 @@ def _bills(
     subject: Subject, calls: Sequence[Span], prices: Prices
 ) -> tuple[list[Bill], list[tuple[Span, str]]]:
     """Each call's bill, or the run totals standing for it; and what cannot be priced, why."""
-    covers: list[Span] = []
-    if any(call.tokens.total is None for call in calls):
-        covers = run_totals(subject, calls)
-    under = _covered(subject, calls, covers)
+    counted = coverage(subject, calls)
+    under = counted.under
     bills: list[Bill] = []
     unpriced: list[tuple[Span, str]] = []
-    for cover in covers:
-        below = [call for call in calls if under.get(id(call)) is cover]
-        if not below:
-            continue  # inside another cover, whose totals hold its calls
+    for cover in counted.covers:
+        below = counted.below(cover, calls)
         try:
             bills.append(_cover_bill(cover, below, prices))
         except Unpriced as exc:
@@ -172,19 +168,6 @@ def _bills(
         except Unpriced as exc:
             unpriced.append((call, str(exc)))
     return bills, unpriced
-
-
-def _covered(subject: Subject, calls: Sequence[Span], covers: list[Span]) -> dict[int, Span]:
-    """For each call below a cover, its outermost cover (whose totals hold an inner one's)."""
-    if not covers:
-        return {}
-    ids = {id(cover): cover for cover in covers}
-    under: dict[int, Span] = {}
-    for call in calls:
-        found = [ids[id(a)] for a in subject.ancestors(call) if id(a) in ids]
-        if found:
-            under[id(call)] = found[-1]
-    return under
 
 
 def _priced(span: Span, prices: Prices) -> tuple[TokenCounts, ModelPrice]:
