@@ -12,6 +12,8 @@ from tracecheck import compile_contract
 from tracecheck.check import check
 from tracecheck.cli import ExitCode, main
 from tracecheck.conventions.evidence import requested_tools, tool_name_doubt, unmapped_evidence
+from tracecheck.reading import read_subject
+from tracecheck.rules.subject import Subject
 from tracecheck.spans import ReadNote, Span, Trace
 
 TRACE = "a" * 32
@@ -442,3 +444,14 @@ def test_logfires_function_template_without_its_scope_names_its_tool_by_the_rend
     unrendered = Span(TRACE, f"{3:016x}", f"{1:016x}", "Function: {name}", attributes=bare)
     (rule,) = check(Trace(TRACE, (ROOT, MODEL_CALL, unrendered)), contract).rules
     assert rule.status == "error"
+
+
+def test_a_note_names_a_span_without_a_credential_pasted_into_its_name() -> None:
+    token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0" + "K1l2M3n4O5p6Q7r8S9t0"  # built at run time
+    leaky = span(3, f"curl -H 'Authorization: token {token}'", **{"acme.tool_name": "x"})
+    notes = check(Trace(TRACE, (ROOT, KNOWN_TOOL, MODEL_CALL, leaky)), CONTRACT).reading_notes
+    assert notes and all(token not in note for note in notes)
+    assert (
+        read_subject(Subject((ROOT, KNOWN_TOOL, MODEL_CALL, leaky))).notes[0].count("[REDACTED")
+        == 1
+    )

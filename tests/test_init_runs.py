@@ -385,3 +385,24 @@ def test_a_call_that_does_not_say_which_tool_ran_keeps_the_rules_it_would_fail_o
 def test_a_blank_name_is_refused() -> None:
     with pytest.raises(ValueError, match="name must not be blank"):
         draft_from_runs(read_traces(CLEAN), name=" ")
+
+
+def test_a_span_name_that_names_no_tool_is_never_a_drafted_tool() -> None:
+    from tracecheck.init import draft_from_runs
+    from tracecheck.spans import Span, Trace
+
+    trace_id = "f" * 32
+
+    def span(span_id: str, name: str, start: int, **attributes: object) -> Span:
+        return Span(trace_id, span_id, "r", name, start, start + 1, attributes=attributes)
+
+    root = Span(trace_id, "r", None, "invoke_agent", 0, 100, attributes={"run.status": "completed"})
+    calls = (
+        span("m", "chat m", 1, **{"gen_ai.operation.name": "chat", "gen_ai.request.model": "m"}),
+        span("a", "lookup_order", 5, **{"openinference.span.kind": "TOOL"}),
+        span("b", "curl -H 'Authorization: x'", 9, **{"openinference.span.kind": "TOOL"}),
+    )
+    document = draft_from_runs([Trace(trace_id, (root, *calls))]).document()
+    tools = document.get("tools", {})
+    assert tools.get("required") == ["lookup_order"]
+    assert "curl -H 'Authorization: x'" not in str(document)

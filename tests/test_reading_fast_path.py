@@ -160,6 +160,7 @@ def straightforward_reading(spans: Sequence[Span]) -> tuple[Any, ...]:
         uncaptured_models,
         not_recorded,
         models_not_recorded,
+        tuple(span for span, _ in unnamed),
     )
 
 

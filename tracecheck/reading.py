@@ -17,6 +17,7 @@ from tracecheck.conventions.evidence import (
 from tracecheck.readers.duplicates import Merge
 from tracecheck.rules.subject import Subject
 from tracecheck.spans import Kind, Span
+from tracecheck.unquoted import without_credentials
 
 __all__ = ["SubjectReading", "read_subject"]
 
@@ -39,6 +40,8 @@ class SubjectReading(NamedTuple):
     tools_not_recorded: str | None = None
     # Why model calls are evidently under-counted, lenient or not: one span stands for several.
     models_not_recorded: str | None = None
+    # The tool calls that do not say which tool ran (no name, or a span name no tool has).
+    unnamed: tuple[Span, ...] = ()
 
 
 def read_subject(subject: Subject, merges: Sequence[Merge] = ()) -> SubjectReading:
@@ -94,6 +97,7 @@ def read_subject(subject: Subject, merges: Sequence[Merge] = ()) -> SubjectReadi
         models_doubt,
         not_recorded,
         models_not_recorded,
+        tuple(span for span, _ in unnamed),
     )
 
 
@@ -231,5 +235,7 @@ def _total_notes(models: Sequence[Span]) -> list[str]:
 
 
 def _ref(span: Span) -> str:
-    name = span.name if len(span.name) <= _NAME_LIMIT else span.name[: _NAME_LIMIT - 1] + "…"
+    """A span as a note names it: its id, and its name with no credential pasted into it."""
+    name = without_credentials(span.name)
+    name = name if len(name) <= _NAME_LIMIT else name[: _NAME_LIMIT - 1] + "…"
     return f'{span.span_id or "(no span id)"} ("{name}")'

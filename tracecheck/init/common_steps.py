@@ -44,7 +44,7 @@ def common_steps(runs: Sequence[Run]) -> Trajectory:
                 problem=f"{run.name} has tool calls with no start time, so the order of its "
                 "calls is not established"
             )
-        named = [tuple(sorted(c.tool_name for c in s.calls if c.tool_name)) for s in steps]
+        named = [tuple(sorted(n for c in s.calls if (n := run.named(c)))) for s in steps]
         sequences.append([names for names in named if names])
     common = sequences[0] if sequences else []
     for other in sequences[1:]:

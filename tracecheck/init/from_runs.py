@@ -79,13 +79,14 @@ def _tools_in_order(runs: Sequence[Run]) -> tuple[str, ...]:
     seen: dict[str, None] = {}
     for run in runs:
         for span in run.calls:
-            if span.tool_name:
-                seen.setdefault(span.tool_name, None)
+            name = run.named(span)
+            if name:
+                seen.setdefault(name, None)
     return tuple(seen)
 
 
 def _called(run: Run, tool: str) -> bool:
-    return any(span.tool_name == tool for span in run.calls)
+    return any(run.named(span) == tool for span in run.calls)
 
 
 def _arguments(plan: RunsPlan, runs: Sequence[Run]) -> RunsPlan:

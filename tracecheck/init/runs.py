@@ -25,15 +25,18 @@ class Run:
     subject: Subject
     tools_in_doubt: str | None = None
     models_in_doubt: str | None = None
+    # The tool calls the reading says do not name their tool (no name, or a span name taken
+    # for one that no tool has): never a tool of the draft.
+    unnamed_calls: tuple[Span, ...] = ()
 
     @property
     def calls(self) -> Sequence[Span]:
         """The run's tool calls, in array order."""
         return self.subject.tool_spans
 
-    @property
-    def unnamed_calls(self) -> list[Span]:
-        return [span for span in self.calls if not span.tool_name]
+    def named(self, span: Span) -> str | None:
+        """The tool a call names, or None when the reading doubts it names one."""
+        return None if any(span is unnamed for unnamed in self.unnamed_calls) else span.tool_name
 
 
 def read_runs(traces: Sequence[Trace | Iterable[Span]]) -> tuple[list[Run], list[str]]:
@@ -58,6 +61,7 @@ def read_runs(traces: Sequence[Trace | Iterable[Span]]) -> tuple[list[Run], list
                 subject,
                 reading.tools_in_doubt,
                 reading.models_in_doubt,
+                reading.unnamed,
             )
         )
     return runs, skipped
