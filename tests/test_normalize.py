@@ -46,11 +46,12 @@ def attrs(**pairs: Any) -> dict[str, Any]:
             "",
             Kind.LLM,
         ),
-        # 3. a GenAI operation decides before any inference (issue 27): a chat span that names a
-        # tool is a model call, an `execute_tool` of ADK's that names its system is a tool call
-        (None, {"gen_ai.tool.name": "Read", "gen_ai.operation.name": "chat"}, "x", Kind.LLM),
+        # 3. a recorded tool name makes a tool call whatever operation was written over it
+        # (LiteLLM writes `chat` over the current span), then a GenAI operation decides before
+        # any inference from the name or a model
+        (None, {"gen_ai.tool.name": "Read", "gen_ai.operation.name": "chat"}, "x", Kind.TOOL),
         (None, {"gen_ai.operation.name": "execute_tool", "llm.model_name": "m"}, "x", Kind.TOOL),
-        # 4. inference: a tool-name attribute or a tool-like name first
+        (None, {"gen_ai.operation.name": "chat"}, "tool.search", Kind.LLM),
         (None, {"gen_ai.tool.name": "Read", "gen_ai.operation.name": "speech"}, "x", Kind.TOOL),
         (None, {"tool.name": "Read"}, "x", Kind.TOOL),
         (None, {"inference.tool.name": "Read"}, "x", Kind.TOOL),

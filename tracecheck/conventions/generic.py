@@ -149,14 +149,17 @@ def kind(declared: str | None, attributes: Mapping[str, Any], name: str) -> str:
         value = attributes.get(key)
         if isinstance(value, str) and value.upper() in CONTRACT_KINDS:
             return value.upper()
-    # The operation is what the GenAI conventions record a span's kind by: it decides before
-    # any inference from the other attributes or the name.
+    # A tool name recorded on a span makes it a tool call whatever else is written over it
+    # (LiteLLM writes `chat` over the span that is current when it is called): read as a model
+    # call, a forbidden tool would pass unseen.
+    if _first_string(attributes, _TOOL_NAME_KIND_ATTRIBUTES):
+        return "TOOL"
+    # Then the operation the GenAI conventions record a span's kind by decides, before any
+    # inference from the name or a model attribute.
     operation = attributes.get("gen_ai.operation.name")
     known = _OPERATION_KINDS.get(operation) if isinstance(operation, str) else None
     if known is not None:
         return known
-    if _first_string(attributes, _TOOL_NAME_KIND_ATTRIBUTES):
-        return "TOOL"
     if name[:1] in ("f", "F", "t", "T") and _TOOLISH_NAME.match(name):
         return "TOOL"
     # The GenAI conventions name a tool span `execute_tool {gen_ai.tool.name}`: a span so named
