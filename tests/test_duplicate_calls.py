@@ -248,6 +248,54 @@ def test_a_failed_recording_makes_the_call_failed_and_show_marks_both() -> None:
     assert facts["t2"]["same_call_as"] == "t1"
 
 
+class _CountedMerges(tuple):  # type: ignore[type-arg]
+    """A tuple of merges that counts how often it is walked."""
+
+    walks = 0
+
+    def __iter__(self) -> Any:
+        type(self).walks += 1
+        return super().__iter__()
+
+
+def test_show_walks_the_merges_a_fixed_number_of_times_however_many_spans(
+    monkeypatch: Any,
+) -> None:
+    """The marks of merged calls are looked up by `id()`, not found by walking every merge
+    for every span (10k spans and 5k merges took seconds)."""
+    import tracecheck.show as show
+    from tracecheck.readers.duplicates import MergedCalls
+
+    spans = [ROOT]
+    for index in range(40):
+        start = 10 + index * 20
+        spans.append(tool_call(f"o{index}", "r0", start, start + 10, FRAMEWORK))
+        spans.append(
+            call(
+                f"i{index}",
+                f"o{index}",
+                "tools/call lookup_order",
+                start + 1,
+                start + 9,
+                MCP,
+                **{"gen_ai.tool.name": "lookup_order"},
+            )
+        )
+    trace = Trace(TRACE, tuple(spans))
+
+    def counted(recorded: Any) -> MergedCalls:
+        merged = merge_duplicate_calls(recorded)
+        return MergedCalls(merged.spans, _CountedMerges(merged.merges))
+
+    monkeypatch.setattr(show, "merge_duplicate_calls", counted)
+    tree = render_trace(trace)
+    facts = trace_facts(trace)["spans"]
+    assert tree.count("(recorded 2×, counted once)") == 40
+    assert "(the same call as o39)" in tree
+    assert [span["recordings"] for span in facts].count(2) == 40
+    assert _CountedMerges.walks <= 12
+
+
 RECORDERS = [Scope("one"), Scope("two"), Scope("three")]
 
 

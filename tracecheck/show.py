@@ -37,9 +37,10 @@ def render_trace(trace: Trace, *, color: bool = False, files: Sequence[str] = ()
     )
     lines = [paint(_BOLD, header)]
     merged = merge_duplicate_calls(trace.spans)
-    calls = _calls(merged)
+    calls, counts, absorbed = _calls(merged), _counts(merged), merged.merged_into()
     for prefix, span in _walk(trace):
-        lines.append(prefix + _span_line(calls.get(id(span), span), paint, _mark(span, merged)))
+        mark = _mark(span, counts, absorbed)
+        lines.append(prefix + _span_line(calls.get(id(span), span), paint, mark))
     lines.extend(f"note: {shorten(printable(note))}" for note in _notes(merged))
     return "\n".join(lines)
 
@@ -49,14 +50,18 @@ def _calls(merged: MergedCalls) -> dict[int, Span]:
     return {id(merge.recordings[0]): merge.call for merge in merged.merges}
 
 
-def _mark(span: Span, merged: MergedCalls) -> str:
+def _counts(merged: MergedCalls) -> dict[int, int]:
+    """How many recordings each merged call has, by its outermost recording's `id()`."""
+    return {id(merge.recordings[0]): len(merge.recordings) for merge in merged.merges}
+
+
+def _mark(span: Span, counts: dict[int, int], absorbed: dict[int, Span]) -> str:
     """How the tree marks a call recorded more than once: its outermost recording counts it,
-    the others name it."""
-    for merge in merged.merges:
-        if merge.recordings[0] is span:
-            return f"recorded {len(merge.recordings)}×, counted once"
-        if any(recording is span for recording in merge.recordings[1:]):
-            return f"the same call as {_name(merge.call.span_id) or '(no span id)'}"
+    the others name it (`counts` and `absorbed` built once per trace, by `id()`)."""
+    if id(span) in counts:
+        return f"recorded {counts[id(span)]}×, counted once"
+    if id(span) in absorbed:
+        return f"the same call as {_name(absorbed[id(span)].span_id) or '(no span id)'}"
     return ""
 
 
@@ -70,7 +75,7 @@ def trace_facts(trace: Trace) -> dict[str, Any]:
     many), and the others name it (`same_call_as`)."""
     spans = []
     merged = merge_duplicate_calls(trace.spans)
-    calls, absorbed = _calls(merged), merged.merged_into()
+    calls, counts, absorbed = _calls(merged), _counts(merged), merged.merged_into()
     for prefix, recorded in _walk(trace):
         span = calls.get(id(recorded), recorded)
         tokens = span.tokens
@@ -95,9 +100,7 @@ def trace_facts(trace: Trace) -> dict[str, Any]:
                 "end_ns": span.end_ns,
                 "duration_ms": _ms(span.duration_ns),
                 "status": span.status,
-                "recordings": next(
-                    (len(m.recordings) for m in merged.merges if m.recordings[0] is recorded), 1
-                ),
+                "recordings": counts.get(id(recorded), 1),
                 "same_call_as": absorbed[id(recorded)].span_id
                 if id(recorded) in absorbed
                 else None,
