@@ -314,3 +314,71 @@ def test_exact_implies_in_order_and_any_order(
         assert Trajectory("t", "any-order", expected).evaluate(subject) == []
         assert Trajectory("t", "subset", expected).evaluate(subject) == []
         assert Trajectory("t", "superset", expected).evaluate(subject) == []
+
+
+def test_a_violation_names_an_entrys_pointers_never_the_values_the_contract_spells_out() -> None:
+    secret_shape = "^sk-live-[A-Za-z0-9]{16}$"
+    entry = {
+        "tool": "pay",
+        "arguments": [
+            {"pointer": "/key", "regex": secret_shape},
+            {"pointer": "/acct", "equals": "ACCT-778812-PRIVATE"},
+        ],
+    }
+    status, details = outcome(run(tool("lookup", 10, 11)), "superset", [entry])
+    assert status == "fail"
+    assert details == ["missing call: pay (arguments checked at /key, /acct)"]
+    # explain, which the contract's author reads, still says what each check asks.
+    assert "ACCT-778812-PRIVATE" in explain_contract(contract("superset", [entry]))
+
+
+def write_run(path: Path, *calls: tuple[str | None, bool]) -> Path:
+    """A recorded run of tool calls (tool name or None, arguments recorded), one a millisecond
+    apart, in OTLP JSON."""
+    from tracecheck.writers import to_otlp_json
+
+    trace_id, epoch = "a" * 32, 1_700_000_000_000_000_000
+    spans = [Span(trace_id, "f" * 16, None, "invoke_agent", epoch, epoch + 10**9)]
+    for i, (name, recorded) in enumerate(calls, start=1):
+        attributes: dict[str, Any] = {"gen_ai.operation.name": "execute_tool"}
+        if name is not None:
+            attributes["gen_ai.tool.name"] = name
+        if recorded:
+            attributes["gen_ai.tool.call.arguments"] = "{}"
+        start = epoch + i * 10**6
+        spans.append(
+            Span(
+                trace_id,
+                f"{i:016x}",
+                "f" * 16,
+                f"execute_tool {name or ''}".strip(),
+                start,
+                start + 1000,
+                attributes=attributes,
+            )
+        )
+    path.write_bytes(to_otlp_json(spans))
+    return path
+
+
+def test_a_golden_run_that_cannot_serve_as_a_reference_is_a_contract_error(
+    tmp_path: Path,
+) -> None:
+    unrecorded = write_run(tmp_path / "unrecorded.json", ("lookup", False))
+    doc = {"mode": "exact", "golden": str(unrecorded)}
+    assert compile_contract({"name": "g", "trajectory": doc}).rules  # arguments ignored
+    with pytest.raises(ContractError) as raised:
+        compile_contract({"name": "g", "trajectory": {**doc, "matchArguments": "exact"}})
+    (problem,) = raised.value.problems
+    assert str(problem) == (
+        "trajectory.golden: span 0000000000000001 of the golden run records no arguments, so "
+        "they cannot be matched: the span carries no argument evidence"
+    )
+    doubtful = write_run(tmp_path / "doubtful.json", (None, True), ("a", True))
+    with pytest.raises(ContractError) as raised:
+        compile_contract({"name": "g", "trajectory": {"mode": "exact", "golden": str(doubtful)}})
+    (problem,) = raised.value.problems
+    assert str(problem).startswith(
+        "trajectory.golden: the golden run cannot be a reference: 1 tool call does not record "
+        "which tool ran"
+    )

@@ -10,6 +10,7 @@ from tracecheck.contract.trajectory_spec import TrajectorySpec
 from tracecheck.errors import ContractProblem, TraceReadError
 from tracecheck.readers import read_traces
 from tracecheck.readers.duplicates import merge_duplicate_calls
+from tracecheck.reading import read_subject
 from tracecheck.rules.matchers import ArgumentCheck
 from tracecheck.rules.pointers import ABSENT, resolve
 from tracecheck.rules.steps import tool_steps
@@ -59,34 +60,57 @@ def _golden_steps(
             )
         )
         return ()
-    subject = Subject(merge_duplicate_calls(traces[0].spans).spans)
+    merged = merge_duplicate_calls(traces[0].spans)
+    subject = Subject(merged.spans)
+    # A reference is only as good as its reading: a golden run whose tool calls are in doubt
+    # (a call no convention maps, a tool call that does not name its tool) is no reference.
+    doubt = read_subject(subject, merged.merges).tools_in_doubt
+    if doubt is not None:
+        problems.append(ContractProblem(where, f"the golden run cannot be a reference: {doubt}"))
+        return ()
     steps: list[ExpectedStep] = []
     for step in tool_steps(subject):
         calls = [c for c in step.calls if c.tool_name not in trajectory.ignore]
-        unnamed = [c for c in calls if not c.tool_name]
-        if unnamed or not step.placed:
-            what = "does not say which tool it called" if unnamed else "has no start time"
+        if calls and not step.placed:
             problems.append(
                 ContractProblem(
-                    where, f"span {subject.ref(step.calls[0])} of the golden run {what}"
+                    where,
+                    f"span {subject.ref(calls[0])} of the golden run has no start time, so "
+                    "its place in the order is unknown",
                 )
             )
             return ()
-        if calls:
-            expected = tuple(_expected(trajectory, call) for call in calls)
-            steps.append(ExpectedStep(expected, parallel=len(expected) > 1))
+        expected = []
+        for call in calls:
+            found = _expected(trajectory, call)
+            if found is None:
+                problems.append(
+                    ContractProblem(
+                        where,
+                        f"span {subject.ref(call)} of the golden run records no arguments, "
+                        "so they cannot be matched: "
+                        f"{call.arguments.reason or 'the span carries no argument evidence'}",
+                    )
+                )
+                return ()
+            expected.append(found)
+        if expected:
+            steps.append(ExpectedStep(tuple(expected), parallel=len(expected) > 1))
     if not steps:
         problems.append(ContractProblem(where, f"the golden run in {path} calls no tool"))
     return tuple(steps)
 
 
-def _expected(trajectory: TrajectorySpec, call: Span) -> Expected:
-    """The call as an expected call: its tool, and its arguments as the contract says."""
+def _expected(trajectory: TrajectorySpec, call: Span) -> Expected | None:
+    """The call as an expected call: its tool, and its arguments as the contract says; None
+    when they are to be matched and the golden run did not record them."""
     tool = call.tool_name or ""
     how = dict(trajectory.match_per_tool).get(tool, trajectory.match_arguments)
     arguments = call.arguments
-    if how == "ignore" or not arguments.known:
+    if how == "ignore":
         return Expected(tool)
+    if not arguments.known:
+        return None
     if how == "exact":
         exact = (("", ArgumentCheck("equals", value=arguments.value)),)
         return Expected(tool, arguments=exact, from_golden=True)

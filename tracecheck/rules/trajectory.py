@@ -15,7 +15,13 @@ from typing import Literal
 
 from tracecheck.rules.alignment import assign, in_order, lockstep
 from tracecheck.rules.base import at
-from tracecheck.rules.matchers import ArgumentCheck, argument_problem, describe_check, failed
+from tracecheck.rules.matchers import (
+    ArgumentCheck,
+    argument_problem,
+    describe_check,
+    failed,
+    pointer_text,
+)
 from tracecheck.rules.predicates import RuleError
 from tracecheck.rules.steps import tool_steps
 from tracecheck.rules.subject import Subject
@@ -39,13 +45,16 @@ class Expected:
     # Checks taken from a golden run: their values are a trace's, never shown.
     from_golden: bool = False
 
-    def describe(self) -> str:
+    def describe(self, *, values: bool = True) -> str:
+        """The call in words; without `values`, its checks name their pointers only (what a
+        violation says: a contract may spell out a secret's shape or value)."""
         parts = []
         if self.status is not None:
             parts.append("succeeding" if self.status == "ok" else "failing")
-        if self.from_golden and self.arguments:
-            pointers = ", ".join(pointer or "(whole value)" for pointer, _ in self.arguments)
-            parts.append(f"arguments as in the golden run at {pointers}")
+        if self.arguments and (self.from_golden or not values):
+            pointers = ", ".join(pointer_text(pointer) for pointer, _ in self.arguments)
+            source = "as in the golden run" if self.from_golden else "checked"
+            parts.append(f"arguments {source} at {pointers}")
         else:
             parts += [describe_check(pointer, check) for pointer, check in self.arguments]
         return self.tool + (f" ({', '.join(parts)})" if parts else "")
@@ -58,8 +67,8 @@ class ExpectedStep:
     calls: tuple[Expected, ...]
     parallel: bool = False
 
-    def describe(self) -> str:
-        names = ", ".join(call.describe() for call in self.calls)
+    def describe(self, *, values: bool = True) -> str:
+        names = ", ".join(call.describe(values=values) for call in self.calls)
         return f"parallel [{names}]" if self.parallel else names
 
 
@@ -183,7 +192,7 @@ def _divergence(
             if call
             else Violation(None, f"trajectory diverges: {detail}")
         )
-    wanted = reference[parted].describe()
+    wanted = reference[parted].describe(values=False)
     if position >= len(run):
         return Violation(
             None,
@@ -214,15 +223,19 @@ def _absent(
         return at(
             subject,
             somewhere[0],
-            f"out of order: reference step {k + 1} ({step.describe()}) is not in its place; "
+            f"out of order: reference step {k + 1} ({step.describe(values=False)}) is not in its "
+            "place; "
             f"span {subject.ref(somewhere[0])} calls {somewhere[0].tool_name} elsewhere",
         )
-    return Violation(None, f"missing: reference step {k + 1} ({step.describe()}) never happens")
+    return Violation(
+        None, f"missing: reference step {k + 1} ({step.describe(values=False)}) never happens"
+    )
 
 
 def _missing(missing: Sequence[Expected]) -> list[Violation]:
     shown = [
-        Violation(None, f"missing call: {expected.describe()}") for expected in missing[:_SHOWN]
+        Violation(None, f"missing call: {expected.describe(values=False)}")
+        for expected in missing[:_SHOWN]
     ]
     return shown + _more(len(missing), "missing call")
 
