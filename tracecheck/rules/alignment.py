@@ -147,22 +147,43 @@ def _earliest_stretch(
     key: Callable[[E | C], object] | None,
 ) -> tuple[int, int, list[tuple[int, tuple[int, int]]]] | None:
     """(first, last, [(member, (run step, call))]) of the shortest stretch from the first run
-    step that holds one of the members to the first step by which all of them are held."""
+    step that holds one of the members to the first step by which all of them are held.
+
+    Whether a stretch holds every member only grows with its end: the rest of the run is tried
+    once, and the end found by bisection, so a step the run never completes costs one matching,
+    not one per run step."""
+    known: dict[tuple[int, int], bool] = {}
+
+    def fits(member: E, call: C) -> bool:  # asked again and again as stretches grow
+        found = known.get((id(member), id(call)))
+        if found is None:
+            found = known[id(member), id(call)] = holds(member, call)
+        return found
+
+    def matched(first: int, last: int) -> list[tuple[int, tuple[int, int]]] | None:
+        places = [(s, j) for s in range(first, last + 1) for j in range(len(run[s]))]
+        matching = assign(members, [run[s][j] for s, j in places], fits, key)
+        return None if matching.missing else [(i, places[j]) for i, j in matching.pairs]
+
     keys = None if key is None else {key(member) for member in members}
     for first in range(start, len(run)):
         step = run[first]
         if keys is not None and not any(key(call) in keys for call in step):  # type: ignore[misc]
             continue
-        if not any(holds(member, call) for member in members for call in step):
+        if not any(fits(member, call) for member in members for call in step):
             continue
-        places: list[tuple[int, int]] = []
-        for last in range(first, len(run)):
-            places += [(last, j) for j in range(len(run[last]))]
-            calls = [run[s][j] for s, j in places]
-            matching = assign(members, calls, holds, key)
-            if not matching.missing:
-                return first, last, [(i, places[j]) for i, j in matching.pairs]
-        return None
+        if len(members) == 1:
+            return first, first, matched(first, first) or []
+        if matched(first, len(run) - 1) is None:
+            return None  # not even the rest of the run holds them all, nor any later stretch
+        low, high = first, len(run) - 1
+        while low < high:
+            middle = (low + high) // 2
+            if matched(first, middle) is None:
+                low = middle + 1
+            else:
+                high = middle
+        return first, high, matched(first, high) or []
     return None
 
 
