@@ -9,7 +9,7 @@ from tracecheck.bugs import internal_error
 from tracecheck.contract.model import Alternative, Contract
 from tracecheck.contract.prices import priced
 from tracecheck.readers.common import collector_paused
-from tracecheck.readers.duplicates import merge_duplicate_calls
+from tracecheck.readers.duplicates import MergedCalls, merge_duplicate_calls
 from tracecheck.reading import read_subject
 from tracecheck.rules.capture import MODELS, TOOLS, CaptureMode, reads_calls
 from tracecheck.rules.operators import Rule
@@ -48,11 +48,10 @@ def check(
     `capture="strict"` holds to the default even where a contract asks to be lenient.
     `prices` (`load_prices`) prices the cost rules instead of the contract's own `prices`.
     """
-    contract = priced(contract, prices)
     # A large trace keeps millions of objects alive; the collector would walk them all again
     # and again while the check builds its indexes, and the check makes no reference cycles.
     with collector_paused():
-        return _check(trace, contract, run, (capture or contract.capture) == "lenient")
+        return _check(trace, priced(contract, prices), run, capture)
 
 
 def check_guarded(
@@ -72,11 +71,17 @@ def check_guarded(
 
 
 def _check(
-    trace: Trace | Iterable[Span], contract: Contract, run: RunRecord | None, lenient: bool
+    trace: Trace | Iterable[Span],
+    contract: Contract,
+    run: RunRecord | None,
+    capture: CaptureMode | None,
+    merged: MergedCalls | None = None,
 ) -> Verdict:
+    """The verdict; `merged` is the trace's calls merged already (once for many contracts)."""
+    lenient = (capture or contract.capture) == "lenient"
     read = tuple(trace.spans if isinstance(trace, Trace) else trace)
     trace_id = trace.trace_id if isinstance(trace, Trace) else _trace_id(read)
-    merged = merge_duplicate_calls(read)
+    merged = merged or merge_duplicate_calls(read)
     spans = merged.spans
     if contract.scope is not None:
         roots = _matches(contract.scope, spans)
@@ -140,9 +145,12 @@ def check_all(
     if not contracts:
         raise ValueError("no contracts to check: an empty list would vacuously pass")
     target: Trace | tuple[Span, ...] = trace if isinstance(trace, Trace) else tuple(trace)
-    return [
-        check(target, contract, run=run, capture=capture, prices=prices) for contract in contracts
-    ]
+    with collector_paused():
+        merged = merge_duplicate_calls(target.spans if isinstance(target, Trace) else target)
+        return [
+            _check(target, priced(contract, prices), run, capture, merged)
+            for contract in contracts
+        ]
 
 
 def _evaluate(
