@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import tracemalloc
 from pathlib import Path
 from typing import Any
 
@@ -351,6 +352,27 @@ def test_a_page_without_the_pages_after_it_is_refused() -> None:
     )
     cursor = {"data": [observation()], "meta": {"cursor": "eyJsYXN0Ijo1fQ=="}}
     assert "meta.cursor says more follow" in refusal(cursor)
+
+
+def test_a_page_count_is_counted_not_enumerated() -> None:
+    """`meta.totalPages` is the file's word: a huge count is refused without building a set of
+    every page it names (1e300 ran out of memory; 10**6 took a hundred megabytes)."""
+    page = {"data": [observation()], "meta": {"page": 1, "totalPages": 1e300}}
+    assert refusal(page).startswith(f"<bytes>: holds page 1 of {int(1e300)} of a Langfuse")
+    page["meta"] = {"page": 1, "totalPages": 10**6}
+    tracemalloc.start()
+    try:
+        assert "holds page 1 of 1000000 " in refusal(page)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 10_000_000
+    pages = [
+        {"data": [observation(id=f"o{n}")], "meta": {"page": n, "totalPages": 2}} for n in (1, 5)
+    ]
+    text = "\n".join(json.dumps(p) for p in pages).encode()
+    with pytest.raises(TraceReadError, match="holds page 1, 5 of 2 "):
+        read_traces(text, format="langfuse-export")
 
 
 def test_a_trace_list_is_refused_with_what_to_fetch_instead() -> None:
