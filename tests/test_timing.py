@@ -9,11 +9,11 @@ from typing import Any
 import pytest
 from test_rules_support import LLM_P, TOOL_P, llm, pairs, span, subject, tool, tool_p
 
-from tracecheck import check, compile_contract, explain_contract, lint_contract
+from tracecheck import check, compile_contract, explain_contract, lint_contract, read_traces
 from tracecheck.contract.places import rule_places
 from tracecheck.errors import ContractError
 from tracecheck.rules.capture import MODELS, TOOLS, reads_calls
-from tracecheck.rules.predicates import DurationRange, Predicate, duration_ns
+from tracecheck.rules.predicates import DurationRange, Predicate, duration_ns, status_word
 from tracecheck.rules.timing import ErrorsAtMost, StepCount, ToolDuration, nearest_rank
 from tracecheck.spans import Span
 
@@ -45,6 +45,31 @@ def test_status_names_the_span_status_and_unset_is_no_status(
 ) -> None:
     spans = [tool("ok1", "a", status="ok"), tool("e1", "a", status="error"), tool("u1", "a")]
     assert [s.span_id for s in spans if Predicate(status=status).matches(s)] == expected
+
+
+# LlamaIndex leaves a failed tool call's span unset and records the failure in its result.
+TOOL_ERROR = "fixtures/producers/llama-index/openllmetry/tool-error.otlp.jsonl"
+
+
+def test_a_call_whose_result_records_a_failure_is_in_error_for_every_rule() -> None:
+    (trace,) = read_traces(TOOL_ERROR)
+    refund = next(s for s in trace.spans if s.kind == "TOOL" and s.tool_name == "issue_refund")
+    assert refund.status is None and refund.failed
+    assert [status_word(s) for s in trace.spans if s.kind == "TOOL"] == ["unset", "error"]
+    contract = {
+        "errors": {"TOOL": {"max": 0}},
+        "rules": [
+            {"kind": "never", "label": "error", "p": {"kind": "TOOL", "status": "error"}},
+            {"kind": "always", "label": "unset", "p": {"kind": "TOOL", "status": "unset"}},
+        ],
+        "trajectory": {"mode": "superset", "calls": [{"tool": "issue_refund", "status": "error"}]},
+    }
+    assert statuses(contract, *trace.spans) == {
+        "errors[TOOL]": "fail",
+        "error": "fail",
+        "unset": "fail",
+        "trajectory": "pass",
+    }
 
 
 def test_duration_bounds_are_inclusive_and_exact_for_decimal_milliseconds() -> None:

@@ -474,7 +474,16 @@ class Span:
 
     @property
     def is_error(self) -> bool:
+        """Whether the span's status is error (what `show` marks); `failed` is what rules read."""
         return self.status == "error"
+
+    @property
+    def failed(self) -> bool:
+        """Whether the span failed: its status is error, or it is a tool call whose result
+        records a failure on a span left unmarked (LlamaIndex's `ToolOutput.is_error`). The one
+        notion of failure every rule reads: `errors`, the `status` predicate, `requires`,
+        `sameAs` and trajectory entries."""
+        return self.status == "error" or (self.kind is Kind.TOOL and self.result.failed)
 
     @property
     def duration_ns(self) -> int | None:

@@ -337,8 +337,9 @@ def _a(value: Any) -> str:
 
 def failed(call: Span) -> bool:
     """A call failed when its span is in error or its result records a failure; a status left
-    unset is a success (the OpenTelemetry instrumentations leave successes unset)."""
-    return call.is_error or call.result.failed
+    unset is a success (the OpenTelemetry instrumentations leave successes unset). The one
+    notion every rule reads: `Span.failed`."""
+    return call.failed
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,7 @@ __all__ = [
     "RuleError",
     "duration_ns",
     "json_equal",
+    "status_word",
 ]
 
 # A pattern that takes longer than this on one value is an evaluation error, never a hang.
@@ -34,9 +35,9 @@ REGEX_TIMEOUT_SECONDS = 0.25
 # Each flag's name in `regex`, imported when a contract has a pattern to compile.
 _FLAGS = {"i": "IGNORECASE", "m": "MULTILINE", "s": "DOTALL", "x": "VERBOSE"}
 _IGNORED_FLAGS = frozenset("uygd")  # `u` is always on; `g`, `y`, `d` mean nothing for a test
-# A span's status as a predicate names it: OTLP's UNSET (no status recorded) is `unset`.
+# A span's status as a predicate names it (`status_word`): OTLP's UNSET (no status recorded)
+# is `unset`.
 STATUSES = ("ok", "error", "unset")
-_STATUS_WORDS = {"ok": "ok", "error": "error", None: "unset"}
 _NS_PER_MS = 1_000_000
 
 
@@ -118,6 +119,15 @@ class Pattern:
 Matcher = Exact | OneOf | Pattern
 
 
+def status_word(span: Span) -> str:
+    """The span's status as a predicate names it, one of `STATUSES`: `error` when it failed
+    (`Span.failed`: in error, or a tool call whose result records a failure), else `ok` when
+    its status is ok, else `unset`. So a failed call is never `ok` nor `unset`."""
+    if span.failed:
+        return "error"
+    return "ok" if span.status == "ok" else "unset"
+
+
 def duration_ns(span: Span) -> int | None:
     """End minus start, or None when either is missing or the end is before the start (a
     clock that went backwards records no duration)."""
@@ -190,7 +200,7 @@ class Predicate:
         for key, expected in self.attr:
             if not _attribute_matches(span.attributes, key, expected):
                 return False
-        if self.status is not None and _STATUS_WORDS.get(span.status) != self.status:
+        if self.status is not None and status_word(span) != self.status:
             return False
         if self.duration is not None and not self.duration.contains(span):
             return False

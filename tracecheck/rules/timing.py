@@ -71,7 +71,9 @@ def _capped(
 @dataclass(frozen=True)
 class ErrorsAtMost:
     """`errors: {<KIND>: {max, maxPercent}}`: how many spans of one kind may be in error, as a
-    count or as a percentage of that kind's spans (no spans: 0 %, nothing failed)."""
+    count or as a percentage of that kind's spans (no spans: 0 %, nothing failed). A span is in
+    error when it failed (`Span.failed`): its status is error, or it is a tool call whose
+    result records a failure."""
 
     label: str
     p: Predicate  # the kind's spans: capture doubt finds the calls the rule reads by it
@@ -81,7 +83,7 @@ class ErrorsAtMost:
 
     def evaluate(self, subject: Subject) -> list[Violation]:
         spans = subject.matching(self.p)
-        failed = [span for span in spans if span.status == "error"]
+        failed = [span for span in spans if span.failed]
         if not failed:
             return []
         reasons = []
