@@ -273,6 +273,32 @@ def test_offered_schema_fails_a_tool_not_offered_and_cannot_judge_without_offeri
         problem(OFFERED, {}, "", after)
 
 
+def test_an_offered_schema_is_checked_against_its_meta_schema_once_per_check(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from tracecheck.rules import schemas
+
+    checked: list[Any] = []
+
+    def counted(value: Any) -> str | None:
+        checked.append(value)
+        return original(value)
+
+    original = schemas.schema_error
+    monkeypatch.setattr(schemas, "schema_error", counted)
+    calls = [call("pay", 100 + i, 101 + i, {"order_id": "A"}, span_id=f"p{i}") for i in range(3)]
+    run = Subject([model_call(10, 20, DEFINITIONS), *calls])
+    assert [argument_problem(c, "", OFFERED, run) for c in calls] == [None, None, None]
+    assert checked == [ORDER]
+    # An invalid schema is remembered as invalid: every call still cannot be judged.
+    invalid = [{"name": "pay", "parameters": {"type": 5}}]
+    run = Subject([model_call(10, 20, invalid), *calls])
+    for each in calls:
+        with pytest.raises(RuleError, match="offered pay with an invalid parameters schema"):
+            argument_problem(each, "", OFFERED, run)
+    assert checked == [ORDER, {"type": 5}]
+
+
 # --- sameAs --------------------------------------------------------------------------------
 
 FROM_ARGUMENT = ArgumentCheck("sameAs", same_as=SameAs("look", "/order_id"))

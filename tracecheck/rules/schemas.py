@@ -183,9 +183,10 @@ def offered_schema(span: Span, subject: Subject) -> Schema | str:
     value = definitions[name]
     if value is None:
         raise RuleError(f"span {offered_by} offered {name} without a parameters schema")
-    if schema_error(value) is not None:
+    schema, error = _shared_schema(subject, value)
+    if error is not None:
         raise RuleError(f"span {offered_by} offered {name} with an invalid parameters schema")
-    return _shared_schema(subject, value)
+    return schema
 
 
 def _offering(subject: Subject) -> _Offering:
@@ -213,12 +214,12 @@ def _offering(subject: Subject) -> _Offering:
     return offering
 
 
-def _shared_schema(subject: Subject, value: Any) -> Schema:
-    """One `Schema` (and so one validator) per distinct offered schema in a check."""
+def _shared_schema(subject: Subject, value: Any) -> tuple[Schema, str | None]:
+    """One `Schema` (and so one validator) per distinct offered schema in a check, with why it
+    is not a valid JSON Schema (or None): the meta-schema check runs once per schema, not once
+    per call."""
     key = ("offered schema", canonical_json(value))
     found = subject.memo.get(key)
-    if isinstance(found, Schema):
-        return found
-    schema = Schema(value)
-    subject.memo[key] = schema
-    return schema
+    if found is None:
+        found = subject.memo[key] = (Schema(value), schema_error(value))
+    return found  # type: ignore[return-value]
