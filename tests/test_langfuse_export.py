@@ -302,6 +302,41 @@ def test_a_span_beside_a_tool_observation_is_a_step() -> None:
     assert trace.spans[1].arguments.value == {"order_id": "A-1"}
 
 
+@pytest.mark.parametrize(
+    "kept",
+    [
+        {"gen_ai.tool.name": "run_shell", "gen_ai.operation.name": "execute_tool"},
+        {"tool.name": "run_shell"},
+        {"gen_ai.operation.name": "execute_tool"},
+    ],
+)
+@pytest.mark.parametrize("typed", [True, False])
+def test_a_span_another_instrumentation_recorded_as_a_tool_call_is_one(
+    kept: dict[str, str], typed: bool
+) -> None:
+    """Langfuse keeps a foreign span's attributes in `metadata.attributes` and may type it SPAN:
+    the recorded tool name or operation decides before the type (it read as a step, and a
+    forbidden tool passed)."""
+    document = legacy_trace(
+        observation(type="TOOL" if typed else "GENERATION", name="lookup_order", id="tool-1"),
+        observation(
+            type="SPAN",
+            name="execute_tool run_shell",
+            id="tool-2",
+            input={"command": "ls"},
+            metadata={"attributes": kept},
+        ),
+    )
+    (trace,) = read_traces(json.dumps(document).encode())
+    shell = trace.spans[-1]
+    assert shell.convention.name == ("langfuse-export" if typed else "langfuse-export-untyped")
+    assert (shell.kind, shell.tool_name) == (Kind.TOOL, "run_shell")
+    contract = compile_contract({"name": "no-shell", "tools": {"forbidden": ["run_shell"]}})
+    assert {r.label: r.status for r in check(trace, contract).rules} == {
+        "tools.forbidden[run_shell]": "fail"
+    }
+
+
 def test_an_error_level_is_the_error_status() -> None:
     row = observation(type="TOOL", level="ERROR", statusMessage="refund service down")
     (trace,) = read_traces(json.dumps([row]).encode())
