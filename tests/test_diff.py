@@ -122,7 +122,15 @@ def test_a_run_whose_calls_are_in_doubt_cannot_be_vouched_for() -> None:
     assert diff.problems and diff.problems[0].startswith("baseline: ")
     assert any("recorded but no model call" in problem for problem in diff.problems)
     lenient = diff_runs(doubtful, doubtful, capture="lenient")
-    assert lenient.status == "same" and not lenient.problems
+    # Lenient about capture, not about totals: tokens neither run records cannot be held to a
+    # tolerance.
+    assert lenient.status == "error"
+    assert lenient.problems == (
+        "tokens cannot be compared: the baseline records no model call, and so does the run",
+    )
+    untolled = diff_runs(doubtful, doubtful, capture="lenient", tolerances=Tolerances(tokens=None))
+    assert untolled.status == "same" and not untolled.problems
+    assert untolled.tokens.status == "unrecorded"
 
 
 # --- runs built in code --------------------------------------------------------------------
@@ -277,8 +285,82 @@ def test_tokens_one_run_does_not_record_cannot_be_compared() -> None:
         "tokens cannot be compared: the run has 2 model calls that record no token counts "
         f"(span {span_id('sm0')}…)",
     )
+    # Neither run records them: against a tolerance that cannot be compared either.
     neither = diff_runs(after, after)
-    assert neither.tokens.status == "unrecorded" and neither.status == "same"
+    assert neither.tokens.status == "unknown" and neither.status == "error"
+    assert neither.problems == (
+        "tokens cannot be compared: the baseline has 2 model calls that record no token counts "
+        f"(span {span_id('sm0')}…), and so does the run",
+    )
+    untolled = diff_runs(after, after, tolerances=Tolerances(tokens=None))
+    assert untolled.tokens.status == "unrecorded" and untolled.status == "same"
+
+
+def test_neither_run_recording_its_duration_cannot_be_held_to_a_tolerance() -> None:
+    run = [
+        span.replace(end_ns=None) if span.parent_span_id is None else span
+        for span in agent_run(calls("a"))
+    ]
+    diff = diff_runs(run, run)
+    assert (diff.duration.status, diff.status) == ("unknown", "error")
+    assert diff.problems == (
+        "the duration cannot be compared: the baseline records no start and end time on its "
+        "root span, and so does the run",
+    )
+    untolled = diff_runs(run, run, tolerances=Tolerances(duration=None))
+    assert (untolled.duration.status, untolled.status) == ("unrecorded", "same")
+
+
+def test_model_calls_that_name_no_model_cannot_be_compared() -> None:
+    """Two unnamed models may be two models: a gpt run and a claude run with the model
+    stripped are not the same run."""
+
+    def unnamed(spans: list[Span]) -> list[Span]:
+        return [
+            span.replace(
+                attributes={k: v for k, v in span.attributes.items() if k != "gen_ai.request.model"}
+            )
+            if span.name.startswith("chat")
+            else span
+            for span in spans
+        ]
+
+    gpt = unnamed(agent_run(calls("a"), model="gpt-4.1-mini", prefix="g"))
+    claude = unnamed(agent_run(calls("a"), model="claude-opus-4", prefix="c"))
+    diff = diff_runs(gpt, claude)
+    assert diff.status == "error"
+    assert diff.problems == (
+        f"baseline: 2 model calls name no model (span {span_id('gm0')}…), so its models "
+        "cannot be compared",
+        f"run: 2 model calls name no model (span {span_id('cm0')}…), so its models cannot "
+        "be compared",
+    )
+    named = agent_run(calls("a"), prefix="n")
+    one_side = diff_runs(named, claude)
+    assert one_side.status == "error"
+    assert one_side.problems == (
+        f"run: 2 model calls name no model (span {span_id('cm0')}…), so its models cannot "
+        "be compared",
+    )
+
+
+def test_tool_calls_with_no_start_time_have_no_order_to_compare() -> None:
+    def untimed(spans: list[Span], *tools: str) -> list[Span]:
+        return [span.replace(start_ns=None) if span.tool_name in tools else span for span in spans]
+
+    before = untimed(agent_run(calls("a", "b"), prefix="x"), "b")
+    after = untimed(agent_run(calls("b", "a"), prefix="y"), "a", "b")
+    diff = diff_runs(before, after)
+    assert diff.status == "error"
+    assert diff.problems == (
+        f"baseline: 1 tool call has no start time (span {span_id('x1-0')}), so the order of "
+        "its tool calls is unknown",
+        f"run: 2 tool calls have no start time (span {span_id('y0-0')}, span "
+        f"{span_id('y1-0')}), so the order of its tool calls is unknown",
+    )
+    # One call alone has an order, timed or not.
+    single = untimed(agent_run(calls("a")), "a")
+    assert diff_runs(single, single).status == "same"
 
 
 def test_runs_with_no_tool_call_cannot_vouch_for_a_trajectory() -> None:

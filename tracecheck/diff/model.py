@@ -121,8 +121,9 @@ class ModelUse:
 class Quantity:
     """A run total compared between the runs: `tokens` (over every model call) or
     `duration_ms` (of the run). `status` is `within` or `over` the tolerance, `unknown` when
-    one run records it and the other does not (a problem: it cannot be compared),
-    `unrecorded` when neither does, and `off` when no tolerance applies."""
+    one run records it and the other does not, or neither does and a tolerance applies (a
+    problem: it cannot be compared), `unrecorded` when neither does and no tolerance applies,
+    and `off` when no tolerance applies."""
 
     name: Literal["tokens", "duration_ms"]
     baseline: int | float | None

@@ -22,7 +22,13 @@ from tracecheck.diff.model import (
     RunDiff,
 )
 from tracecheck.diff.tolerance import Tolerances
-from tracecheck.diff.totals import compared, model_uses, run_duration_ms, run_tokens
+from tracecheck.diff.totals import (
+    compared,
+    model_uses,
+    run_duration_ms,
+    run_tokens,
+    unnamed_models,
+)
 from tracecheck.readers.common import collector_paused
 from tracecheck.rules.capture import CaptureMode
 from tracecheck.rules.pointers import parse_pointer
@@ -77,9 +83,14 @@ def diff_runs(
         pairs = _pairs(alignment, match)
     base, again = before.subject, after.subject
     problems = _capture_problems(before, after, capture == "lenient")
+    problems += _order_problems(before, after)
     unknown = [pair for pair in pairs.values() if pair.arguments_unknown is not None]
     if unknown:
         problems.append(_unknown_arguments(unknown))
+    for label, subject in (("baseline", base), ("run", again)):
+        unnamed = unnamed_models(subject)
+        if unnamed:
+            problems.append(f"{label}: {unnamed}")
     tokens = compared("tokens", run_tokens(base), run_tokens(again), limits.tokens)
     duration = compared(
         "duration_ms", run_duration_ms(base), run_duration_ms(again), limits.duration
@@ -289,6 +300,24 @@ def _capture_problems(before: RunCalls, after: RunCalls, lenient: bool) -> list[
     return problems
 
 
+def _order_problems(before: RunCalls, after: RunCalls) -> list[str]:
+    """A run of more than one tool call where a call has no start time: its order is unknown
+    (the check's trajectory cannot be evaluated on it either)."""
+    problems: list[str] = []
+    for label, calls in (("baseline", before), ("run", after)):
+        untimed = [call.ref for call in calls.calls if not call.ref.placed]
+        if untimed and len(calls.calls) > 1:
+            count = len(untimed)
+            named = ", ".join(f"span {ref.span}" for ref in untimed[:_SHOWN])
+            more = f" and {count - _SHOWN} more" if count > _SHOWN else ""
+            calls_have = "tool call has" if count == 1 else "tool calls have"
+            problems.append(
+                f"{label}: {count} {calls_have} no start time ({named}{more}), so the order "
+                "of its tool calls is unknown"
+            )
+    return problems
+
+
 def _records_tools(calls: RunCalls) -> bool:
     subject = calls.subject
     return bool(calls.calls) or any(span.offered_tools is not None for span in subject.spans)
@@ -299,11 +328,4 @@ def _notes(baseline: Run, before: RunCalls, run: Run, after: RunCalls) -> tuple[
     for label, given, calls in (("baseline", baseline, before), ("run", run, after)):
         read = [str(note) for note in given.notes] if isinstance(given, Trace) else []
         notes.extend(f"{label}: {note}" for note in (*read, *calls.reading.notes))
-        unplaced = sum(not call.ref.placed for call in calls.calls)
-        if unplaced:
-            notes.append(
-                f"{label}: {unplaced} tool {'call has' if unplaced == 1 else 'calls have'} no "
-                f"start time, so {'its' if unplaced == 1 else 'their'} place in the order is "
-                "the order the trace lists it"
-            )
     return tuple(without_credentials(note) for note in notes)

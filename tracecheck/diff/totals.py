@@ -19,7 +19,16 @@ from tracecheck.rules.subject import Subject
 from tracecheck.spans import Kind
 from tracecheck.unquoted import without_credentials
 
-__all__ = ["compared", "model_uses", "run_duration_ms", "run_tokens"]
+__all__ = [
+    "UNKNOWN_MODEL",
+    "compared",
+    "model_uses",
+    "run_duration_ms",
+    "run_tokens",
+    "unnamed_models",
+]
+
+UNKNOWN_MODEL = "(unknown model)"
 
 Measure = tuple[int | float | None, str | None]  # the value, or why it is unknown
 
@@ -49,13 +58,15 @@ def run_duration_ms(subject: Subject) -> Measure:
 
 
 def compared(name: str, baseline: Measure, run: Measure, tolerance: Tolerance | None) -> Quantity:
-    """One total of both runs against its tolerance."""
+    """One total of both runs against its tolerance. A total neither run records is
+    `unrecorded` only when no tolerance applies; against a tolerance it is `unknown` (it
+    cannot be compared, and the diff cannot vouch for the runs)."""
     before, before_why = baseline
     after, after_why = run
     status: QuantityStatus
     reason = None
     if before is None and after is None:
-        status = "unrecorded"
+        status = "unrecorded" if tolerance is None else "unknown"
         reason = (
             f"the baseline {before_why}, and so does the run"
             if before_why == after_why
@@ -73,15 +84,27 @@ def compared(name: str, baseline: Measure, run: Measure, tolerance: Tolerance | 
 
 def model_uses(baseline: Subject, run: Subject) -> tuple[ModelUse, ...]:
     """The model calls of each run by model (a call that names none as `(unknown model)`), in
-    the order the baseline, then the run, first used them."""
+    the order the baseline, then the run, first used them. Calls that name no model are
+    listed, never compared: see `unnamed_models`."""
     before = _models(baseline)
     after = _models(run)
     names = list(dict.fromkeys([*before, *after]))
     return tuple(ModelUse(name, before[name], after[name]) for name in names)
 
 
+def unnamed_models(subject: Subject) -> str | None:
+    """Why the run's models cannot be compared (model calls that name no model: two unnamed
+    models may be two models), or None."""
+    unnamed = [span for span in subject.of_kind(Kind.LLM) if not span.model]
+    if not unnamed:
+        return None
+    count = len(unnamed)
+    calls = "model call names" if count == 1 else "model calls name"
+    return f"{count} {calls} no model (span {subject.ref(unnamed[0])}…), so its models cannot be compared"
+
+
 def _models(subject: Subject) -> Counter[str]:
     return Counter(
-        without_credentials(span.model) if span.model else "(unknown model)"
+        without_credentials(span.model) if span.model else UNKNOWN_MODEL
         for span in subject.of_kind(Kind.LLM)
     )

@@ -4,8 +4,8 @@ The suite is named by both inputs (`golden.otlp.jsonl → run.otlp.jsonl`). Its 
 `trajectory` (a failure when the runs part: its message the first divergence, its text every
 call added, missing or changed), `arguments` (a failure when an argument difference counts;
 otherwise it passes, the differences in its `system-out`), `models`, `tokens` and `duration`
-(an error when one run records the total and the other does not, skipped when neither does or
-no tolerance applies), and `capture` (an error for every reason the diff cannot vouch for the
+(an error when the total cannot be compared against its tolerance, skipped when no tolerance
+applies), and `capture` (an error for every reason the diff cannot vouch for the
 runs). An input that could not be read is an error of its own testcase, `read <input>`. The
 layout validates against the Jenkins xUnit plugin's `junit-10.xsd` as `check --junit` does.
 """
