@@ -225,6 +225,25 @@ def test_doubt_about_capture_exits_2_unless_lenient(tmp_path: Path) -> None:
     assert run_cli(*words, "--lenient-capture", "--tokens-tolerance", "off")[0] == ExitCode.OK
 
 
+def test_junit_fails_the_trajectory_for_an_added_call_after_a_counted_argument_change(
+    tmp_path: Path,
+) -> None:
+    before = written(tmp_path, "a.json", agent_run([[Call("refund", {"amount": 5})]]))
+    after = written(
+        tmp_path,
+        "b.json",
+        agent_run([[Call("refund", {"amount": 6})], [Call("run_shell")]]),
+    )
+    code, found = outputs(tmp_path, before, after, "--match-arguments", "exact")
+    assert code == ExitCode.FAILED
+    assert found["json"]["first_divergence"]["kind"] == "arguments"
+    junit = found["junit"]
+    trajectory = junit[junit.index('<testcase name="trajectory"') :]
+    trajectory = trajectory[: trajectory.index("</testcase>")]
+    assert '<failure message="added: run_shell (span ' in trajectory
+    assert 'type="Divergence"' in trajectory
+
+
 # --- the outputs ---------------------------------------------------------------------------
 
 

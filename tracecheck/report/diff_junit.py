@@ -79,15 +79,20 @@ def _outcomes(diff: RunDiff) -> list[tuple[str, Outcome]]:
 
 
 def _trajectory(diff: RunDiff) -> Outcome:
+    """A failure for every call added or missing and every counted change other than the
+    arguments (which the `arguments` case judges), wherever the first divergence is: an
+    argument change before an added call must not hide it."""
     lines = [f"added: {call_text(ref)} at run step {ref.step}" for ref in diff.added]
     lines += [f"missing: {call_text(ref)} at baseline step {ref.step}" for ref in diff.missing]
     lines += [
         pair_text(pair) for pair in diff.changed if pair.gated and set(pair.changes) - {"arguments"}
     ]
     divergence = diff.first_divergence
-    if divergence is None or divergence.kind == "arguments":
-        return "pass", "", "", ""
-    return "failure", "Divergence", divergence_text(divergence), "\n".join(lines)
+    if divergence is not None and divergence.kind != "arguments":
+        return "failure", "Divergence", divergence_text(divergence), "\n".join(lines)
+    if lines:
+        return "failure", "Divergence", lines[0], "\n".join(lines)
+    return "pass", "", "", ""
 
 
 def _arguments(diff: RunDiff) -> Outcome:
