@@ -132,3 +132,34 @@ def test_steps_partition_the_calls_in_start_order(calls: list[Any], models: list
         assert min(c.start_ns for c in later.calls) >= max(  # type: ignore[type-var]
             c.end_ns for c in earlier.calls
         )
+
+
+def test_the_calls_are_put_in_start_order_once_per_subject_for_every_rule() -> None:
+    from tracecheck.rules.loops import ConsecutiveCalls, RepeatedCycles
+    from tracecheck.rules.steps import calls_in_start_order, placed_calls
+
+    spans = (
+        tool("c", 30, 40),
+        tool("u1", None, None),
+        tool("a", 10, 20),
+        model(0, 5),
+        tool("b", 10, 12),
+        tool("u2", None, 5),
+    )
+    run = Subject(spans)
+    order = calls_in_start_order(run)
+    # Start order, ties in array order, then the calls with no start time as read.
+    assert [call.tool_name for call in order] == ["a", "b", "c", "u1", "u2"]
+    assert placed_calls(run) == (order[:3], order[3:])
+    # Built once: steps and the loop rules read the same order instead of sorting again.
+    for rule in (ConsecutiveCalls("c", 1), RepeatedCycles("r", 1)):
+        fresh = Subject(spans)
+        rule.evaluate(fresh)
+        assert calls_in_start_order in fresh.memo
+    tool_steps(run)
+    ConsecutiveCalls("c", 1).evaluate(run)
+    RepeatedCycles("r", 1).evaluate(run)
+    assert calls_in_start_order(run) is order
+    assert [call.tool_name for step in tool_steps(run) for call in step.calls] == [
+        call.tool_name for call in order
+    ]

@@ -23,8 +23,8 @@ from typing import NamedTuple
 from tracecheck.rules.base import SHOWN_NAMES, at, named
 from tracecheck.rules.canonical import canonical_json
 from tracecheck.rules.predicates import RuleError
+from tracecheck.rules.steps import placed_calls
 from tracecheck.rules.subject import Subject
-from tracecheck.rules.timing import in_start_order
 from tracecheck.spans import Span
 from tracecheck.verdict import Violation
 
@@ -216,13 +216,6 @@ def periodic_runs(seq: Sequence[int], repetitions: int) -> list[Run]:
 # The rules
 
 
-def _ordered(subject: Subject) -> tuple[list[Span], list[Span]]:
-    """The tool calls with a start time in start order, and those without one."""
-    calls = in_start_order(subject, subject.tool_spans)
-    timed = [span for span in calls if span.start_ns is not None]
-    return timed, calls[len(timed) :]
-
-
 def _unplaced(subject: Subject, untimed: Sequence[Span]) -> list[Violation]:
     return [
         at(
@@ -250,7 +243,7 @@ class RepeatedCalls:
     needs_tool_capture: bool = True
 
     def evaluate(self, subject: Subject) -> list[Violation]:
-        timed, untimed = _ordered(subject)
+        timed, untimed = placed_calls(subject)
         groups: dict[tuple[str, str], list[Span]] = {}
         calls: dict[str, int] = {}
         unknown: dict[str, Span] = {}
@@ -302,7 +295,7 @@ class ConsecutiveCalls:
     needs_tool_capture: bool = True
 
     def evaluate(self, subject: Subject) -> list[Violation]:
-        timed, untimed = _ordered(subject)
+        timed, untimed = placed_calls(subject)
         violations = _unplaced(subject, untimed)
         at_index = 0
         for _, group in groupby(symbols([span.tool_name for span in timed])):
@@ -336,7 +329,7 @@ class RepeatedCycles:
     needs_tool_capture: bool = True
 
     def evaluate(self, subject: Subject) -> list[Violation]:
-        timed, untimed = _ordered(subject)
+        timed, untimed = placed_calls(subject)
         violations = _unplaced(subject, untimed)
         seq = symbols([span.tool_name for span in timed])
         for run in periodic_runs(seq, self.max + 1):

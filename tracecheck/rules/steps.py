@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from tracecheck.rules.subject import Subject
 from tracecheck.spans import Kind, Span
 
-__all__ = ["Step", "tool_steps"]
+__all__ = ["Step", "calls_in_start_order", "placed_calls", "tool_steps"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +35,34 @@ class Step:
         return len(self.calls) > 1
 
 
+def calls_in_start_order(subject: Subject) -> tuple[Span, ...]:
+    """The subject's tool calls with a start time in start order (ties in array order), then
+    those without one, as read: sorted once per subject, for every rule that reads the order
+    (steps, loops, step counts)."""
+    found = subject.memo.get(calls_in_start_order)
+    if found is None:
+        calls = subject.tool_spans  # in array order, so a stable sort keeps ties in it
+        timed = sorted((span for span in calls if span.start_ns is not None), key=_start)
+        found = subject.memo[calls_in_start_order] = (
+            *timed,
+            *(span for span in calls if span.start_ns is None),
+        )
+    return found  # type: ignore[return-value]
+
+
+def placed_calls(subject: Subject) -> tuple[tuple[Span, ...], tuple[Span, ...]]:
+    """`calls_in_start_order` split: the calls with a start time, and those without one."""
+    calls = calls_in_start_order(subject)
+    placed = len(calls)
+    while placed and calls[placed - 1].start_ns is None:
+        placed -= 1
+    return calls[:placed], calls[placed:]
+
+
+def _start(span: Span) -> int:
+    return span.start_ns  # type: ignore[return-value]  # only timed calls are sorted by it
+
+
 def tool_steps(subject: Subject) -> list[Step]:
     """The subject's tool calls as steps, in order (see the module docstring); built once per
     subject, for every rule that reads them."""
@@ -45,15 +73,12 @@ def tool_steps(subject: Subject) -> list[Step]:
 
 
 def _steps(subject: Subject) -> list[Step]:
-    calls = subject.tool_spans
-    timed = [span for span in calls if span.start_ns is not None]
-    untimed = [Step((span,), placed=False) for span in calls if span.start_ns is None]
+    timed, unplaced = placed_calls(subject)
+    untimed = [Step((span,), placed=False) for span in unplaced]
     if not timed:
         return untimed
-    position = {id(span): i for i, span in enumerate(calls)}
-    timed.sort(key=lambda span: (span.start_ns, position[id(span)]))
     answered = _response_ends(subject.of_kind(Kind.LLM))
-    callers = _callers(subject, calls)
+    callers = _callers(subject, subject.tool_spans)
     steps: list[Step] = []
     group: list[Span] = []
     group_end = group_start = 0

@@ -16,8 +16,9 @@ from typing import TYPE_CHECKING, Any
 
 from tracecheck.rules.base import SHOWN_NAMES, Rule, at, named, number_text
 from tracecheck.rules.predicates import DurationRange, Predicate, duration_ns
+from tracecheck.rules.steps import calls_in_start_order
 from tracecheck.rules.subject import Subject
-from tracecheck.spans import Span
+from tracecheck.spans import Kind, Span
 from tracecheck.verdict import Violation
 
 if TYPE_CHECKING:
@@ -36,6 +37,7 @@ __all__ = [
 # The statistics `tools.durations` takes, as the percent each one ranks at.
 PERCENTILES = {"p50": 50, "p95": 95, "p99": 99, "max": 100}
 _NS_PER_MS = 1_000_000
+_TOOL_CALLS = Predicate(kind=Kind.TOOL)
 
 
 def nearest_rank(percent: int, count: int) -> int:
@@ -45,7 +47,8 @@ def nearest_rank(percent: int, count: int) -> int:
 
 
 def in_start_order(subject: Subject, spans: Sequence[Span]) -> list[Span]:
-    """Spans by start time, ties in array order; spans with no start time last, as read."""
+    """Spans by start time, ties in array order; spans with no start time last, as read (the
+    order `steps.calls_in_start_order` keeps, once per check, for all the tool calls)."""
     position = subject.position
     return sorted(spans, key=lambda s: (s.start_ns is None, s.start_ns or 0, position(s)))
 
@@ -157,7 +160,10 @@ class StepCount:
         if self.max is None or len(spans) <= self.max:
             return []
         limit = self.max
-        past = in_start_order(subject, spans)[limit:]
+        if self.p == _TOOL_CALLS:  # the tool calls, whose order is sorted once per check
+            past = list(calls_in_start_order(subject)[limit:])
+        else:
+            past = in_start_order(subject, spans)[limit:]
         return _capped(
             subject,
             past,
