@@ -89,17 +89,27 @@ def test_spans_that_lost_their_scope_read_as_with_it(release: str, run: str) -> 
 
 
 def test_an_unscoped_logfire_span_of_another_kind_keeps_the_common_reading() -> None:
-    # A user's own `logfire.span("Function: {fn}", fn=...)` is not the Agents SDK's template.
-    span = Span(
-        "a" * 32,
-        "1" * 16,
-        None,
-        "Function: {fn}",
-        attributes={"logfire.msg_template": "Function: {fn}", "fn": "x", "name": "x"},
-    )
+    # A user's own `logfire.span("Function: {fn}", fn=...)` is not the Agents SDK's template,
+    # though Logfire renders it `Function: x` as it renders the SDK's.
+    attributes = {
+        "logfire.msg_template": "Function: {fn}",
+        "logfire.msg": "Function: x",
+        "fn": "x",
+        "name": "x",
+    }
+    span = Span("a" * 32, "1" * 16, None, "Function: {fn}", attributes=attributes)
     assert span.convention.name == "logfire-openai-agents-unscoped"
     assert span.kind == Kind.TOOL and span.tool_name is None  # a template names no tool
-    assert span.replace(name="Function: {name}").tool_name is None  # nor without `mcp_data`
+    assert span.replace(name="Function: {name}").tool_name is None  # nor another template's
+    # The SDK's template names its tool by `name` only where the rendered message agrees.
+    template = {"logfire.msg_template": "Function: {name}", "name": "x"}
+    named = span.replace(
+        name="Function: {name}", attributes={**template, "logfire.msg": "Function: x"}
+    )
+    assert named.tool_name == "x"
+    for message in ("Function: y", "Function: x y", None):
+        disagrees = named.replace(attributes={**template, "logfire.msg": message})
+        assert (disagrees.kind, disagrees.tool_name) == (Kind.TOOL, None)
 
 
 def test_before_5_a_responses_call_keeps_its_cache_only_in_the_recorded_response() -> None:

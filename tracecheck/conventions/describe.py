@@ -142,9 +142,12 @@ def _tool_name(convention: Convention) -> str:
         pattern = convention.tool_from_name.replace("|", "\\|")  # inside a table row
         places.append(f"a TOOL span's name matching `{pattern}` (its group)")
     if convention.tool_from_message is not None:
-        key, pattern = convention.tool_from_message
-        pattern = pattern.replace("|", "\\|")
-        places.append(f"a TOOL span's `{key}` matching `{pattern}` (its group)")
+        template_key, template, message_key = convention.tool_from_message
+        field = template.partition("{")[2].partition("}")[0]
+        places.append(
+            f"a TOOL span's `{field}` where `{template_key}` is `{template}` and `{message_key}` "
+            "is that template rendered with it"
+        )
     return ", ".join(places)
 
 

@@ -77,8 +77,9 @@ _AGENTS_TEMPLATES = (
 )
 
 # A tool call's span is told from any Logfire span named alike by `mcp_data`, a key of the
-# SDK's function span data (JSON null unless the tool is an MCP server's): only there does
-# `name` name the tool. A user's own `Function: {name}` span stays a tool call with no name.
+# SDK's function span data (JSON null unless the tool is an MCP server's): there `name` names
+# the tool. Without it (`LOGFIRE_OPENAI_AGENTS_UNSCOPED`), `name` names the tool only where
+# `logfire.msg` is the template rendered with it.
 LOGFIRE_OPENAI_AGENTS_UNSCOPED_TOOLS = Convention(
     name="logfire-openai-agents-unscoped-tools",
     title="Logfire: OpenAI Agents SDK tool calls without their instrumentation scope",
@@ -97,18 +98,19 @@ LOGFIRE_OPENAI_AGENTS_UNSCOPED = Convention(
     versions="logfire 3.8–5.x",
     markers=("logfire.msg_template",),
     kinds=_AGENTS_TEMPLATES,
-    # The template's own rendering names the tool (`Function: random_number`): a span named
-    # `Function: {name}` is read as the call of that function, whoever wrote it.
-    tool_from_message=("logfire.msg", r"Function: (\S+)"),
+    # The template's own rendering names the tool: a span of template `Function: {name}` whose
+    # `logfire.msg` is `Function: <name>` is read as the call of that function, whoever wrote
+    # it. Another template, or a message that disagrees with `name`, names no tool (in doubt).
+    tool_from_message=("logfire.msg_template", "Function: {name}", "logfire.msg"),
     arguments=LOGFIRE_OPENAI_AGENTS.arguments,
     result=LOGFIRE_OPENAI_AGENTS.result,
     tokens=LOGFIRE_OPENAI_AGENTS.tokens,
     offered=LOGFIRE_OPENAI_AGENTS.offered,
     notes="Any span carrying Logfire's `logfire.msg_template` that no scope claimed. Only the "
     "Agents SDK's exact templates decide a kind; any other Logfire span keeps the common "
-    "reading. A `Function: {name}` span names its tool only in its rendered message "
-    "(`logfire.msg`: `Function: random_number`); the SDK's own tool calls, told by `mcp_data`, "
-    "are `logfire-openai-agents-unscoped-tools`.",
+    "reading. A `Function: {name}` span names its tool by `name` only where its rendered "
+    "message agrees (`logfire.msg`: `Function: random_number`); the SDK's own tool calls, told "
+    "by `mcp_data`, are `logfire-openai-agents-unscoped-tools`.",
 )
 
 

@@ -198,9 +198,12 @@ class Convention:
     # group where the span name matches it in full (`<tool>.__call__`); a name that does not
     # match names no tool. Only for a producer that documents the shape, never as a guess.
     tool_from_name: str | None = None
-    # (attribute, pattern): the same, read from a rendered message the producer records beside
-    # a templated span name (Logfire's `logfire.msg` = `Function: random_number`).
-    tool_from_message: tuple[str, str] | None = None
+    # (template attribute, template with one `{field}`, message attribute): a TOOL span that no
+    # attribute names, whose template attribute holds exactly this template, is named by the
+    # `field` attribute when the message attribute holds the template rendered with it
+    # (Logfire's `logfire.msg_template` `Function: {name}`, `name` and `logfire.msg`
+    # `Function: random_number`); another template, or a message that disagrees, names no tool.
+    tool_from_message: tuple[str, str, str] | None = None
     # Attribute keys that, on a span this convention leaves of kind UNKNOWN, mean a call may be
     # recorded there that the reading cannot see (a version that named every step alike).
     evidence: tuple[str, ...] = ()

@@ -83,12 +83,10 @@ def tool_name(convention: Convention, span: SpanFacts, span_kind: str) -> str | 
         name = first_string(span.attributes, convention.tool)
         if name is not None and generic.is_template(name):
             name = None
-    documented = convention.tool_from_name or convention.tool_from_message
-    if name is None and documented is not None and span_kind == "TOOL":
+    documented = convention.tool_from_name is not None or convention.tool_from_message is not None
+    if name is None and documented and span_kind == "TOOL":
         # An attribute first; then only the documented shape of the span name or message.
-        name = generic.tool_name(span.attributes, "", span_kind) or _documented_name(
-            convention, span
-        )
+        name = generic.recorded_tool_name(span.attributes) or _documented_name(convention, span)
     elif name is None:
         name = generic.tool_name(span.attributes, span.name, span_kind)
     if name is not None and name in convention.not_tool_names:
@@ -99,15 +97,20 @@ def tool_name(convention: Convention, span: SpanFacts, span_kind: str) -> str | 
 def _documented_name(convention: Convention, span: SpanFacts) -> str | None:
     """The tool named by the documented shape of a span's name or recorded message, if any."""
     if convention.tool_from_name is not None:
-        text: Any = span.name
-        pattern = convention.tool_from_name
-    elif convention.tool_from_message is not None:
-        key, pattern = convention.tool_from_message
-        text = span.attributes.get(key)
-    else:
+        match = _name_pattern(convention.tool_from_name).fullmatch(span.name)
+        return match.group(1) if match else None
+    if convention.tool_from_message is None:
         return None
-    match = _name_pattern(pattern).fullmatch(text) if isinstance(text, str) else None
-    return match.group(1) if match else None
+    template_key, template, message_key = convention.tool_from_message
+    attributes = span.attributes
+    if attributes.get(template_key) != template:
+        return None
+    before, _, rest = template.partition("{")
+    field, _, after = rest.partition("}")
+    value = attributes.get(field)
+    if isinstance(value, str) and value and attributes.get(message_key) == before + value + after:
+        return value
+    return None
 
 
 def model(convention: Convention, span: SpanFacts) -> str | None:
