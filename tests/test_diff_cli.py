@@ -313,6 +313,18 @@ def test_no_secret_reaches_any_output(tmp_path: Path) -> None:
     assert "/key changed (string, not shown)" in found["text"]
 
 
+def test_no_secret_held_in_an_argument_key_reaches_any_output(tmp_path: Path) -> None:
+    token = "ghp_" + "k7Z2" * 9  # built here: a scanner must not trip on a literal
+    before = written(tmp_path, "a.json", agent_run([[Call("login", {"headers": {token: 1}})]]))
+    after = written(tmp_path, "b.json", agent_run([[Call("login", {"headers": {token: 2}})]]))
+    code, found = outputs(tmp_path, before, after, "--match-arguments", "login=/headers", "-v")
+    assert code == ExitCode.FAILED  # still counted: matched on the key as recorded
+    assert token not in json.dumps(found)
+    (change,) = found["json"]["changed"][0]["arguments"]
+    assert change["pointer"] == "/headers/[REDACTED:github-token]"
+    assert change["counted"]
+
+
 def test_the_json_schema_is_draft_2020_12_shipped_with_the_package() -> None:
     schema = json.loads((ROOT / "tracecheck" / "report" / DIFF_SCHEMA_FILE).read_text())
     Draft202012Validator.check_schema(schema)

@@ -315,6 +315,21 @@ def test_argument_types_the_calls_disagree_on_are_checked_for_presence_only() ->
     ]
 
 
+def test_an_argument_key_that_holds_a_credential_is_never_drafted() -> None:
+    token = "ghp_" + "k7Z2" * 9  # built at run time
+    run = _run(
+        ("fetch", {"url": "u", "headers": {token: "x", "accept": "y"}}, False),
+        ("fetch", {"url": "v", "headers": {token: "z", "accept": "y"}}, False),
+    )
+    draft = draft_from_runs([run])
+    assert token not in draft.yaml()
+    assert draft.document()["tools"]["arguments"] == [
+        {"tool": "fetch", "pointer": "/url", "type": "string"},
+        {"tool": "fetch", "pointer": "/headers", "type": "object"},
+        {"tool": "fetch", "pointer": "/headers/accept", "type": "string"},
+    ]
+
+
 def test_the_common_trajectory_of_runs_that_differ() -> None:
     first = _run(("a", {}, False), ("b", {}, False), ("c", {}, False))
     second = _run(("a", {}, False), ("c", {}, False), ("b", {}, False), ("c", {}, False))

@@ -8,7 +8,7 @@ import pytest
 from test_rules_support import pairs, subject, tool, tool_p
 
 from tracecheck.rules import Argument, ArgumentCheck, RuleError
-from tracecheck.rules.pointers import ABSENT, resolve
+from tracecheck.rules.pointers import ABSENT, parse_pointer, pointer_of, resolve
 from tracecheck.spans import Span
 
 READ = tool_p("Read")
@@ -295,3 +295,10 @@ def test_a_malformed_pointer_cannot_be_evaluated(pointer: str) -> None:
 def test_describe(pointer: str, rule_check: ArgumentCheck, occurrence: str, text: str) -> None:
     rule = Argument("arg", READ, pointer, rule_check, occurrence)  # type: ignore[arg-type]
     assert rule.describe() == text
+
+
+def test_pointer_of_escapes_each_token_and_parses_back() -> None:
+    tokens = ("a/b~", 0, "~1", "")
+    assert pointer_of(tokens) == "/a~1b~0/0/~01/"
+    assert parse_pointer(pointer_of(tokens)) == ("a/b~", "0", "~1", "")
+    assert pointer_of(()) == ""

@@ -6,15 +6,19 @@ every later item changed: arrays are positions, not sets); numbers as JSON numbe
 redactor's `default` profile leaves as it is, looked at where it stands in the arguments (a
 value under a `password` key is hidden however harmless it reads); otherwise the change names
 the pointer and the JSON types alone. The arguments of every pair with a value to judge are
-redacted together, in one pass of the redactor.
+redacted together, in one pass of the redactor. A pointer is shown without any credential
+held in a key (`without_credentials`): keys are recorded data too.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any, Literal, NamedTuple
+from typing import Any, Literal, NamedTuple, cast
 
+from tracecheck import naming
 from tracecheck.diff.model import ArgumentChange, JsonType
+from tracecheck.rules.pointers import pointer_of
+from tracecheck.unquoted import without_credentials
 
 __all__ = ["Difference", "described", "differences", "json_type"]
 
@@ -56,22 +60,10 @@ def described(
 
 
 def json_type(value: Any) -> JsonType | None:
-    """The JSON type of a value (None for a value that is absent)."""
+    """The JSON type of a value (None for a value that is absent, or not JSON)."""
     if value is _ABSENT:
         return None
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int | float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, Mapping):
-        return "object"
-    if isinstance(value, list | tuple):
-        return "array"
-    return None
+    return cast("JsonType | None", naming.json_type(value))
 
 
 def _walk(old: Any, new: Any, path: Path) -> Iterator[Difference]:
@@ -126,7 +118,7 @@ def _change(found: Difference, redacted: tuple[Any, Any] | None) -> ArgumentChan
         "added" if old is _ABSENT else "removed" if new is _ABSENT else "changed"
     )
     return ArgumentChange(
-        pointer=_pointer(path),
+        pointer=pointer_of(without_credentials(str(token)) for token in path),
         change=kind,
         baseline_type=json_type(old),
         run_type=json_type(new),
@@ -134,10 +126,6 @@ def _change(found: Difference, redacted: tuple[Any, Any] | None) -> ArgumentChan
         baseline_value=old if shown and old is not _ABSENT else None,
         run_value=new if shown and new is not _ABSENT else None,
     )
-
-
-def _pointer(path: Path) -> str:
-    return "".join("/" + str(token).replace("~", "~0").replace("/", "~1") for token in path)
 
 
 def _at(value: Any, path: Sequence[str | int]) -> Any:

@@ -31,7 +31,7 @@ from tracecheck.diff.totals import (
 )
 from tracecheck.readers.common import collector_paused
 from tracecheck.rules.capture import CaptureMode
-from tracecheck.rules.pointers import parse_pointer
+from tracecheck.rules.pointers import parse_pointer, pointer_of
 from tracecheck.rules.predicates import RuleError
 from tracecheck.spans import Span, Trace
 from tracecheck.unquoted import without_credentials
@@ -147,9 +147,11 @@ def _pairs(alignment: Alignment, match: ArgumentMatch) -> dict[int, CallPair]:
     regrouped = _regrouped(base, run, everything)
     found = [_differences(base[i], run[j]) for i, j in everything]
     changes = described(found)
+    # Matched as recorded: a shown pointer may have a credential in a key replaced.
+    pointers = [tuple(pointer_of(d.path) for d in differences) for _, _, differences in found]
     return {
-        i: _pair(base[i], run[j], (i, j) in moved, (i, j) in regrouped, match, arguments)
-        for (i, j), arguments in zip(everything, changes, strict=True)
+        i: _pair(base[i], run[j], (i, j) in moved, (i, j) in regrouped, match, arguments, where)
+        for (i, j), arguments, where in zip(everything, changes, pointers, strict=True)
     }
 
 
@@ -168,6 +170,7 @@ def _pair(
     regrouped: bool,
     match: ArgumentMatch,
     arguments: tuple[ArgumentChange, ...],
+    pointers: tuple[str, ...],
 ) -> CallPair:
     changes: list[PairChange] = []
     if moved:
@@ -185,8 +188,8 @@ def _pair(
         side = "neither call" if not (before.known or after.known) else "one call"
         unknown = f"{side} records its arguments"
     arguments = tuple(
-        replace(change, counted=True) if _gates(how, change.pointer) else change
-        for change in arguments
+        replace(change, counted=True) if _gates(how, pointer) else change
+        for change, pointer in zip(arguments, pointers, strict=True)
     )
     if arguments:
         changes.append("arguments")

@@ -24,6 +24,7 @@ from tracecheck.init.mcp_tools import McpTool, ToolList, ToolListError, read_too
 from tracecheck.init.names import idempotency_key
 from tracecheck.init.render import flow_list
 from tracecheck.init.yaml_writer import Item, Map, Seq
+from tracecheck.rules.pointers import pointer_of
 
 __all__ = ["ToolListError", "draft_from_mcp"]
 
@@ -112,7 +113,7 @@ def _json_type(schema: Any) -> str | None:
 
 
 def _pointer(name: str) -> str:
-    return "/" + name.replace("~", "~0").replace("/", "~1")
+    return pointer_of((name,))
 
 
 _RETRIES_NOTES = (

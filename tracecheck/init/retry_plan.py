@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from tracecheck.init.names import idempotency_key, looks_like_write
 from tracecheck.init.runs import Run
+from tracecheck.rules.pointers import pointer_of
 from tracecheck.rules.retry import RetrySafe, WriteTool
 from tracecheck.verdict import Violation
 
@@ -62,7 +63,7 @@ def _key(runs: Sequence[Run], tool: str) -> str | None:
     found = idempotency_key(sorted(keys or ()))
     if found is None:
         return None
-    return "/" + found.replace("~", "~0").replace("/", "~1")
+    return pointer_of((found,))
 
 
 def _is_key(value: object) -> bool:

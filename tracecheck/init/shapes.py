@@ -1,6 +1,7 @@
 """The shape of a tool's arguments over all of its calls: which JSON Pointers every call has,
 and with which JSON type. Key names and type names only: a value is never kept, since
-arguments may hold secrets."""
+arguments may hold secrets, nor a key that holds a credential (`without_credentials` would
+change it), nor anything below one."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from tracecheck.naming import json_type
+from tracecheck.rules.pointers import pointer_of
+from tracecheck.unquoted import without_credentials
 
 __all__ = ["DEPTH", "Shape", "shape_of"]
 
@@ -56,10 +59,5 @@ def _pointers(value: Any, pointer: str, depth: int) -> Iterator[tuple[str, str |
     yield pointer, kind
     if isinstance(value, Mapping) and depth < DEPTH:
         for key, member in value.items():
-            if isinstance(key, str):
-                yield from _pointers(member, f"{pointer}/{_escape(key)}", depth + 1)
-
-
-def _escape(key: str) -> str:
-    """A key as a JSON Pointer token (RFC 6901: `~` is `~0`, `/` is `~1`)."""
-    return key.replace("~", "~0").replace("/", "~1")
+            if isinstance(key, str) and without_credentials(key) == key:
+                yield from _pointers(member, pointer + pointer_of((key,)), depth + 1)

@@ -8,7 +8,7 @@ into an argument string that was not JSON is absent.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from typing import Any, Final
 
@@ -19,6 +19,7 @@ from tracecheck.rules.predicates import RuleError
 __all__ = [
     "ABSENT",
     "parse_pointer",
+    "pointer_of",
     "resolve",
     "without_member",
 ]
@@ -44,6 +45,12 @@ def parse_pointer(pointer: str) -> tuple[str, ...]:
         return tuple(jsonpointer.JsonPointer(pointer).parts)
     except jsonpointer.JsonPointerException as exc:
         raise RuleError(f"invalid JSON Pointer {pointer!r}: {exc}") from None
+
+
+def pointer_of(tokens: Iterable[str | int]) -> str:
+    """The JSON Pointer of reference tokens (member names, array indexes): each token escaped
+    (`~` is `~0`, `/` is `~1`) after a `/`; `""` for none."""
+    return "".join("/" + str(token).replace("~", "~0").replace("/", "~1") for token in tokens)
 
 
 def _step(container: Any, token: str) -> Any:
