@@ -3,6 +3,7 @@ runs in fixtures/: the tool's own return value, whatever wrapper the producer re
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -10,7 +11,7 @@ import pytest
 from tracecheck import check, compile_contract, read_traces
 from tracecheck.rules.requires import Requires
 from tracecheck.rules.subject import Subject
-from tracecheck.spans import Span, ToolResult
+from tracecheck.spans import Scope, Span, ToolResult
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 ORDER = {
@@ -124,3 +125,47 @@ def test_same_as_reads_an_earlier_result_in_recorded_runs() -> None:
         (trace,) = read_traces(FIXTURES / name)
         verdict = check(trace, contract)
         assert verdict.status == "pass", [(r.label, r.violations, r.error) for r in verdict.rules]
+
+
+def tool_span(scope: str, **attributes: object) -> Span:
+    return Span(
+        "a" * 32,
+        "1" * 16,
+        name="execute_tool lookup_order",
+        attributes={"gen_ai.operation.name": "execute_tool", **attributes},
+        scope=Scope(scope, "1.0.0"),
+    )
+
+
+@pytest.mark.parametrize(
+    ("recorded", "value"),
+    [
+        ({"result": {"order_id": "A-1001"}}, {"order_id": "A-1001"}),  # ADK's wrapper
+        ({"result": None}, None),  # the tool returned None
+        # The tool's own object, with a `result` key among others: not a wrapper.
+        (
+            {"status": "ok", "result": {"id": 7}, "order": "A-1001"},
+            {"status": "ok", "result": {"id": 7}, "order": "A-1001"},
+        ),
+    ],
+)
+def test_adk_unwraps_only_its_own_wrapper(recorded: object, value: object) -> None:
+    for key in ("gen_ai.tool.call.result", "gcp.vertex.agent.tool_response"):
+        span = tool_span("gcp.vertex.agent", **{key: json.dumps(recorded)})
+        assert span.convention.name == "google-adk"
+        assert span.result == ToolResult(True, value, None)
+
+
+def test_a_producer_s_wrapper_is_never_read_as_the_result() -> None:
+    # LlamaIndex's ToolOutput: a tool that returned None records raw_output null.
+    output = {"content": "None", "tool_name": "lookup_order", "raw_output": None, "is_error": False}
+    scope = "openinference.instrumentation.llama_index"
+    span = tool_span(scope, **{"output.value": json.dumps(output)})
+    assert span.convention.name == "llama-index"
+    assert span.result == ToolResult(True, None, None)
+    # A wrapper of another shape leaves the result unknown.
+    del output["raw_output"]
+    span = tool_span(scope, **{"output.value": json.dumps(output)})
+    assert span.result == ToolResult(
+        False, None, "output.value is recorded but holds no result at output.value#/raw_output"
+    )

@@ -16,14 +16,16 @@ _INTRO = """\
 # Producer conventions
 
 Every span is read through one **convention**: a description, as data, of where one producer
-family records what contracts read (kind, tool name, arguments, model, tokens and how they count
-the cache, offered tools). `tracecheck show --json` names the convention of each span, and the
-JSON report counts the spans each one read.
+family records what contracts read (kind, tool name, arguments, result, model, tokens and how
+they count the cache, offered tools). `tracecheck show --json` names the convention of each span,
+and the JSON report counts the spans each one read.
 
 A span is claimed by the first convention below whose instrumentation scope (name, and version
 range where given) or marker attribute it carries; the shared families come last and the common
 reading (contracts.md §1) fills in every fact a convention does not describe. A declared kind
-(flat span rows, Claude Code) outranks every convention.
+(flat span rows, Claude Code) outranks every convention. A tool call's result is read from its
+convention's places alone wherever one of their attributes is recorded: a producer's wrapper is
+never read as the result itself.
 
 A `gen_ai.operation.name` the GenAI conventions define (`chat`, `execute_tool`,
 `invoke_agent`, …) decides a span's kind wherever its convention's own kind rules do not. A tool
@@ -107,6 +109,15 @@ def _section(convention: Convention) -> list[str]:
             + (
                 f" assembled from `{convention.arguments_by_parameter}` per parameter"
                 if convention.arguments_by_parameter
+                else ""
+            ),
+        ),
+        (
+            "result",
+            _places(convention.result)
+            + (
+                f" (an object whose only key is `{convention.result_wrapper}`: its value)"
+                if convention.result_wrapper
                 else ""
             ),
         ),

@@ -48,12 +48,8 @@ GOOGLE_ADK = Convention(
     tool=fields("gen_ai.tool.name"),
     arguments=fields("gen_ai.tool.call.arguments", "gcp.vertex.agent.tool_call_args"),
     # ADK hands the model a tool's return value that is not an object as `{"result": value}`.
-    result=fields(
-        "gen_ai.tool.call.result#/result",
-        "gcp.vertex.agent.tool_response#/result",
-        "gen_ai.tool.call.result",
-        "gcp.vertex.agent.tool_response",
-    ),
+    result=fields("gen_ai.tool.call.result", "gcp.vertex.agent.tool_response"),
+    result_wrapper="result",
     model=fields(f"{_RESPONSE}#/model_version", "gen_ai.response.model", "gen_ai.request.model"),
     tokens=(
         # Gemini's prompt count holds the cached content; ADK 1.30–2.4 puts thoughts beside

@@ -179,9 +179,15 @@ class Convention:
     # span's attributes or from a recorded arguments object holding such keys.
     arguments_by_parameter: str | None = None
     model: tuple[Field, ...] = ()
-    # Where a tool call's result is recorded, tried before the common reading (a pointer
-    # reads through a wrapper the producer documents, such as ADK's `{"result": …}`).
+    # Where a tool call's result is recorded, tried before the common reading (a pointer reads
+    # through a wrapper the producer documents, such as LlamaIndex's `ToolOutput`). Where one of
+    # these attributes is recorded, they are final: a null found is the call's null, and a
+    # pointer that finds nothing leaves the result unknown (never the whole wrapper).
     result: tuple[Field, ...] = ()
+    # A key whose object, when it is the result's only key, wraps the value the tool returned
+    # (ADK hands the model a return value that is not an object as `{"result": value}`); an
+    # object with other keys beside it is the tool's own.
+    result_wrapper: str | None = None
     # Where a result records that the call failed (`true`, or the text `error`) on a span the
     # producer leaves unmarked (LlamaIndex's `ToolOutput.is_error`).
     result_error: tuple[Field, ...] = ()

@@ -211,11 +211,23 @@ def result(convention: Convention, span: SpanFacts) -> tuple[bool, Any, str | No
     if convention.result_error:
         flag = first_value(span.attributes, convention.result_error)
         failed = flag is True or (isinstance(flag, str) and flag.lower() == "error")
-    if convention.result:
-        value = first_value(span.attributes, convention.result)
-        if value is not MISSING and value is not None:
-            return True, generic.tool_result_value(value), None, failed
-    return (*generic.tool_result(span.attributes), failed)
+    attributes = span.attributes
+    recorded = None
+    for place in convention.result:
+        if attributes.get(place.key) is None:
+            continue
+        value = value_at(attributes, place)
+        if value is not MISSING:
+            value = generic.tool_result_value(value)
+            wrapper = convention.result_wrapper
+            if wrapper is not None and isinstance(value, dict) and value.keys() == {wrapper}:
+                value = generic.tool_result_value(value[wrapper])
+            return True, value, None, failed
+        recorded = recorded or place
+    if recorded is not None:  # a wrapper of another shape: never read as the result itself
+        reason = f"{recorded.key} is recorded but holds no result at {recorded}"
+        return False, None, reason, failed
+    return (*generic.tool_result(attributes), failed)
 
 
 def _by_parameter(
