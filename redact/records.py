@@ -230,8 +230,9 @@ class _Walk:
 class _Redacting:
     """The walk's visitor that redacts."""
 
-    def __init__(self, redactor: JsonTextRedactor) -> None:
+    def __init__(self, redactor: JsonTextRedactor, whole: JsonTextRedactor) -> None:
         self.redactor = redactor
+        self.whole = whole
         self.keyed = redactor.keyed
         self.value = redactor.value
         self.string = redactor.string
@@ -243,6 +244,13 @@ class _Redacting:
             # A payload no detector can read (a PDF, audio) cannot be judged: not passed on.
             self.redactor.findings.append(RedactionFinding(path, "media", "media", "redacted"))
             return "[REDACTED:media]"
+        # The payload as written is a string like any other (a token can be spelled in base64
+        # text), read uncut: a cut payload is no picture, and the data URI's rule decides size.
+        found = self.whole.findings
+        found.clear()
+        data = self.whole.string(data, path)
+        self.redactor.findings.extend(found)
+        found.clear()
         head = f"data:{mime};base64,"
         out = self.redactor.string(head + data, path)
         return out[len(head) :] if out.startswith(head) else out
@@ -274,6 +282,7 @@ class _Looking:
         return value
 
     def media(self, mime: str, data: str, path: str) -> Any:
+        self.assessor.string(data, path)
         self.assessor.string(f"data:{mime};base64,{data}", path)
         return data
 
@@ -312,7 +321,7 @@ class RecordRedactor:
         self._redactor = JsonTextRedactor(inspector, cap, key)
         # Streamed blocks are judged whole, uncut: each piece is cut by the cap on its own.
         self._whole = JsonTextRedactor(inspector, _UNCAPPED, key)
-        self._walk = _Walk(_Redacting(self._redactor), resolved)
+        self._walk = _Walk(_Redacting(self._redactor, self._whole), resolved)
         self._findings: list[RedactionFinding] = []
         self.profile = resolved
 

@@ -117,7 +117,8 @@ class DataUri:
 
     @property
     def is_text(self) -> bool:
-        return self.mime.startswith("text/") or self.mime == "application/json"
+        """A payload read as text: text, JSON, and SVG pictures (XML, where words are)."""
+        return self.mime.startswith("text/") or self.mime in ("application/json", "image/svg+xml")
 
 
 def parse_data_uri(text: str) -> DataUri | None:

@@ -678,7 +678,7 @@ class Assessor:
         try:
             uri = parse_data_uri(text)
             if uri is not None:
-                self._data_uri(uri, path)
+                self._data_uri(uri, text, path)
                 return
             detector = inspector.credential_in(text)
             if detector is not None:
@@ -689,8 +689,13 @@ class Assessor:
         except DetectorTimeout as exc:
             self._unreadable(path, f"detector {exc.detector_id} ran out of time")
 
-    def _data_uri(self, uri: DataUri, path: str) -> None:
-        if uri.mime.startswith("image/"):
+    def _data_uri(self, uri: DataUri, text: str, path: str) -> None:
+        known = self.inspector.known
+        if known and known.contains(text):
+            # `Redactor` cuts every form of a known secret from the URI as written before it
+            # reads the URI (`Inspector.cut_known`), a picture's payload included.
+            self._flag(path, "credential", "known-secret")
+        if uri.mime.startswith("image/") and not uri.is_text:
             self._flag(path, "media", "media")
             return
         if uri.is_text:

@@ -237,6 +237,31 @@ def known_secret_in_base64(records: list[dict[str, Any]]) -> None:
     final["message"]["content"][0]["text"] += f" (ref {payload})"
 
 
+def _image(records: list[dict[str, Any]], media_type: str, data: bytes) -> None:
+    result = _line(records, "user", "tool_result")["message"]["content"][0]
+    source = {"type": "base64", "media_type": media_type, "data": base64.b64encode(data).decode()}
+    result["content"] = [{"type": "image", "source": source}]
+
+
+def known_secret_in_an_image(records: list[dict[str, Any]]) -> None:
+    # The secret's bytes inside the picture: its base64 form stands in the payload.
+    _image(records, "image/png", b"\x89PNG\r\n\x1a\n" + KNOWN.encode() + bytes(range(20)))
+
+
+def token_in_an_svg_image(records: list[dict[str, Any]]) -> None:
+    # An SVG is text: what it says is read, not passed on as a picture.
+    _image(records, "image/svg+xml", f"<svg><text>{GITHUB_TOKEN}</text></svg>".encode())
+
+
+def key_written_in_an_image_payload(records: list[dict[str, Any]]) -> None:
+    # Valid base64 whose text spells an access key: the payload as written is read too.
+    result = _line(records, "user", "tool_result")["message"]["content"][0]
+    payload = f"{PNG[:8]}/{AWS_KEY}/AA"
+    assert len(payload) % 4 == 0 and base64.b64decode(payload, validate=True)
+    source = {"type": "base64", "media_type": "image/png", "data": payload}
+    result["content"] = [{"type": "image", "source": source}]
+
+
 CASES: dict[str, Callable[[list[dict[str, Any]]], None]] = {
     "assistant text": assistant_text,
     "thinking": thinking,
@@ -251,6 +276,9 @@ CASES: dict[str, Callable[[list[dict[str, Any]]], None]] = {
     "JSON held in a tool result": json_in_a_tool_result,
     "a key that holds a token": key_that_holds_a_token,
     "a known secret at base64 offset 1": known_secret_in_base64,
+    "a known secret inside a base64 image": known_secret_in_an_image,
+    "a token inside a base64 SVG image": token_in_an_svg_image,
+    "an access key written in an image payload": key_written_in_an_image_payload,
 }
 
 
@@ -281,6 +309,24 @@ def test_the_gate_finds_the_planted_secret_and_redact_removes_it(
     before, after = load(leaky), load(out)
     assert len(after) == len(before)
     assert [list(r) for r in after] == [list(r) for r in before] or case.startswith("a key")
+
+
+@pytest.mark.parametrize(
+    "case", ["a known secret inside a base64 image", "a token inside a base64 SVG image"]
+)
+def test_a_picture_holding_a_secret_is_unsafe_under_share_and_redacted(
+    case: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The gate and the redactor agree about a picture: what one cuts, the other finds.
+    leaky = planted(tmp_path, case)
+    args = ["--profile", "share", "--known-secret-env", "DEPLOY_KEY"]
+    assert main(["verify-safe", str(leaky), *args]) == ExitCode.FAILED
+    assert capsys.readouterr().out.startswith(f"{leaky}: UNSAFE\n")
+    out = tmp_path / "shared.jsonl"
+    assert redact(leaky, out, *args) == ExitCode.OK
+    no_secret_in(out.read_bytes())
+    assert main(["verify-safe", str(out), *args]) == ExitCode.OK
+    capsys.readouterr()
 
 
 def test_a_known_secret_is_found_only_when_named(
