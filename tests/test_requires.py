@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from tracecheck import check, compile_contract, explain_contract, lint_contract, read_traces
+from tracecheck.rules.predicates import RuleError
 from tracecheck.rules.requires import Requires
 from tracecheck.rules.subject import Subject
 from tracecheck.spans import Span
@@ -72,8 +73,33 @@ def test_a_failed_call_never_satisfies_it() -> None:
 
 
 def test_missing_times_prove_nothing() -> None:
+    # As neverUnless says it: the earlier call may have finished in time, or not.
     assert details(PLAIN, call("look", 0, None), call("pay", 20, 30)) == [
-        ("pay-20", "span pay-20: pay runs before any successful look call finished", None)
+        (
+            "pay-20",
+            "span pay-20: no successful look call is known to have finished before it: span "
+            "look-0 has no end time, so its order cannot be proven",
+            None,
+        )
+    ]
+    assert details(PLAIN, call("look", 0, None), call("look", 0, 10), call("pay", 20, 30)) == []
+    unended = call("look", 0, None, order_id="A-1")
+    assert details(SAME, unended, call("pay", 20, 30, order_id="A-1")) == [
+        (
+            "pay-20",
+            "span pay-20: no successful look call is known to have finished before it: span "
+            "look-0 has no end time, so its order cannot be proven",
+            None,
+        )
+    ]
+    other = call("look", 5, 10, order_id="A-2")
+    assert details(SAME, unended, other, call("pay", 20, 30, order_id="A-1")) == [
+        (
+            "pay-20",
+            "span pay-20: no successful look call is known to have finished before it: span "
+            "look-0 has no end time, so its order cannot be proven",
+            None,
+        )
     ]
     assert details(PLAIN, call("look", 0, 10), call("pay", None, 30)) == [
         ("pay-None", "span pay-None: it has no start time, so what ran before it is unknown", None)
@@ -121,6 +147,52 @@ def test_same_values_come_from_one_earlier_call_and_never_a_failed_one() -> None
             "/order_id",
         )
     ]
+
+
+def unrecorded(name: str, start: int, end: int) -> Span:
+    """A successful call whose arguments were not captured."""
+    return Span(
+        TRACE,
+        f"{name}-{start}",
+        "root",
+        f"execute_tool {name}",
+        start,
+        end,
+        attributes={"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": name},
+    )
+
+
+def test_same_values_of_an_earlier_call_whose_arguments_were_not_recorded_are_unknown() -> None:
+    blind = unrecorded("look", 0, 10)
+    assert not blind.arguments.known
+    with pytest.raises(RuleError) as caught:
+        details(SAME, blind, call("pay", 20, 30, order_id="A-1"))
+    assert str(caught.value) == (
+        "span pay-20: the arguments of an earlier successful look call were not recorded, so "
+        "whether one has the same /order_id is unknown"
+    )
+    contract = {
+        "name": "c",
+        "tools": {"requires": [{"tool": "pay", "after": "look", "same": ["/order_id"]}]},
+    }
+    (result,) = check(
+        [blind, call("pay", 20, 30, order_id="A-1")], compile_contract(contract)
+    ).rules
+    assert result.status == "error"
+    # Another earlier call settles it; a later unrecorded call leaves nothing open.
+    settled = call("look", 5, 10, order_id="A-1")
+    assert details(SAME, blind, settled, call("pay", 20, 30, order_id="A-1")) == []
+    later = unrecorded("look", 40, 50)
+    assert details(SAME, later, call("pay", 20, 30, order_id="A-1")) == [
+        ("pay-20", "span pay-20: pay runs before any successful look call finished", None)
+    ]
+    # A call that fails fails the rule, whatever another call leaves open.
+    assert details(
+        SAME,
+        blind,
+        call("pay", 20, 30, order_id="A-1"),
+        call("pay", 5, 8, order_id="A-1"),
+    ) == [("pay-5", "span pay-5: pay runs before any successful look call finished", None)]
 
 
 def test_equal_values_compare_as_json() -> None:

@@ -17,8 +17,9 @@ from typing import Any, Literal
 from tracecheck.naming import json_type, with_article
 from tracecheck.rules.base import number_text
 from tracecheck.rules.canonical import canonical_json
+from tracecheck.rules.earlier import Calls, by_key
 from tracecheck.rules.pointers import ABSENT, resolve
-from tracecheck.rules.predicates import Pattern, RuleError, json_equal
+from tracecheck.rules.predicates import Exact, Pattern, Predicate, RuleError, json_equal
 from tracecheck.rules.schemas import Schema, offered_schema, schema_problem
 from tracecheck.rules.subject import Subject
 from tracecheck.spans import Span
@@ -228,21 +229,20 @@ def _schema(j: _Judged) -> str | None:
 def _same_as(j: _Judged) -> str | None:
     same_as = j.check.same_as
     assert same_as is not None
-    start = j.span.start_ns
-    if start is None:
+    if j.span.start_ns is None:
         return (
             f"argument {j.shown} cannot be traced to an earlier {same_as.tool} call: "
             "this call has no start time"
         )
     index = _earlier_values(j.subject, same_as)
-    if not any(end <= start and owner != id(j.span) for end, owner in index.first):
+    if not index.recorded.finished_before(j.subject, j.span):
         return (
             f"argument {j.shown} cannot come from {same_as.tool}: no successful {same_as.tool} "
             "call recording it finished before this call started"
         )
-    for end, owner in index.values.get(canonical_json(j.value), ()):
-        if end <= start and owner != id(j.span):
-            return None
+    equal = index.values.get(canonical_json(j.value))
+    if equal is not None and equal.finished_before(j.subject, j.span):
+        return None
     where = "argument" if same_as.source == "arguments" else "result"
     return (
         f"argument {j.shown} ({with_article(j.actual)}) equals the {where} "
@@ -344,11 +344,11 @@ def failed(call: Span) -> bool:
 
 @dataclass(frozen=True)
 class _Earlier:
-    """The successful calls of one tool that recorded a value at one pointer: per value (its
-    canonical JSON) the two earliest (end time, call id), and the two earliest of any value."""
+    """The successful calls of one tool that recorded a value at one pointer: grouped by the
+    value (its canonical JSON), and all of them."""
 
-    values: dict[str, list[tuple[int, int]]]
-    first: list[tuple[int, int]]
+    values: dict[str, Calls]
+    recorded: Calls
 
 
 def _earlier_values(subject: Subject, same_as: SameAs) -> _Earlier:
@@ -356,30 +356,21 @@ def _earlier_values(subject: Subject, same_as: SameAs) -> _Earlier:
     found = subject.memo.get(key)
     if isinstance(found, _Earlier):
         return found
-    values: dict[str, list[tuple[int, int]]] = {}
-    first: list[tuple[int, int]] = []
-    for call in subject.tool_spans:
-        if call.tool_name != same_as.tool or call.end_ns is None or failed(call):
-            continue
+    calls = subject.matching(Predicate(kind="TOOL", tool=Exact(same_as.tool)))
+    values: dict[int, str] = {}
+    for call in calls:
         recorded = call.arguments if same_as.source == "arguments" else call.result
-        if not recorded.known:
+        if call.failed or not recorded.known:
             continue
         value = resolve(recorded.value, same_as.pointer)
-        if value is ABSENT:
-            continue
-        stamp = (call.end_ns, id(call))
-        _keep_two(first, stamp)
-        _keep_two(values.setdefault(canonical_json(value), []), stamp)
-    index = _Earlier(values, first)
+        if value is not ABSENT:
+            values[id(call)] = canonical_json(value)
+    index = _Earlier(
+        by_key(subject, calls, lambda call: values.get(id(call))),
+        Calls(subject, (call for call in calls if id(call) in values)),
+    )
     subject.memo[key] = index
     return index
-
-
-def _keep_two(best: list[tuple[int, int]], stamp: tuple[int, int]) -> None:
-    """The two earliest stamps: two, so that a call is never its own earlier call."""
-    best.append(stamp)
-    best.sort()
-    del best[2:]
 
 
 # --- in words ------------------------------------------------------------------------------
