@@ -21,6 +21,7 @@ from tracecheck import (
     detect_format,
     read_traces,
 )
+from tracecheck.cli import main
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 CONTRACT = FIXTURES.parent / "contracts" / "refund-desk.json"
@@ -697,12 +698,34 @@ def test_grpcurl_output_several_chunks_one_after_another() -> None:
             '[0].tags[0].vInt64: span 53995c3f42cd8ad8, tag "k": a string',
         ),
         ("tags", [{"key": "k", "vType": "DATE"}], "[0].tags[0].vType: a string of 4 character(s)"),
+        # Past int64, as a string and as a number: refused where read, not when written.
+        (
+            "tags",
+            [{"key": "k", "vType": "INT64", "vInt64": "9" * 23}],
+            '[0].tags[0].vInt64: span 53995c3f42cd8ad8, tag "k": a string of 23 character(s) '
+            "is beyond the 64-bit integer range",
+        ),
+        (
+            "tags",
+            [{"key": "k", "vType": "INT64", "vInt64": 2**63}],
+            '[0].tags[0].vInt64: span 53995c3f42cd8ad8, tag "k": an integer is beyond the '
+            "64-bit integer range",
+        ),
     ],
 )
 def test_jaeger_model_problems_are_located(field: str, value: Any, message: str) -> None:
     with pytest.raises(TraceReadError) as info:
         read_traces(json.dumps([model_span(**{field: value})]).encode())
     assert str(info.value).startswith(f"<bytes>: {message}")
+
+
+def test_a_model_tag_past_int64_is_an_unreadable_trace_for_redact(tmp_path: Path) -> None:
+    source = tmp_path / "model.json"
+    tag = {"key": "k", "vType": "INT64", "vInt64": "9" * 23}
+    source.write_text(json.dumps([model_span(tags=[tag])]))
+    out = tmp_path / "out.pb"
+    assert main(["redact", str(source), "-o", str(out), "--output-format", "otlp-proto"]) == 3
+    assert not out.exists()
 
 
 def test_an_api_v3_answer_is_otlp_inside_result() -> None:

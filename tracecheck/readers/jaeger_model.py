@@ -21,9 +21,12 @@ from functools import partial
 from typing import Any
 
 from tracecheck.readers.common import (
+    INT64_MAX,
+    INT64_MIN,
     ReadContext,
     decode_base64,
     described,
+    parse_int64,
     parse_iso8601,
     special_double,
 )
@@ -56,7 +59,6 @@ _VALUE_FIELDS = {
     "BINARY": "vBinary",
 }
 _VALUE_TYPES = ("STRING", "BOOL", "INT64", "FLOAT64", "BINARY")
-_JSON_INTEGER = re.compile(r"-?[0-9]+")
 _JSON_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
 
 
@@ -202,10 +204,12 @@ def _model_value(kind: str, value: Any) -> Any:
     if kind == "INT64" and not isinstance(value, bool):
         if value is None:
             return 0
+        if isinstance(value, str):
+            return parse_int64(value)  # protobuf JSON's int64, as a string
         if isinstance(value, int):
+            if not INT64_MIN <= value <= INT64_MAX:
+                raise ValueError(f"{described(value)} is beyond the 64-bit integer range")
             return value
-        if isinstance(value, str) and _JSON_INTEGER.fullmatch(value):
-            return int(value)
     if kind == "FLOAT64" and not isinstance(value, bool):
         if value is None:
             return 0.0
