@@ -124,6 +124,60 @@ def test_the_golden_file_holds_no_secret(agent_tests: pytest.Pytester) -> None:
     assert "q7W3" not in result.stdout.str()
 
 
+def test_the_gate_refuses_a_golden_that_holds_a_known_secret(
+    agent_tests: pytest.Pytester,
+) -> None:
+    """The known secrets gate the golden as they gate evidence: here one the redactor leaves
+    in place (the trace id, which no redaction touches) is found in the bytes, and nothing is
+    written."""
+    agent_tests.makepyfile(
+        test_golden="""
+from conftest import run_agent
+
+def test_refund(trace_spans, monkeypatch):
+    run_agent(trace_spans.tracer("agent"))
+    monkeypatch.setenv("GOLDEN_KEY", trace_spans.spans()[0].trace_id)
+    trace_spans.assert_matches_golden("goldens/refund.otlp.json")
+"""
+    )
+    result = agent_tests.runpytest("--update-golden", "--tracecheck-known-secret-env", "GOLDEN_KEY")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            f"E       AssertionError: golden run {GOLDEN} was not written: the test's spans, "
+            "redacted, are still UNSAFE under profile default",
+        ]
+    )
+    assert not (agent_tests.path / GOLDEN).exists()
+    # Without the known secret, the same spans pass the gate.
+    agent_tests.runpytest("--update-golden").assert_outcomes(passed=1)
+
+
+def test_an_unset_known_secret_variable_is_said(agent_tests: pytest.Pytester) -> None:
+    write_test(agent_tests)
+    option = ("--tracecheck-known-secret-env", "NOT_SET_HERE")
+    result = agent_tests.runpytest(*option)
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            f"E       AssertionError: golden run {GOLDEN} does not exist: *; $NOT_SET_HERE not set, "
+            "so not cut"
+        ]
+    )
+    result = agent_tests.runpytest("--update-golden", *option)
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines([f"recorded {GOLDEN}; $NOT_SET_HERE not set, so not cut"])
+    write_test(agent_tests, arguments=', tools=("lookup_order",)')
+    result = agent_tests.runpytest(*option)
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            f"E       AssertionError: golden run {GOLDEN}: the run differs (*); $NOT_SET_HERE not "
+            "set, so not cut"
+        ]
+    )
+
+
 def test_a_run_that_parts_from_its_golden_fails_with_the_diff(agent_tests: pytest.Pytester) -> None:
     write_test(agent_tests)
     agent_tests.runpytest("--update-golden").assert_outcomes(passed=1)

@@ -16,7 +16,7 @@ import dataclasses
 import hashlib
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,7 +27,15 @@ from tracecheck.spans import Span
 from tracecheck.verdict import Verdict
 from tracecheck.writers import to_otlp_json
 
-__all__ = ["EvidenceSettings", "file_stem", "write_evidence"]
+__all__ = [
+    "EvidenceSettings",
+    "file_stem",
+    "known_secrets",
+    "redacted_spans",
+    "unset_text",
+    "write_evidence",
+    "write_gated",
+]
 
 PROFILE = "default"
 _UNSAFE_NAME = re.compile(r"[^A-Za-z0-9_.-]+")
@@ -65,21 +73,26 @@ def write_evidence(
             f"evidence (raw spans, not redacted: keep them local, never upload them): "
             f"{spans_path} and {verdict_path}"
         )
-    known, unset = _known_secrets(settings.known_secret_env)
-    missing = f"; ${', $'.join(unset)} not set, so not cut" if unset else ""
+    known, unset = known_secrets(settings.known_secret_env)
+    missing = unset_text(unset)
     if isinstance(known, str):  # a secret that cannot be cut: nothing recorded is written
         spans_path.unlink(missing_ok=True)
         _write_json(verdict_path, _redacted(document, ()))
         return f"evidence: {verdict_path}; the spans were not written: {known}"
     _write_json(verdict_path, _redacted(document, known))
-    refused = _write_redacted_spans(spans_path, spans, known)
+    refused = write_gated(spans_path, redacted_spans(spans, known), known)
     if refused is not None:
-        return f"evidence: {verdict_path}; the spans were not written: {refused}{missing}"
+        spans_path.unlink(missing_ok=True)  # an earlier run's file must not pass for this one's
+        return (
+            f"evidence: {verdict_path}; the spans were not written: their redacted form is "
+            f"still {refused} under profile {PROFILE}{missing}"
+        )
     return f"evidence (redacted, profile {PROFILE}): {spans_path} and {verdict_path}{missing}"
 
 
-def _known_secrets(names: Sequence[str]) -> tuple[Any, list[str]]:
-    """The compiled known secrets (or why they cannot be used) and the names that are unset."""
+def known_secrets(names: Sequence[str]) -> tuple[Any, list[str]]:
+    """The compiled known secrets of the environment variables `names` (or why they cannot be
+    used, as text) and the names that are unset."""
     from redact import KnownSecretError, KnownSecrets
 
     values = [os.environ[name] for name in names if os.environ.get(name)]
@@ -90,23 +103,44 @@ def _known_secrets(names: Sequence[str]) -> tuple[Any, list[str]]:
         return f"a known secret cannot be cut: {exc}", unset
 
 
-def _write_redacted_spans(path: Path, spans: Sequence[Span], known: Any) -> str | None:
-    """Write the redacted spans if they pass the gate; else why not (and nothing written)."""
-    from redact import assess, assess_spans, combine_verdicts, redact_spans, share_allowed
+def unset_text(unset: Sequence[str]) -> str:
+    """`; $A, $B not set, so not cut` for the unset variables; "" when none is."""
+    return f"; ${', $'.join(unset)} not set, so not cut" if unset else ""
 
-    redacted = redact_spans(spans, profile=PROFILE, known_secrets=known).spans
-    data = to_otlp_json(redacted)
+
+def redacted_spans(spans: Sequence[Span], known: Any) -> list[Span]:
+    """The spans redacted with the profile and the known secrets."""
+    from redact import redact_spans
+
+    return list(redact_spans(spans, profile=PROFILE, known_secrets=known).spans)
+
+
+def write_gated(
+    path: Path,
+    redacted: Sequence[Span],
+    known: Any,
+    *,
+    encode: Callable[[Sequence[Span]], bytes] = to_otlp_json,
+) -> str | None:
+    """Write spans already redacted (`redacted_spans`) as `encode` makes them bytes (one JSON
+    document a line: OTLP/JSON, OTLP JSONL), if the
+    spans and those bytes pass the share gate with the known secrets; else the gate's status
+    (`UNSAFE`, `UNKNOWN`), and nothing is written (a file already there is left as it is)."""
+    from redact import assess, assess_spans, combine_verdicts, share_allowed
+
+    data = encode(redacted)
     # The gate judges the bytes about to be written as well as the spans they came from.
+    documents = [orjson.loads(line) for line in data.splitlines() if line.strip()]
     verdict = combine_verdicts(
         PROFILE,
         [
             assess_spans(redacted, profile=PROFILE, known_secrets=known),
-            assess(orjson.loads(data), profile=PROFILE, known_secrets=known),
+            *(assess(document, profile=PROFILE, known_secrets=known) for document in documents),
         ],
     )
     if not share_allowed(verdict):
-        path.unlink(missing_ok=True)  # an earlier run's file must not pass for this one's
-        return f"their redacted form is still {verdict.status.value} under profile {PROFILE}"
+        return str(verdict.status.value)
+    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(data)
     return None
 

@@ -88,21 +88,25 @@ def match_golden(
             f"golden run {label} could not be compared: no spans were captured; pass the "
             "fixture's provider or tracer to the code under test"
         )
-    redacted, problem = _redacted(spans, settings.known_secret_env)
-    if problem is not None:
-        return None, f"golden run {label} could not be compared: {problem}"
+    from tracecheck.pytest_evidence import known_secrets, redacted_spans, unset_text
+
+    known, unset = known_secrets(settings.known_secret_env)
+    missing = unset_text(unset)
+    if isinstance(known, str):  # a known secret that cannot be cut
+        return None, f"golden run {label} could not be compared: {known}{missing}"
+    redacted = redacted_spans(spans, known)
     if not target.exists():
         if settings.update:
-            return None, _recorded(target, label, redacted, settings, "recorded")
+            return None, _recorded(target, label, redacted, known, settings, "recorded", missing)
         return None, (
             f"golden run {label} does not exist: run pytest --update-golden to record it from "
-            "this test's spans, then review the file and commit it"
+            f"this test's spans, then review the file and commit it{missing}"
         )
     golden = _golden(target, label, trace_id)
     if isinstance(golden, str):
         if settings.update:
-            return None, _recorded(target, label, redacted, settings, "rewritten")
-        return None, golden
+            return None, _recorded(target, label, redacted, known, settings, "rewritten", missing)
+        return None, golden + missing
     tolerances = _tolerances(tokens_tolerance, duration_tolerance)
     diff = diff_runs(
         golden, redacted, tolerances=tolerances, match_arguments=match_arguments, capture=capture
@@ -111,23 +115,26 @@ def match_golden(
     if diff.status == "same" and not hidden:
         return diff, None
     if settings.update:
-        return diff, _recorded(target, label, redacted, settings, "rewritten")
-    return diff, golden_failure(label, diff, hidden)
+        return diff, _recorded(target, label, redacted, known, settings, "rewritten", missing)
+    return diff, golden_failure(label, diff, hidden, missing)
 
 
-def golden_failure(label: str, diff: RunDiff, hidden: Sequence[str] = ()) -> str:
+def golden_failure(label: str, diff: RunDiff, hidden: Sequence[str] = (), missing: str = "") -> str:
     """The failure of a test whose run differs from its golden: summary line, the diff as
     `tracecheck diff` prints it, a hint. `hidden` names the matched calls whose arguments
-    the redaction left nothing of to compare."""
+    the redaction left nothing of to compare; `missing` says which known-secret variables
+    are unset (`unset_text`)."""
     from tracecheck.report.diff_model import DiffReport
     from tracecheck.report.diff_text import diff_text_lines
     from tracecheck.report.diff_words import headline
 
     if diff.status == "same":
-        lines = [f"golden run {label}: cannot vouch for the run (arguments not comparable)"]
+        lines = [
+            f"golden run {label}: cannot vouch for the run (arguments not comparable){missing}"
+        ]
     else:
         verb = "cannot vouch for the run" if diff.status == "error" else "the run differs"
-        lines = [f"golden run {label}: {verb} ({headline(diff)})"]
+        lines = [f"golden run {label}: {verb} ({headline(diff)}){missing}"]
     report = DiffReport(label, "this test's spans", diff)
     lines.extend(list(diff_text_lines(report))[1:])
     if hidden:
@@ -184,49 +191,34 @@ def _golden(target: Path, label: str, trace_id: str | None) -> Trace | str:
     return traces[0]
 
 
-def _redacted(spans: Sequence[Span], names: Sequence[str]) -> tuple[list[Span], str | None]:
-    """The spans redacted with the default profile and the known secrets, or why they cannot
-    be (a known secret that cannot be cut)."""
-    from redact import KnownSecretError, KnownSecrets, redact_spans
-
-    values = [os.environ[name] for name in names if os.environ.get(name)]
-    try:
-        known = KnownSecrets.build(values)
-    except KnownSecretError as exc:
-        return [], f"a known secret cannot be cut: {exc}"
-    return list(redact_spans(spans, profile=PROFILE, known_secrets=known).spans), None
-
-
 def _recorded(
-    target: Path, label: str, spans: Sequence[Span], settings: GoldenSettings, how: str
+    target: Path,
+    label: str,
+    spans: Sequence[Span],
+    known: Any,
+    settings: GoldenSettings,
+    how: str,
+    missing: str,
 ) -> str | None:
-    """Write the golden file (JSONL when its name says so, else one OTLP/JSON request), if its
-    bytes pass the share gate; the failure message when they do not, or it cannot be written."""
-    import orjson
-
-    from redact import assess, assess_spans, combine_verdicts, share_allowed
+    """Write the golden file (JSONL when its name says so, else one OTLP/JSON request) from
+    spans already redacted, if they and their bytes pass the share gate with the known secrets,
+    as evidence files do; the failure message when they do not, or it cannot be written."""
+    from tracecheck.pytest_evidence import write_gated
     from tracecheck.writers import to_otlp_json, to_otlp_jsonl
 
     jsonl = target.name.endswith((".jsonl", ".ndjson"))
-    data = to_otlp_jsonl([spans]) if jsonl else to_otlp_json(spans)
-    # The gate judges the bytes about to be written as well as the spans they came from.
-    documents = [orjson.loads(line) for line in data.splitlines() if line.strip()]
-    verdict = combine_verdicts(
-        PROFILE,
-        [
-            assess_spans(spans, profile=PROFILE),
-            *(assess(document, profile=PROFILE) for document in documents),
-        ],
-    )
-    if not share_allowed(verdict):
+
+    def encode(redacted: Sequence[Span]) -> bytes:
+        return to_otlp_jsonl([redacted]) if jsonl else to_otlp_json(redacted)
+
+    try:
+        refused = write_gated(target, spans, known, encode=encode)
+    except OSError as exc:
+        return f"golden run {label} cannot be written: {exc.strerror or exc}{missing}"
+    if refused is not None:
         return (
             f"golden run {label} was not written: the test's spans, redacted, are still "
-            f"{verdict.status.value} under profile {PROFILE}"
+            f"{refused} under profile {PROFILE}{missing}"
         )
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(data)
-    except OSError as exc:
-        return f"golden run {label} cannot be written: {exc.strerror or exc}"
-    settings.written.append(f"{how} {label}")
+    settings.written.append(f"{how} {label}{missing}")
     return None
