@@ -4,6 +4,7 @@ turns on a duration a span does not record, and the rules `errors`, `steps` and
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
@@ -12,10 +13,18 @@ from test_rules_support import LLM_P, TOOL_P, llm, pairs, span, subject, tool, t
 from tracecheck import check, compile_contract, explain_contract, lint_contract, read_traces
 from tracecheck.contract.places import rule_places
 from tracecheck.errors import ContractError
+from tracecheck.rules.base import rule_predicates
 from tracecheck.rules.capture import MODELS, TOOLS, reads_calls
 from tracecheck.rules.predicates import DurationRange, Predicate, duration_ns, status_word
-from tracecheck.rules.timing import ErrorsAtMost, StepCount, ToolDuration, nearest_rank
+from tracecheck.rules.timing import (
+    ErrorsAtMost,
+    StepCount,
+    ToolDuration,
+    nearest_rank,
+    unknown_durations,
+)
 from tracecheck.spans import Span
+from tracecheck.verdict import Violation
 
 
 def problems(doc: Any) -> list[str]:
@@ -369,6 +378,29 @@ def test_rules_about_calls_are_found_by_capture_doubt() -> None:
         "errors[LLM]": {MODELS},
         "steps[AGENT]": {TOOLS, MODELS},
     }
+
+
+@dataclass(frozen=True)
+class _Watch:
+    """A rule that keeps its predicate under a name of its own."""
+
+    label: str
+    watched: Predicate
+    needs_tool_capture: bool = False
+
+    def evaluate(self, subject: Any) -> list[Any]:
+        return [] if subject.matching(self.watched) else [Violation(None, "nothing watched")]
+
+    def describe(self) -> str:
+        return f"some span matches {self.watched.describe()}"
+
+
+def test_a_predicate_under_any_field_name_is_found_by_capture_and_duration_doubt() -> None:
+    rule = _Watch("w", Predicate(kind="LLM", not_=Predicate(duration=DurationRange(max_ms=1))))
+    assert rule_predicates(rule) == [("watched", rule.watched)]
+    assert reads_calls(rule) == {MODELS}
+    # An LLM span with no times: whether it matches turns on the duration it does not record.
+    assert [v.span_id for v in unknown_durations(rule, subject(llm("c")))] == ["c"]
 
 
 def test_doubt_about_capture_stops_a_passing_limit_on_the_calls_in_doubt() -> None:

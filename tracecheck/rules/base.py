@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from decimal import Decimal
 from typing import TYPE_CHECKING, Literal, Protocol
 
+from tracecheck.rules.predicates import Predicate
 from tracecheck.rules.subject import Subject
 from tracecheck.spans import Span
 from tracecheck.verdict import Violation
@@ -15,7 +16,16 @@ from tracecheck.verdict import Violation
 if TYPE_CHECKING:  # only a run's duration is a Fraction: `fractions` waits for `rules.run`
     from fractions import Fraction
 
-__all__ = ["SHOWN_NAMES", "Occurrence", "Rule", "at", "listed", "named", "number_text"]
+__all__ = [
+    "SHOWN_NAMES",
+    "Occurrence",
+    "Rule",
+    "at",
+    "listed",
+    "named",
+    "number_text",
+    "rule_predicates",
+]
 
 Occurrence = Literal["first", "last", "any", "all"]
 
@@ -34,6 +44,17 @@ class Rule(Protocol):
     def evaluate(self, subject: Subject) -> list[Violation]: ...
 
     def describe(self) -> str: ...
+
+
+def rule_predicates(rule: Rule) -> list[tuple[str, Predicate]]:
+    """The span predicates a rule holds, by field name, whatever the field is called (`p`,
+    `a`, `b`, `prior`, ...): what capture doubt and duration doubt read."""
+    found = []
+    for name in getattr(rule, "__dataclass_fields__", ()):  # every rule is a dataclass
+        value = getattr(rule, name)
+        if isinstance(value, Predicate):
+            found.append((name, value))
+    return found
 
 
 def at(subject: Subject, span: Span, detail: str, pointer: str | None = None) -> Violation:

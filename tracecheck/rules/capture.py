@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Literal
 
 from tracecheck.rules.argument import Argument
-from tracecheck.rules.base import Rule
+from tracecheck.rules.base import Rule, rule_predicates
 from tracecheck.rules.offered import ToolsOffered
 from tracecheck.rules.predicates import Predicate
 from tracecheck.rules.retry import RetrySafe
@@ -19,7 +19,6 @@ CAPTURES: tuple[CaptureMode, ...] = ("strict", "lenient")
 
 TOOLS = "tools"
 MODELS = "models"
-_PREDICATE_FIELDS = ("p", "a", "b", "prior")
 _MODEL_KINDS = frozenset({"LLM", "EMBEDDING"})
 
 
@@ -30,8 +29,8 @@ def reads_calls(rule: Rule) -> frozenset[str]:
     if rule.needs_tool_capture or isinstance(rule, (Argument, ToolsOffered, RetrySafe)):
         return frozenset({TOOLS})
     found: set[str] = set()
-    for field in _PREDICATE_FIELDS:
-        found |= _calls_named(getattr(rule, field, None))
+    for _, predicate in rule_predicates(rule):
+        found |= _calls_named(predicate)
     return frozenset(found)
 
 

@@ -14,7 +14,7 @@ from decimal import ROUND_CEILING, Decimal
 from itertools import product
 from typing import TYPE_CHECKING, Any
 
-from tracecheck.rules.base import SHOWN_NAMES, Rule, at, named, number_text
+from tracecheck.rules.base import SHOWN_NAMES, Rule, at, named, number_text, rule_predicates
 from tracecheck.rules.predicates import DurationRange, Predicate, duration_ns
 from tracecheck.rules.steps import calls_in_start_order
 from tracecheck.rules.subject import Subject
@@ -248,9 +248,6 @@ class ToolDuration:
 # A span predicate's `durationMs` on a span that records no duration
 
 
-_PREDICATE_FIELDS = ("p", "a", "b", "prior")
-
-
 def unknown_durations(rule: Rule, subject: Subject) -> list[Violation]:
     """Why a rule that found nothing wrong cannot pass: some span's match of one of its
     predicates turns on a duration the span does not record, and the rule would fail if that
@@ -282,12 +279,7 @@ def unknown_durations(rule: Rule, subject: Subject) -> list[Violation]:
 
 
 def _duration_fields(rule: Rule) -> list[tuple[str, Predicate]]:
-    found = []
-    for name in _PREDICATE_FIELDS:
-        predicate = getattr(rule, name, None)
-        if isinstance(predicate, Predicate) and predicate.reads_duration:
-            found.append((name, predicate))
-    return found
+    return [(name, p) for name, p in rule_predicates(rule) if p.reads_duration]
 
 
 def _passes_at_every_corner(
