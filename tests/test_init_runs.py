@@ -335,7 +335,20 @@ def test_the_common_trajectory_of_runs_that_differ() -> None:
     second = _run(("a", {}, False), ("c", {}, False), ("b", {}, False), ("c", {}, False))
     draft = draft_from_runs([first, second])
     calls = draft.document()["trajectory"]["calls"]
-    assert calls in (["a", "b", "c"], ["a", "c"])
+    assert calls == ["a", "b", "c"]  # the longest common subsequence
+    assert_sound(draft, [Trace(TRACE, first), Trace(TRACE, second)])
+
+
+def test_the_common_trajectory_is_the_longest_the_runs_share() -> None:
+    """difflib's matching blocks are no longest common subsequence: they drafted two of three
+    shared calls, and a note that counted three calls left out."""
+    first = _run(*[("lookup", {"n": n}, False) for n in range(3)])
+    second = _run(
+        *[(tool, {"n": n}, False) for n, tool in enumerate(["lookup", "search"] + ["lookup"] * 2)]
+    )
+    draft = draft_from_runs([first, second])
+    assert draft.document()["trajectory"]["calls"] == ["lookup"] * 3
+    assert "# 1 call of the runs is not in every run in this order, so left out." in draft.yaml()
     assert_sound(draft, [Trace(TRACE, first), Trace(TRACE, second)])
 
 

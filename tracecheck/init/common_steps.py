@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from difflib import SequenceMatcher
 
+from tracecheck.diff.sequence import common_pairs
 from tracecheck.init.runs import Run
 from tracecheck.rules.steps import tool_steps
 
@@ -64,11 +64,6 @@ def common_steps(runs: Sequence[Run]) -> Trajectory:
 
 
 def _shared(first: list[StepNames], second: list[StepNames]) -> list[StepNames]:
-    """Steps both sequences hold, in order: a common subsequence (difflib's matching blocks,
-    with no element taken for junk however often it repeats)."""
-    matcher = SequenceMatcher(None, first, second, autojunk=False)
-    return [
-        step
-        for block in matcher.get_matching_blocks()
-        for step in first[block.a : block.a + block.size]
-    ]
+    """Steps both sequences hold, in order: their longest common subsequence (exact for runs
+    of up to 4096 steps; see tracecheck.diff.sequence)."""
+    return [first[i] for i, _ in common_pairs(first, second)]
