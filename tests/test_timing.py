@@ -105,6 +105,20 @@ def test_a_span_without_a_duration_never_matches_durations() -> None:
         assert both.matches(untimed_span) and not both.decided(untimed_span)
 
 
+def test_the_readings_of_an_unknown_duration_are_built_once_per_predicate() -> None:
+    p = Predicate(kind="TOOL", not_=Predicate(duration=DurationRange(min_ms=0.5)))
+    most, least = p.assuming_unknown_durations(True), p.assuming_unknown_durations(False)
+    assert most.not_ == Predicate(duration=DurationRange(min_ms=0.5, unknown_matches=False))
+    assert least.not_ == Predicate(duration=DurationRange(min_ms=0.5, unknown_matches=True))
+    untimed = [tool(f"u{i}", "a") for i in range(3)]
+    assert not any(p.decided(span) for span in untimed)
+    # Deciding many spans reuses the two readings instead of parsing the bounds again.
+    assert p.assuming_unknown_durations(True) is most
+    assert p.assuming_unknown_durations(False) is least
+    plain = Predicate(kind="TOOL")
+    assert plain.assuming_unknown_durations(True) is plain
+
+
 def test_the_predicates_describe_themselves_in_key_order() -> None:
     p = Predicate(
         kind="TOOL",

@@ -6,6 +6,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 import orjson
@@ -206,7 +207,7 @@ class Predicate:
             return False
         return self.not_ is None or not self.not_.matches(span)
 
-    @property
+    @cached_property
     def reads_duration(self) -> bool:
         """Whether a span's duration takes part in matching (here or in `not`)."""
         return self.duration is not None or (self.not_ is not None and self.not_.reads_duration)
@@ -216,16 +217,24 @@ class Predicate:
         not record (it would match for some durations and not for others)."""
         if not self.reads_duration or duration_ns(span) is not None:
             return True
-        most = self.assuming_unknown_durations(True)
-        least = self.assuming_unknown_durations(False)
+        most, least = self._corners
         return most.matches(span) == least.matches(span)
 
     def assuming_unknown_durations(self, matching: bool) -> Predicate:
         """The predicate that matches the most spans (`matching`) or the fewest of those whose
         duration is unknown: each `durationMs` taken as in range or not, flipped under `not`,
-        so that whatever the durations were, the match lies between the two."""
+        so that whatever the durations were, the match lies between the two. Built once per
+        predicate."""
         if not self.reads_duration:
             return self
+        return self._corners[0 if matching else 1]
+
+    @cached_property
+    def _corners(self) -> tuple[Predicate, Predicate]:
+        """(matching the most, matching the fewest) of the spans with no duration."""
+        return self._assuming(True), self._assuming(False)
+
+    def _assuming(self, matching: bool) -> Predicate:
         duration = self.duration
         if duration is not None:
             duration = DurationRange(duration.min_ms, duration.max_ms, unknown_matches=matching)
