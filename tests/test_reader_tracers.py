@@ -719,6 +719,33 @@ def test_jaeger_model_problems_are_located(field: str, value: Any, message: str)
     assert str(info.value).startswith(f"<bytes>: {message}")
 
 
+def test_a_refused_model_tag_is_named_by_what_holds_it() -> None:
+    bad = [{"key": "k", "vType": "BOOL", "vBool": "maybe"}]
+    log = [{"timestamp": "2024-05-01T12:00:01Z", "fields": bad}]
+    held = {
+        "[0].tags[0].vBool: span 53995c3f42cd8ad8, tag": [model_span(tags=bad)],
+        "[0].logs[0].fields[0].vBool: span 53995c3f42cd8ad8, log field": [model_span(logs=log)],
+        "[0].process.tags[0].vBool: span 53995c3f42cd8ad8, process tag": [
+            model_span(process={"serviceName": "s", "tags": bad})
+        ],
+        "process.tags[0].vBool: batch, process tag": {
+            "spans": [model_span()],
+            "process": {"serviceName": "s", "tags": bad},
+        },
+        "processMap[0].process.tags[0].vBool: process, process tag": {
+            "spans": [model_span()],
+            "processMap": [{"processId": "p1", "process": {"serviceName": "s", "tags": bad}}],
+        },
+    }
+    for holder, document in held.items():
+        with pytest.raises(TraceReadError) as info:
+            read_traces(json.dumps(document).encode(), format="jaeger-model")
+        assert (
+            str(info.value)
+            == f'<bytes>: {holder} "k": a string of 5 character(s) is not a value of type BOOL'
+        )
+
+
 def test_a_model_tag_past_int64_is_an_unreadable_trace_for_redact(tmp_path: Path) -> None:
     source = tmp_path / "model.json"
     tag = {"key": "k", "vType": "INT64", "vInt64": "9" * 23}

@@ -25,7 +25,6 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from functools import partial
 from typing import Any
 
 from tracecheck.readers.common import (
@@ -57,6 +56,7 @@ __all__ = [
     "REF_TYPE",
     "TRACE_WARNINGS",
     "WARNINGS",
+    "Owner",
     "Reference",
     "is_jaeger_document",
     "is_jaeger_span",
@@ -74,6 +74,11 @@ WARNINGS = "jaeger.warnings"
 TRACE_WARNINGS = "jaeger.trace.warnings"
 FLAGS = "jaeger.flags"
 _TYPES = ("string", "bool", "int64", "float64", "binary")
+
+# Who holds a tag, as a refusal names it: the holder (`span`, `batch`), its id if it has one,
+# and the tag's role (`tag`, `log field`, `process tag`). Joined into words only when a tag is
+# refused, so that reading a span formats no name.
+Owner = tuple[str, str | None, str]
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,7 +135,7 @@ def _span(raw: Any, processes: dict[str, Any], ctx: ReadContext, where: str) -> 
         raise ctx.error(where or None, "is not a span object")
     trace_id = checked_id(raw.get("traceID"), 16, ctx, at(where, "traceID"))
     span_id = checked_id(raw.get("spanID"), 8, ctx, at(where, "spanID"))
-    owner = f"span {span_id or '(no id)'}"
+    named = span_id or "(no id)"
     process = raw.get("process")
     if process is None and isinstance(raw.get("processID"), str):
         process = processes.get(raw["processID"])
@@ -146,9 +151,9 @@ def _span(raw: Any, processes: dict[str, Any], ctx: ReadContext, where: str) -> 
         legacy_parent=checked_id(raw.get("parentSpanID"), 8, ctx, at(where, "parentSpanID")),
         start_ns=start,
         duration_ns=duration,
-        tags=typed_tags(raw.get("tags"), ctx, at(where, "tags"), owner=f"{owner}, tag"),
-        logs=_logs(raw.get("logs"), ctx, at(where, "logs"), owner),
-        process=_process(process, ctx, at(where, "process"), owner),
+        tags=typed_tags(raw.get("tags"), ctx, at(where, "tags"), ("span", named, "tag")),
+        logs=_logs(raw.get("logs"), ctx, at(where, "logs"), ("span", named, "log field")),
+        process=_process(process, ctx, at(where, "process"), ("span", named, "process tag")),
         warnings=raw.get("warnings"),
         flags=raw.get("flags"),
     )
@@ -208,9 +213,11 @@ def jaeger_span(
     )
 
 
-def typed_tags(raw: Any, ctx: ReadContext, where: str, owner: str = "tag") -> dict[str, Any]:
+def typed_tags(
+    raw: Any, ctx: ReadContext, where: str, owner: Owner = ("", None, "tag")
+) -> dict[str, Any]:
     """`[{"key", "type", "value"}]` as a mapping, each value of its declared type. A value
-    that is not of its type is an error naming the tag as `owner` (`span 5399…, tag`) and
+    that is not of its type is an error naming the tag by its `owner` (`span 5399…, tag`) and
     its key, never the value."""
     if raw is None:
         return {}
@@ -229,10 +236,12 @@ def typed_tags(raw: Any, ctx: ReadContext, where: str, owner: str = "tag") -> di
     return tags
 
 
-def tag_owner(owner: str, key: str) -> str:
+def tag_owner(owner: Owner, key: str) -> str:
     """How a message names a tag: its owner and its key, quoted (long keys shortened)."""
+    holder, named, role = owner
+    holder = holder if named is None else f"{holder} {named}"
     shown = key if len(key) <= 80 else key[:79] + "…"
-    return f"{owner} {json.dumps(shown, ensure_ascii=False)}"
+    return f"{holder + ', ' if holder else ''}{role} {json.dumps(shown, ensure_ascii=False)}"
 
 
 def _typed(kind: Any, value: Any) -> Any:
@@ -293,15 +302,17 @@ def _references(raw: Any, ctx: ReadContext, where: str) -> list[Reference]:
     return references
 
 
-def _logs(raw: Any, ctx: ReadContext, where: str, owner: str) -> tuple[Event, ...]:
-    return log_events(raw, ctx, where, _micros, partial(typed_tags, owner=f"{owner}, log field"))
-
-
-Read = Callable[[Any, ReadContext, str], Any]
+def _logs(raw: Any, ctx: ReadContext, where: str, owner: Owner) -> tuple[Event, ...]:
+    return log_events(raw, ctx, where, _micros, typed_tags, owner)
 
 
 def log_events(
-    raw: Any, ctx: ReadContext, where: str, time_of: Read, fields_of: Read
+    raw: Any,
+    ctx: ReadContext,
+    where: str,
+    time_of: Callable[[Any, ReadContext, str], int | None],
+    fields_of: Callable[[Any, ReadContext, str, Owner], dict[str, Any]],
+    owner: Owner,
 ) -> tuple[Event, ...]:
     """A span's logs as events, each log's time and fields read as its format writes them."""
     if raw is None:
@@ -314,7 +325,7 @@ def log_events(
         if not isinstance(log, dict):
             raise ctx.error(place, "is not a log object")
         time = time_of(log.get("timestamp"), ctx, f"{place}.timestamp")
-        events.append(log_event(time, fields_of(log.get("fields"), ctx, f"{place}.fields")))
+        events.append(log_event(time, fields_of(log.get("fields"), ctx, f"{place}.fields", owner)))
     return tuple(events)
 
 
@@ -328,13 +339,13 @@ def log_event(time_ns: int | None, fields: dict[str, Any]) -> Event:
     return Event(name, time_ns, fields or EMPTY_ATTRIBUTES)
 
 
-def _process(raw: Any, ctx: ReadContext, where: str, owner: str) -> dict[str, Any]:
+def _process(raw: Any, ctx: ReadContext, where: str, owner: Owner) -> dict[str, Any]:
     """The process as resource attributes: its tags, and its service as `service.name`."""
     if raw is None:
         return {}
     if not isinstance(raw, dict):
         raise ctx.error(where, f"is {described(raw)}, not a process object")
-    resource = typed_tags(raw.get("tags"), ctx, at(where, "tags"), f"{owner}, process tag")
+    resource = typed_tags(raw.get("tags"), ctx, at(where, "tags"), owner)
     service = raw.get("serviceName")
     if isinstance(service, str) and service:
         resource["service.name"] = service

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from functools import partial
 from typing import Any
 
 from tracecheck.readers.common import (
@@ -32,6 +31,7 @@ from tracecheck.readers.common import (
 )
 from tracecheck.readers.jaeger import (
     TRACE_WARNINGS,
+    Owner,
     Reference,
     jaeger_span,
     log_events,
@@ -59,6 +59,8 @@ _VALUE_FIELDS = {
     "BINARY": "vBinary",
 }
 _VALUE_TYPES = ("STRING", "BOOL", "INT64", "FLOAT64", "BINARY")
+_BATCH: Owner = ("batch", None, "process tag")  # a Batch's process
+_MAPPED: Owner = ("process", None, "process tag")  # a Trace's processMap entry
 _JSON_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
 
 
@@ -108,7 +110,7 @@ def _value(value: Any, ctx: ReadContext, where: str) -> Iterator[Span]:
     if isinstance(value, list):
         yield from _spans(value, None, {}, ctx, where)
     elif isinstance(value, dict) and isinstance(value.get("spans"), list):
-        process = _process(value.get("process"), ctx, at(where, "process"), "batch")
+        process = _process(value.get("process"), ctx, at(where, "process"), _BATCH)
         processes = _process_map(value.get("processMap"), ctx, at(where, "processMap"))
         spans = list(_spans(value["spans"], process, processes, ctx, at(where, "spans")))
         warnings = value.get("warnings")  # a Trace's own (model.proto `Trace.warnings`)
@@ -148,8 +150,10 @@ def _span(
     # Batch may contain a Process").
     trace_id = checked_id(raw.get("traceId"), 16, ctx, at(where, "traceId"))
     span_id = checked_id(raw.get("spanId"), 8, ctx, at(where, "spanId"))
-    owner = f"span {span_id or '(no id)'}"
-    process = _process(raw.get("process"), ctx, at(where, "process"), owner)
+    named = span_id or "(no id)"
+    process = _process(
+        raw.get("process"), ctx, at(where, "process"), ("span", named, "process tag")
+    )
     if process is None and isinstance(raw.get("processId"), str):
         process = processes.get(raw["processId"])
     start = _timestamp(raw.get("startTime"), ctx, at(where, "startTime"))
@@ -163,15 +167,17 @@ def _span(
         legacy_parent=None,
         start_ns=start,
         duration_ns=_duration(raw.get("duration"), ctx, at(where, "duration")),
-        tags=model_tags(raw.get("tags"), ctx, at(where, "tags"), f"{owner}, tag"),
-        logs=_logs(raw.get("logs"), ctx, at(where, "logs"), owner),
+        tags=model_tags(raw.get("tags"), ctx, at(where, "tags"), ("span", named, "tag")),
+        logs=_logs(raw.get("logs"), ctx, at(where, "logs"), ("span", named, "log field")),
         process=process if process is not None else dict(batch_process or {}),
         warnings=raw.get("warnings"),
         flags=raw.get("flags"),
     )
 
 
-def model_tags(raw: Any, ctx: ReadContext, where: str, owner: str = "tag") -> dict[str, Any]:
+def model_tags(
+    raw: Any, ctx: ReadContext, where: str, owner: Owner = ("", None, "tag")
+) -> dict[str, Any]:
     """`KeyValue`s as a mapping, each value of its `vType` (absent fields are proto3 zeros); a
     value not of its type is an error naming the tag's `owner` and key, never the value."""
     if raw is None:
@@ -253,18 +259,16 @@ def _references(raw: Any, ctx: ReadContext, where: str) -> list[Reference]:
     return references
 
 
-def _logs(raw: Any, ctx: ReadContext, where: str, owner: str) -> tuple[Event, ...]:
-    return log_events(raw, ctx, where, _timestamp, partial(model_tags, owner=f"{owner}, log field"))
+def _logs(raw: Any, ctx: ReadContext, where: str, owner: Owner) -> tuple[Event, ...]:
+    return log_events(raw, ctx, where, _timestamp, model_tags, owner)
 
 
-def _process(
-    raw: Any, ctx: ReadContext, where: str, owner: str = "process"
-) -> dict[str, Any] | None:
+def _process(raw: Any, ctx: ReadContext, where: str, owner: Owner) -> dict[str, Any] | None:
     if raw is None:
         return None
     if not isinstance(raw, dict):
         raise ctx.error(where, f"is {described(raw)}, not a process object")
-    resource = model_tags(raw.get("tags"), ctx, at(where, "tags"), f"{owner}, process tag")
+    resource = model_tags(raw.get("tags"), ctx, at(where, "tags"), owner)
     service = raw.get("serviceName")
     if isinstance(service, str) and service:
         resource["service.name"] = service
@@ -282,7 +286,7 @@ def _process_map(raw: Any, ctx: ReadContext, where: str) -> dict[str, dict[str, 
         if not isinstance(entry, dict) or not isinstance(entry.get("processId"), str):
             raise ctx.error(place, "is not a process mapping with a processId")
         processes[entry["processId"]] = (
-            _process(entry.get("process"), ctx, f"{place}.process", "process") or {}
+            _process(entry.get("process"), ctx, f"{place}.process", _MAPPED) or {}
         )
     return processes
 
