@@ -16,10 +16,10 @@ import re
 
 from tracecheck.readers.common import INT64_MAX, INT64_MIN, described
 
-__all__ = ["DURATION_UNITS", "go_bool", "go_duration", "go_float", "go_int"]
+__all__ = ["go_bool", "go_duration", "go_float", "go_int"]
 
 # Go's `unitMap`: "us" and both micro signs (U+00B5, U+03BC) are microseconds.
-DURATION_UNITS = {
+_DURATION_UNITS = {
     "ns": 1,
     "us": 1_000,
     "\u00b5s": 1_000,
@@ -56,7 +56,7 @@ def go_duration(text: str) -> int:
         whole, fraction, unit = match.groups()
         if not whole and not fraction:
             raise ValueError(f"{described(text)} is not a duration")
-        scale = DURATION_UNITS.get(unit)
+        scale = _DURATION_UNITS.get(unit)
         if scale is None:
             raise ValueError(f"{described(text)} has a missing or unknown unit")
         total += int(whole or "0") * scale

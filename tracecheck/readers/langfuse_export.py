@@ -51,10 +51,10 @@ from tracecheck.readers.langfuse_shapes import OBSERVATION_TYPES, langfuse_layou
 from tracecheck.readers.tracer_parts import JsonValue, at, count
 from tracecheck.spans import Span, SpanStatus
 
-__all__ = ["LAYOUT", "UNTYPED", "read_langfuse_export", "token_counts"]
+__all__ = ["read_langfuse_export", "token_counts"]
 
-LAYOUT = "langfuse.export.layout"  # on every span: the export it was read from
-UNTYPED = "langfuse.export.untyped"  # on every span of a trace with the old types only
+_LAYOUT = "langfuse.export.layout"  # on every span: the export it was read from
+_UNTYPED = "langfuse.export.untyped"  # on every span of a trace with the old types only
 _OLD_TYPES = frozenset({"SPAN", "GENERATION", "EVENT"})
 _LEVELS = frozenset({"DEBUG", "DEFAULT", "WARNING", "ERROR"})
 _CACHE_READ = re.compile(r"cache_read|cached")
@@ -226,9 +226,9 @@ def _spans(
     for group in groups.values():
         untyped = not any(o.type not in _OLD_TYPES or o.sdk_typed for o in group)
         for observation in group:
-            observation.attributes[LAYOUT] = layout
+            observation.attributes[_LAYOUT] = layout
             if untyped:
-                observation.attributes[UNTYPED] = True
+                observation.attributes[_UNTYPED] = True
     if trace is not None:
         yield from _with_trace(trace, read, layout, ctx, trace_place, trace_id)
     for observation in read:
@@ -255,9 +255,9 @@ def _with_trace(
         root.parent = f"\0{span_id}"  # the trace span, not an observation id
     start = _time(trace.get("timestamp"), ctx, at(where, "timestamp"))
     name = trace.get("name")
-    attributes[LAYOUT] = layout
-    if read and all(UNTYPED in o.attributes for o in read):
-        attributes[UNTYPED] = True
+    attributes[_LAYOUT] = layout
+    if read and all(_UNTYPED in o.attributes for o in read):
+        attributes[_UNTYPED] = True
     yield checked(
         Span(
             trace_id=trace_id,

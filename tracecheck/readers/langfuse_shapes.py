@@ -20,7 +20,7 @@ import functools
 import re
 from typing import Any
 
-__all__ = ["OBSERVATION_TYPES", "is_observation", "langfuse_layout", "looks_like_langfuse_text"]
+__all__ = ["OBSERVATION_TYPES", "langfuse_layout", "looks_like_langfuse_text"]
 
 # Langfuse's observation types (packages/shared/src/domain/observations.ts, `ObservationType`).
 OBSERVATION_TYPES = frozenset(
@@ -39,7 +39,7 @@ OBSERVATION_TYPES = frozenset(
 )
 
 
-def is_observation(row: Any) -> bool:
+def _is_observation(row: Any) -> bool:
     """An observation: an `id`, a `startTime`, one of Langfuse's types, and its trace or
     parent named in Langfuse's spelling (never an OpenTelemetry `spanId`)."""
     return (
@@ -70,7 +70,7 @@ def langfuse_layout(value: Any) -> str | None:
     """The layout of a Langfuse export that `value` (a file's first JSON value) has, or None."""
     if isinstance(value, list):
         rows = _first_rows(value)
-        return "list" if rows and all(is_observation(row) for row in rows) else None
+        return "list" if rows and all(_is_observation(row) for row in rows) else None
     if not isinstance(value, dict):
         return None
     observations = value.get("observations")
@@ -80,18 +80,18 @@ def langfuse_layout(value: Any) -> str | None:
         if "id" in value and "timestamp" in value:
             return "trace"
         rows = _first_rows(observations)
-        if "scores" in value or (rows and all(is_observation(row) for row in rows)):
+        if "scores" in value or (rows and all(_is_observation(row) for row in rows)):
             return "download"
         return None
     data = value.get("data")
     if isinstance(data, list) and isinstance(value.get("meta"), dict):
         rows = _first_rows(data)
-        if rows and all(is_observation(row) for row in rows):
+        if rows and all(_is_observation(row) for row in rows):
             return "observations"
         if rows and all(_is_trace_row(row) for row in rows):
             return "trace-list"
         return None
-    return "observation" if is_observation(value) else None
+    return "observation" if _is_observation(value) else None
 
 
 def _key(*names: str) -> re.Pattern[bytes]:
