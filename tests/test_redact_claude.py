@@ -528,6 +528,99 @@ def test_a_tool_result_holding_json_is_redacted_as_json_in_its_layout(tmp_path: 
     assert content["input"]["content"] == json.dumps(again)
 
 
+def with_stdout(tmp_path: Path, stdout: str) -> Path:
+    """The transcript with a Bash call's toolUseResult.stdout holding `stdout`."""
+    records = load(TRANSCRIPT)
+    _line(records, "user", "tool_result", 2)["toolUseResult"] = {"stdout": stdout, "stderr": ""}
+    return write(tmp_path / "leaky.jsonl", records)
+
+
+def verify(path: Path, capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
+    """verify-safe's exit code and the status it prints for `path`."""
+    capsys.readouterr()
+    code = main(["verify-safe", str(path), *args])
+    first = capsys.readouterr().out.splitlines()[0]
+    return code, first.removeprefix(f"{path}: ")
+
+
+@pytest.mark.parametrize("space", ["\r\n", "\r", "\n", " \t", "\r\n  "])
+def test_json_after_any_leading_whitespace_is_judged_as_json(
+    space: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A batch's clean strings are judged by their key alone: JSON held in one must not be
+    # left among them, whatever whitespace it opens with.
+    document = json.dumps({"dob": "1980-01-01", "home_address": "1 Main St"})
+    leaky = with_stdout(tmp_path, space + document + space)
+    assert verify(leaky, capsys, "--profile", "share") == (ExitCode.FAILED, "UNSAFE")
+    out = tmp_path / "out.jsonl"
+    assert redact(leaky, out, "--profile", "share") == ExitCode.OK
+    stdout = _line(load(out), "user", "tool_result", 2)["toolUseResult"]["stdout"]
+    assert "1980" not in stdout and "Main St" not in stdout
+    assert verify(out, capsys, "--profile", "share")[0] == ExitCode.OK
+
+
+def nested_json(inner: Any, levels: int, depth: int = 1) -> str:
+    """`inner` as JSON text held `levels` times in a string, each `depth` objects deep."""
+    text = json.dumps(inner)
+    for _ in range(levels):
+        value: Any = text
+        for _ in range(depth):
+            value = {"x": value}
+        text = json.dumps(value)
+    return text
+
+
+def test_json_nested_in_strings_past_the_limit_is_unknown_and_cut(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Four levels of JSON held in a string are read; a fifth that still holds JSON cannot be
+    # judged as JSON, and read as text its keys would say nothing: UNKNOWN, and cut.
+    readable = with_stdout(tmp_path, nested_json({"dob": "abc"}, 3))
+    assert verify(readable, capsys, "--profile", "share") == (ExitCode.FAILED, "UNSAFE")
+    leaky = with_stdout(tmp_path, nested_json({"dob": "abc"}, 4))
+    assert verify(leaky, capsys, "--profile", "share") == (ExitCode.FAILED, "UNKNOWN")
+    out = tmp_path / "out.jsonl"
+    assert redact(leaky, out, "--profile", "share") == ExitCode.OK
+    assert "depth-limit ×1" in capsys.readouterr().err
+    stdout = _line(load(out), "user", "tool_result", 2)["toolUseResult"]["stdout"]
+    for _ in range(4):
+        stdout = json.loads(stdout)["x"]
+    assert stdout == "[REDACTED:depth-limit]"
+    assert verify(out, capsys, "--profile", "share")[0] == ExitCode.OK
+
+
+def test_json_nested_in_strings_is_bounded_by_the_depth_of_the_whole(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Each document within depth, together far deeper than a walk goes: bounded, not a crash.
+    # So is one document deeper than the JSON parser follows.
+    for stdout in (nested_json("1", 4, depth=62), "[" * 5000 + '{"dob": 1}' + "]" * 5000):
+        leaky = with_stdout(tmp_path, stdout)
+        assert verify(leaky, capsys, "--profile", "share") == (ExitCode.FAILED, "UNKNOWN")
+        out = tmp_path / "out.jsonl"
+        assert redact(leaky, out, "--profile", "share") == ExitCode.OK
+        assert "depth-limit ×1" in capsys.readouterr().err
+        assert verify(out, capsys, "--profile", "share")[0] == ExitCode.OK
+
+
+def test_json_text_with_a_lone_surrogate_escape_is_written_back_escaped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # JSON text may escape half a surrogate pair; written back raw, it is no UTF-8.
+    stdout = '{"note": "\\ud800 caf\u00e9", "password": "hunter2hunter2"}'
+    leaky = with_stdout(tmp_path, stdout)
+    out = tmp_path / "out.jsonl"
+    assert redact(leaky, out, "--profile", "share") == ExitCode.OK
+    capsys.readouterr()
+    written = _line(load(out), "user", "tool_result", 2)["toolUseResult"]["stdout"]
+    assert json.loads(written) == {
+        "note": "\ud800 caf\u00e9",
+        "password": "[REDACTED:credential-key]",
+    }
+    assert "\\ud800" in written
+    assert verify(out, capsys, "--profile", "share")[0] == ExitCode.OK
+
+
 def test_pseudonyms_agree_across_records_and_runs_with_a_key(tmp_path: Path) -> None:
     records = load(TRANSCRIPT)
     for record in records:
