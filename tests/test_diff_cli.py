@@ -194,7 +194,13 @@ def test_an_unreadable_input_exits_3_and_an_ambiguous_one_4(tmp_path: Path) -> N
     assert found["json"]["unread"][0]["kind"] == "unreadable"
     assert "settings" not in found["json"]
     assert "<error" in found["junit"]
-    assert found["sarif"]["runs"][0]["invocations"][0]["executionSuccessful"] is False
+    (invocation,) = found["sarif"]["runs"][0]["invocations"]
+    assert invocation["executionSuccessful"] is False
+    (notification,) = invocation["toolExecutionNotifications"]
+    assert notification["descriptor"] == {"id": "unreadable"}
+    # Located at the input's file, as `check --sarif` locates it.
+    location = notification["locations"][0]["physicalLocation"]["artifactLocation"]
+    assert location == {"uri": (tmp_path / "missing.jsonl").as_uri()}
     both = tmp_path / "both.jsonl"
     record = {"type": "assistant", "session_id": "s", "traceId": "a" * 32, "spanId": "b" * 16}
     both.write_text(json.dumps(record) + "\n" + json.dumps(record) + "\n")

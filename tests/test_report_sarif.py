@@ -141,6 +141,28 @@ def test_the_driver_names_the_tool_and_describes_each_rule(tmp_path: Path) -> No
     assert run["invocations"][0] == {"executionSuccessful": True, "toolExecutionNotifications": []}
 
 
+def test_every_kind_of_rule_is_described_by_what_it_asks() -> None:
+    contract = compile_contract(
+        {
+            "name": "kinds",
+            "trajectory": {"mode": "in-order", "calls": ["lookup_order"]},
+            "tools": {"requires": [{"tool": "issue_refund", "after": "lookup_order"}]},
+            "llm": {"maxCostUsd": 1},
+            "prices": {"gpt-4.1-mini": {"input": 0.4, "output": 1.6}},
+        }
+    )
+    driver = render_sarif([], [], [contract])["runs"][0]["tool"]["driver"]
+    asks = {
+        rule["properties"]["tags"][1]: rule["fullDescription"]["text"].rsplit(": ", 1)[1]
+        for rule in driver["rules"]
+    }
+    assert asks == {
+        "trajectory": "the run's tool calls follow the reference trajectory in its match mode.",
+        "requires": "a tool runs only after another tool succeeded.",
+        "maxCost": "the model calls cost no more than the limit.",
+    }
+
+
 def test_a_violation_points_at_the_rules_line_in_a_json_contract(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -119,7 +119,14 @@ def _check_all(
     import pickle
 
     from tracecheck.cli.inputs import failure_code
-    from tracecheck.cli.output import encoded, joined, print_parts, use_color, write_parts
+    from tracecheck.cli.output import (
+        append_summary,
+        encoded,
+        joined,
+        print_parts,
+        use_color,
+        write_parts,
+    )
     from tracecheck.report.text import text_lines
     from tracecheck.verdict import worst
 
@@ -167,7 +174,10 @@ def _check_all(
             print_parts(joined(itertools.chain([first], annotations), "\n"), human, env.stdout)
     summary = env.environ.get("GITHUB_STEP_SUMMARY")
     if summary:
-        _append_summary(env, summary, checked, failures, [c.source or c.name for c in contracts])
+        from tracecheck.report.github import summary_parts
+
+        names = [c.source or c.name for c in contracts]
+        append_summary(env, summary, summary_parts(checked, failures, names))
     if args.html is not None and verdicts:
         from tracecheck.cli.report import write_page
 
@@ -281,31 +291,6 @@ def html_arguments(parser: argparse.ArgumentParser) -> None:
 def timeline_profile(args: argparse.Namespace) -> str | None:
     """The redaction profile of the timelines `check` keeps: only with `--html`."""
     return args.html_profile if getattr(args, "html", None) is not None else None
-
-
-def _append_summary(
-    env: Environment,
-    target: str,
-    checked: Callable[[], Iterator[CheckedTrace]],
-    failures: Sequence[ReadFailure],
-    contracts: Sequence[str],
-) -> None:
-    """The job summary appended to the file GitHub Actions names (`$GITHUB_STEP_SUMMARY`).
-    A summary that cannot be written is a warning: the verdicts stand."""
-    from pathlib import Path  # not at import: `--version` needs none of it
-
-    from tracecheck.report.github import summary_parts
-
-    try:
-        with Path(target).open("a", encoding="utf-8", errors="backslashreplace") as out:
-            for part in summary_parts(checked, failures, contracts):
-                out.write(part)
-    except OSError as exc:
-        print(
-            f"tracecheck: warning: $GITHUB_STEP_SUMMARY ({target}): cannot write: "
-            f"{exc.strerror or exc}",
-            file=env.stderr,
-        )
 
 
 def _timed(

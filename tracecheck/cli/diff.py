@@ -236,7 +236,7 @@ def _report(
 
 
 def _write(args: argparse.Namespace, env: Environment, report: DiffReport) -> None:
-    from tracecheck.cli.output import joined, print_parts, use_color, write_parts
+    from tracecheck.cli.output import append_summary, joined, print_parts, use_color, write_parts
     from tracecheck.report.diff_text import diff_text_lines
 
     machine_on_stdout = "-" in (args.json, args.junit, args.sarif)
@@ -258,7 +258,9 @@ def _write(args: argparse.Namespace, env: Environment, report: DiffReport) -> No
         write_parts(env, args.sarif, [_json_bytes(render_diff_sarif(report))])
     summary = env.environ.get("GITHUB_STEP_SUMMARY")
     if summary:
-        _append_summary(env, summary, report)
+        from tracecheck.report.diff_github import render_diff_summary
+
+        append_summary(env, summary, [render_diff_summary(report)])
 
 
 def _json_bytes(document: object) -> bytes:
@@ -266,21 +268,3 @@ def _json_bytes(document: object) -> bytes:
 
     text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
     return text.encode("utf-8", "backslashreplace")
-
-
-def _append_summary(env: Environment, target: str, report: DiffReport) -> None:
-    """The job summary appended to the file GitHub Actions names; one that cannot be written
-    is a warning: the diff stands."""
-    from pathlib import Path
-
-    from tracecheck.report.diff_github import render_diff_summary
-
-    try:
-        with Path(target).open("a", encoding="utf-8", errors="backslashreplace") as out:
-            out.write(render_diff_summary(report))
-    except OSError as exc:
-        print(
-            f"tracecheck: warning: $GITHUB_STEP_SUMMARY ({target}): cannot write: "
-            f"{exc.strerror or exc}",
-            file=env.stderr,
-        )

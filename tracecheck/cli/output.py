@@ -12,6 +12,7 @@ from tracecheck.cli.codes import ExitCode, Stop
 from tracecheck.cli.environment import Environment
 
 __all__ = [
+    "append_summary",
     "encoded",
     "joined",
     "print_parts",
@@ -41,6 +42,21 @@ def write_parts(env: Environment, target: str, parts: Iterable[bytes]) -> None:
     except OSError as exc:
         env.error(f"{target}: cannot write: {exc.strerror or exc}")
         raise Stop(ExitCode.USAGE) from None
+
+
+def append_summary(env: Environment, target: str, parts: Iterable[str]) -> None:
+    """A job summary appended to the file GitHub Actions names (`$GITHUB_STEP_SUMMARY`),
+    part by part. A summary that cannot be written is a warning: the outcome stands."""
+    try:
+        with Path(target).open("a", encoding="utf-8", errors="backslashreplace") as out:
+            for part in parts:
+                out.write(part)
+    except OSError as exc:
+        print(
+            f"tracecheck: warning: $GITHUB_STEP_SUMMARY ({target}): cannot write: "
+            f"{exc.strerror or exc}",
+            file=env.stderr,
+        )
 
 
 def print_parts(parts: Iterable[str], stream: TextIO, stdout: TextIO | None = None) -> None:

@@ -9,19 +9,17 @@ the ones the redactor lets through).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from tracecheck.diff.model import CallPair, CallRef, Quantity, RunDiff
 from tracecheck.report.diff_model import DiffReport
 from tracecheck.report.diff_words import divergence_text, tool_name
-from tracecheck.report.safe import printable, shorten
+from tracecheck.report.safe import markdown, shorten
 
 __all__ = ["MAX_ROWS", "render_diff_summary"]
 
 MAX_ROWS = 50  # rows of the table of differences
 _STATUS = {"same": "✅ SAME", "different": "❌ DIFFERENT", "error": "⚠️ ERROR"}
-_MARKUP = re.compile(r"([\\`*_\[\]<>|&~$@])")
 
 
 def render_diff_summary(report: DiffReport) -> str:
@@ -30,9 +28,9 @@ def render_diff_summary(report: DiffReport) -> str:
 
 def _parts(report: DiffReport) -> Iterator[str]:
     yield f"## tracecheck diff: {_STATUS[report.status]}\n\n"
-    yield f"Baseline {_md(report.baseline)}, run {_md(report.run)}.\n\n"
+    yield f"Baseline {markdown(report.baseline)}, run {markdown(report.run)}.\n\n"
     for failure in report.unread:
-        yield f"- {_md(failure.source)}: not read: {_md(shorten(failure.message, 300))}\n"
+        yield f"- {markdown(failure.source)}: not read: {markdown(shorten(failure.message, 300))}\n"
     if report.unread:
         yield "\n"
     diff = report.diff
@@ -40,16 +38,16 @@ def _parts(report: DiffReport) -> Iterator[str]:
         return
     yield "| | trace | steps | tool calls | model calls |\n|---|---|---|---|---|\n"
     for side, summary in (("baseline", diff.baseline), ("run", diff.run)):
-        trace = _md(summary.trace_id or "(no trace id)")
+        trace = markdown(summary.trace_id or "(no trace id)")
         yield f"| {side} | {trace} | {summary.steps} | {summary.calls} | {summary.model_calls} |\n"
     yield "\n"
     if diff.first_divergence is not None:
-        yield f"**First divergence:** {_md(divergence_text(diff.first_divergence))}\n\n"
+        yield f"**First divergence:** {markdown(divergence_text(diff.first_divergence))}\n\n"
     yield from _differences(diff)
     yield from _totals(diff)
     if diff.problems:
         yield "### The diff cannot vouch for these runs\n\n"
-        yield from (f"- {_md(shorten(problem, 500))}\n" for problem in diff.problems)
+        yield from (f"- {markdown(shorten(problem, 500))}\n" for problem in diff.problems)
         yield "\n"
 
 
@@ -62,7 +60,7 @@ def _differences(diff: RunDiff) -> Iterator[str]:
         return
     yield "### Differences\n\n| change | tool | baseline | run | counts |\n|---|---|---|---|---|\n"
     for what, old, new, counts in rows[:MAX_ROWS]:
-        tool = _md(tool_name(old or new))
+        tool = markdown(tool_name(old or new))
         yield f"| {what} | {tool} | {_where(old)} | {_where(new)} | {counts or '✗'} |\n"
     if len(rows) > MAX_ROWS:
         yield f"\n… and {len(rows) - MAX_ROWS} more (the JSON report holds every one).\n"
@@ -73,7 +71,7 @@ def _pair_row(pair: CallPair) -> tuple[str, CallRef | None, CallRef | None, str]
     changes: list[str] = []
     for change in pair.changes:
         if change == "arguments":
-            pointers = ", ".join(_md(a.pointer or "(whole)") for a in pair.arguments[:5])
+            pointers = ", ".join(markdown(a.pointer or "(whole)") for a in pair.arguments[:5])
             more = f" and {len(pair.arguments) - 5} more" if len(pair.arguments) > 5 else ""
             changes.append(f"arguments {pointers}{more}")
         else:
@@ -86,7 +84,7 @@ def _pair_row(pair: CallPair) -> tuple[str, CallRef | None, CallRef | None, str]
 def _where(ref: CallRef | None) -> str:
     if ref is None:
         return "—"
-    return f"step {ref.step}, span {_md(ref.span)}"
+    return f"step {ref.step}, span {markdown(ref.span)}"
 
 
 def _totals(diff: RunDiff) -> Iterator[str]:
@@ -95,7 +93,7 @@ def _totals(diff: RunDiff) -> Iterator[str]:
         yield _total_row(quantity)
     for use in diff.models:
         mark = "❌ one run only" if use.changed else "✅"
-        yield f"| model {_md(use.model)} | {use.baseline_calls} calls | {use.run_calls} calls | | | {mark} |\n"
+        yield f"| model {markdown(use.model)} | {use.baseline_calls} calls | {use.run_calls} calls | | | {mark} |\n"
     yield "\n"
 
 
@@ -123,8 +121,3 @@ def _number(value: int | float | None, *, signed: bool = False) -> str:
         return "—"
     text = f"{value:,.1f}" if isinstance(value, float) else f"{value:,}"
     return ("+" + text if value >= 0 else text) if signed else text
-
-
-def _md(text: str) -> str:
-    """Recorded text as Markdown that shows it as it is (as `check`'s summary escapes it)."""
-    return _MARKUP.sub(r"\\\1", printable(text))

@@ -23,7 +23,7 @@ from tracecheck.diff.model import (
 )
 from tracecheck.distribution import version
 from tracecheck.report.diff_model import DiffReport
-from tracecheck.report.model import ReadFailure
+from tracecheck.report.json import packaged_schema, unread_entries
 
 __all__ = [
     "DIFF_REPORT_VERSION",
@@ -40,12 +40,7 @@ DIFF_SCHEMA_FILE = "diff.schema.json"
 
 def diff_report_schema() -> dict[str, Any]:
     """The JSON Schema the diff report follows (`diff.schema.json`, shipped with the package)."""
-    import importlib.resources
-    import json
-
-    text = importlib.resources.files(__package__).joinpath(DIFF_SCHEMA_FILE).read_text("utf-8")
-    schema: dict[str, Any] = json.loads(text)
-    return schema
+    return packaged_schema(DIFF_SCHEMA_FILE)
 
 
 def render_diff_json(report: DiffReport) -> dict[str, Any]:
@@ -78,7 +73,7 @@ def render_diff_json(report: DiffReport) -> dict[str, Any]:
                 "notes": list(diff.notes),
             }
         )
-    document["unread"] = [_unread(failure) for failure in report.unread]
+    document["unread"] = unread_entries(report.unread)
     return document
 
 
@@ -173,7 +168,3 @@ def _quantity(quantity: Quantity) -> dict[str, Any]:
         "status": quantity.status,
         "reason": quantity.reason,
     }
-
-
-def _unread(failure: ReadFailure) -> dict[str, str]:
-    return {"source": failure.source, "kind": failure.kind, "error": failure.message}

@@ -24,6 +24,7 @@ from tracecheck.report.diff_words import (
     pair_text,
     quantity_text,
 )
+from tracecheck.report.junit import element, read_error, sub
 from tracecheck.report.safe import shorten, xml_safe
 
 __all__ = ["render_diff_junit"]
@@ -32,14 +33,14 @@ __all__ = ["render_diff_junit"]
 def render_diff_junit(report: DiffReport, *, timestamp: datetime | None = None) -> bytes:
     stamp = (timestamp or datetime.now()).replace(microsecond=0, tzinfo=None).isoformat()
     name = f"{report.baseline} → {report.run}"
-    suite = _element("testsuite", name=name, timestamp=stamp, time=f"{report.seconds:.3f}")
-    properties = _sub(suite, "properties")
+    suite = element("testsuite", name=name, timestamp=stamp, time=f"{report.seconds:.3f}")
+    properties = sub(suite, "properties")
     for key, value in (("baseline", report.baseline), ("run", report.run)):
-        _sub(properties, "property", name=key, value=value)
-    _sub(properties, "property", name="status", value=report.status)
+        sub(properties, "property", name=key, value=value)
+    sub(properties, "property", name="status", value=report.status)
     for failure in report.unread:
-        kind = "AmbiguousFormat" if failure.kind == "ambiguous" else "UnreadableTrace"
-        _case(suite, name, f"read {failure.source}", ("error", kind, failure.message, ""))
+        outcome = ("error", read_error(failure), failure.message, "")
+        _case(suite, name, f"read {failure.source}", outcome)
     if report.diff is not None:
         for case, outcome in _outcomes(report.diff):
             _case(suite, name, case, outcome)
@@ -135,25 +136,15 @@ def _capture(diff: RunDiff) -> Outcome:
 
 
 def _case(suite: ET.Element, classname: str, name: str, outcome: Outcome) -> None:
-    case = _sub(suite, "testcase", name=name, classname=classname, time="0.000")
+    case = sub(suite, "testcase", name=name, classname=classname, time="0.000")
     element, kind, message, text = outcome
     if element == "pass":
         if text:
-            out = _sub(case, "system-out")
+            out = sub(case, "system-out")
             out.text = xml_safe(text)
         return
     if element == "skipped":
-        _sub(case, "skipped", message=shorten(message, 1000))
+        sub(case, "skipped", message=shorten(message, 1000))
         return
-    node = _sub(case, element, message=shorten(message, 1000), type=kind)
+    node = sub(case, element, message=shorten(message, 1000), type=kind)
     node.text = xml_safe(text or message)
-
-
-def _element(tag: str, **attributes: str) -> ET.Element:
-    return ET.Element(tag, {key: xml_safe(value) for key, value in attributes.items()})
-
-
-def _sub(parent: ET.Element, tag: str, **attributes: str) -> ET.Element:
-    child = _element(tag, **attributes)
-    parent.append(child)
-    return child

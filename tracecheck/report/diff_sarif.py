@@ -6,19 +6,18 @@ One run; its tool is tracecheck with one rule (reportingDescriptor) per kind of 
 located at the run's trace file (relative to `base` with `uriBaseId: %SRCROOT%` when it lies
 below it), the baseline's file a related location; the span ids, steps, tool and argument
 pointer are properties. Reasons the diff cannot vouch for the runs, and inputs that could not be
-read, are notifications of the invocation, which is then not `executionSuccessful`.
+read, are notifications of the invocation (an unread input at its file, as `check --sarif`
+says it), which is then not `executionSuccessful`.
 `partialFingerprints` hash the kind, tool, steps and pointer, so that a viewer knows the same
 difference in the next run. Values never appear: results name pointers and types.
 """
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterator
 from typing import Any
 
 from tracecheck.diff.model import CallRef, RunDiff
-from tracecheck.distribution import DISTRIBUTION, version
 from tracecheck.report.diff_model import DiffReport
 from tracecheck.report.diff_words import (
     call_text,
@@ -29,11 +28,19 @@ from tracecheck.report.diff_words import (
 )
 from tracecheck.report.safe import printable
 
-# Where a file is, as `check --sarif` says it (relative to the base, or a file: URI).
-from tracecheck.report.sarif import SARIF_SCHEMA, SARIF_VERSION, SRCROOT
-from tracecheck.report.sarif import _artifact as artifact_of
-from tracecheck.report.sarif import _base as base_of
-from tracecheck.report.sarif import _file_uri as file_uri
+# The log's frame as `check --sarif` writes it: the driver, files relative to the base (or
+# file: URIs), unread inputs as notifications at their files, fingerprints.
+from tracecheck.report.sarif import (
+    SARIF_SCHEMA,
+    SARIF_VERSION,
+    SRCROOT,
+    artifact,
+    driver,
+    file_uri,
+    fingerprint,
+    root_of,
+    unread_notification,
+)
 
 __all__ = ["render_diff_sarif"]
 
@@ -54,15 +61,8 @@ _INDEX = {rule: index for index, (rule, _) in enumerate(RULES)}
 
 
 def render_diff_sarif(report: DiffReport, *, base: str | None = None) -> dict[str, Any]:
-    root = base_of(base)
-    notifications = [
-        {
-            "level": "error",
-            "message": {"text": printable(failure.message)},
-            "descriptor": {"id": failure.kind},
-        }
-        for failure in report.unread
-    ]
+    root = root_of(base)
+    notifications = [unread_notification(failure, root) for failure in report.unread]
     diff = report.diff
     if diff is not None:
         notifications += [
@@ -74,7 +74,7 @@ def render_diff_sarif(report: DiffReport, *, base: str | None = None) -> dict[st
             for problem in diff.problems
         ]
     run: dict[str, Any] = {
-        "tool": {"driver": _driver()},
+        "tool": {"driver": driver(_descriptors(), _NOTIFICATIONS)},
         "invocations": [
             {
                 "executionSuccessful": not notifications,
@@ -88,31 +88,24 @@ def render_diff_sarif(report: DiffReport, *, base: str | None = None) -> dict[st
     return {"$schema": SARIF_SCHEMA, "version": SARIF_VERSION, "runs": [run]}
 
 
-def _driver() -> dict[str, Any]:
-    return {
-        "name": "tracecheck",
-        "fullName": f"tracecheck ({DISTRIBUTION})",
-        "version": version(),
-        "informationUri": f"https://pypi.org/project/{DISTRIBUTION}/",
-        "rules": [
-            {
-                "id": f"diff/{rule}",
-                "shortDescription": {"text": f"diff: {rule}"},
-                "fullDescription": {"text": f"Golden-run diff: {words}."},
-                "defaultConfiguration": {"level": "error"},
-                "properties": {"tags": ["tracecheck", "diff"]},
-            }
-            for rule, words in RULES
-        ],
-        "notifications": [
-            {"id": "unreadable", "shortDescription": {"text": "an input could not be read"}},
-            {"id": "ambiguous", "shortDescription": {"text": "an input's format is ambiguous"}},
-            {
-                "id": "cannot-vouch",
-                "shortDescription": {"text": "the diff cannot vouch that the runs are the same"},
-            },
-        ],
-    }
+_NOTIFICATIONS = (
+    ("unreadable", "an input could not be read"),
+    ("ambiguous", "an input's format is ambiguous"),
+    ("cannot-vouch", "the diff cannot vouch that the runs are the same"),
+)
+
+
+def _descriptors() -> list[dict[str, Any]]:
+    return [
+        {
+            "id": f"diff/{rule}",
+            "shortDescription": {"text": f"diff: {rule}"},
+            "fullDescription": {"text": f"Golden-run diff: {words}."},
+            "defaultConfiguration": {"level": "error"},
+            "properties": {"tags": ["tracecheck", "diff"]},
+        }
+        for rule, words in RULES
+    ]
 
 
 def _results(report: DiffReport, diff: RunDiff, root: str) -> Iterator[dict[str, Any]]:
@@ -148,8 +141,8 @@ class _Place:
 
     def __init__(self, report: DiffReport, root: str) -> None:
         self.report = report
-        self.run = artifact_of(report.run, root)
-        self.baseline = artifact_of(report.baseline, root)
+        self.run = artifact(report.run, root)
+        self.baseline = artifact(report.baseline, root)
 
     def result(
         self,
@@ -195,6 +188,5 @@ class _Place:
             str(new.step if new else ""),
             pointer or "",
         ]
-        digest = hashlib.sha256("\x00".join(parts).encode("utf-8", "surrogatepass"))
-        result["partialFingerprints"] = {FINGERPRINT: digest.hexdigest()}
+        result["partialFingerprints"] = {FINGERPRINT: fingerprint(parts)}
         return result

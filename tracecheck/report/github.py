@@ -16,11 +16,10 @@ never shows a violation's prose or any attribute value: recorded text appears on
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from tracecheck.report.model import CheckedTrace, ReadFailure
-from tracecheck.report.safe import printable, shorten
+from tracecheck.report.safe import markdown, printable, shorten
 from tracecheck.verdict import RuleResult
 
 __all__ = [
@@ -98,10 +97,6 @@ def _property(text: str) -> str:
 # --- the job summary ----------------------------------------------------------------------
 
 _VERDICTS = {"pass": "✅ PASS", "fail": "❌ FAIL", "error": "⚠️ ERROR"}
-# Characters that Markdown or HTML could read as markup in GitHub's flavour (emphasis, code,
-# links and images, table cells, HTML and entities, strikethrough, maths, mentions), each
-# escaped with a backslash. Names never start a line, so `#`, `-` and `1.` need none.
-_MARKUP = re.compile(r"([\\`*_\[\]<>|&~$@])")
 
 
 def render_summary(
@@ -148,8 +143,8 @@ def _table(checked: Iterable[CheckedTrace]) -> Iterator[str]:
         verdict = item.verdict
         passed, total = _passed(verdict.rules)
         yield (
-            f"| {_md(item.files)} | {_md(verdict.trace_id or '(no trace id)')} "
-            f"| {_md(verdict.contract)} | {_VERDICTS[verdict.status]} | {passed}/{total} |\n"
+            f"| {markdown(item.files)} | {markdown(verdict.trace_id or '(no trace id)')} "
+            f"| {markdown(verdict.contract)} | {_VERDICTS[verdict.status]} | {passed}/{total} |\n"
         )
     if rows > MAX_ROWS:
         yield f"\n… and {rows - MAX_ROWS} more verdicts (the JSON report holds every one).\n"
@@ -186,11 +181,11 @@ def _failing(checked: Iterable[CheckedTrace]) -> Iterator[str]:
         listed += len(failing)
         if not shown:
             continue
-        trace = _md(verdict.trace_id or "(no trace id)")
-        yield f"\n**{_md(verdict.contract)}** on {_md(item.files)}, trace {trace}:\n\n"
+        trace = markdown(verdict.trace_id or "(no trace id)")
+        yield f"\n**{markdown(verdict.contract)}** on {markdown(item.files)}, trace {trace}:\n\n"
         for rule in shown:
-            kind = f" ({_md(rule.kind)})" if rule.kind else ""
-            yield f"- {_md(rule.label)}{kind}: {_outcome(rule)}\n"
+            kind = f" ({markdown(rule.kind)})" if rule.kind else ""
+            yield f"- {markdown(rule.label)}{kind}: {_outcome(rule)}\n"
     if listed > MAX_FAILING:
         yield f"\n… and {listed - MAX_FAILING} more failing rules (see the JSON report).\n"
     if listed:
@@ -208,10 +203,10 @@ def _outcome(rule: RuleResult) -> str:
         if violation.span_id is None:
             whole += 1
             continue
-        extra = [f"tool {_md(violation.tool)}"] if violation.tool else []
+        extra = [f"tool {markdown(violation.tool)}"] if violation.tool else []
         if violation.pointer is not None:
-            extra.append(f"argument {_md(violation.pointer or '(whole value)')}")
-        spans.append(_md(violation.span_id) + (f" ({', '.join(extra)})" if extra else ""))
+            extra.append(f"argument {markdown(violation.pointer or '(whole value)')}")
+        spans.append(markdown(violation.span_id) + (f" ({', '.join(extra)})" if extra else ""))
     parts = []
     if spans:
         shown = ", ".join(spans[:MAX_SPANS])
@@ -236,18 +231,12 @@ def _files(
         return
     yield "### Files read\n\n"
     for source, ids in traces.items():
-        yield f"- {_md(source)}: {len(ids)} trace{_s(len(ids))}\n"
+        yield f"- {markdown(source)}: {len(ids)} trace{_s(len(ids))}\n"
     for contract in named:
-        yield f"- {_md(contract)}: contract\n"
+        yield f"- {markdown(contract)}: contract\n"
     for failure in failures:
-        yield f"- {_md(failure.source)}: not read: {_md(shorten(failure.message, 300))}\n"
+        yield f"- {markdown(failure.source)}: not read: {markdown(shorten(failure.message, 300))}\n"
     yield "\n"
-
-
-def _md(text: str) -> str:
-    """Recorded text as Markdown that shows it as it is: controls and line breaks escaped,
-    markup characters backslash-escaped."""
-    return _MARKUP.sub(r"\\\1", printable(text))
 
 
 def _s(count: int) -> str:

@@ -23,8 +23,10 @@ __all__ = [
     "SCHEMA_FILE",
     "SCHEMA_VERSION",
     "json_parts",
+    "packaged_schema",
     "render_json",
     "report_schema",
+    "unread_entries",
 ]
 
 REPORT_VERSION = 1
@@ -34,10 +36,15 @@ SCHEMA_FILE = "report.schema.json"
 
 def report_schema() -> dict[str, Any]:
     """The JSON Schema the report follows (`report.schema.json`, shipped with the package)."""
+    return packaged_schema(SCHEMA_FILE)
+
+
+def packaged_schema(name: str) -> dict[str, Any]:
+    """A JSON Schema shipped beside this module (`report.schema.json`, `diff.schema.json`)."""
     import importlib.resources
     import json
 
-    text = importlib.resources.files(__package__).joinpath(SCHEMA_FILE).read_text("utf-8")
+    text = importlib.resources.files(__package__).joinpath(name).read_text("utf-8")
     schema: dict[str, Any] = json.loads(text)
     return schema
 
@@ -54,7 +61,7 @@ def render_json(
         **_head(),
         "status": "error" if failures else status,
         "results": [_result(item) for item in checked],
-        "unread": _unread(failures),
+        "unread": unread_entries(failures),
     }
 
 
@@ -79,7 +86,7 @@ def json_parts(
     pieces = JsonPieces(spool)
     for item in checked:
         pieces.append(_result(item))
-    unread = pieces.add(_unread(failures))
+    unread = pieces.add(unread_entries(failures))
     head = [(key, pieces.add(value)) for key, value in _head().items()]
     before = [
         *(json_member(key, pieces.text(piece)) for key, piece in head),
@@ -97,7 +104,8 @@ def _closing(pieces: JsonPieces, parts: Iterator[str]) -> Iterator[str]:
         pieces.close()
 
 
-def _unread(failures: Sequence[ReadFailure]) -> list[dict[str, str]]:
+def unread_entries(failures: Sequence[ReadFailure]) -> list[dict[str, str]]:
+    """The inputs that could not be read, as the reports' `unread` lists them."""
     return [
         {"source": failure.source, "kind": failure.kind, "error": failure.message}
         for failure in failures

@@ -22,7 +22,7 @@ from datetime import datetime
 from tracecheck.report.model import CheckedTrace, ReadFailure
 from tracecheck.report.safe import shorten, xml_safe
 
-__all__ = ["junit_parts", "render_junit"]
+__all__ = ["element", "junit_parts", "read_error", "render_junit", "sub"]
 
 _COUNTS = ("tests", "failures", "errors", "skipped")
 _ROOT_COUNTS = ("tests", "failures", "errors")  # junit-10.xsd: no `skipped` on <testsuites>
@@ -92,12 +92,14 @@ def junit_parts(
     yield b"\n" + end + b"\n"
 
 
-def _element(tag: str, **attributes: str) -> ET.Element:
+def element(tag: str, **attributes: str) -> ET.Element:
+    """An element whose attribute values XML can hold (see `xml_safe`)."""
     return ET.Element(tag, {key: xml_safe(value) for key, value in attributes.items()})
 
 
-def _sub(parent: ET.Element, tag: str, **attributes: str) -> ET.Element:
-    child = _element(tag, **attributes)
+def sub(parent: ET.Element, tag: str, **attributes: str) -> ET.Element:
+    """`element` appended to `parent`."""
+    child = element(tag, **attributes)
     parent.append(child)
     return child
 
@@ -125,7 +127,7 @@ def _suite(item: CheckedTrace, timestamp: str, several: set[tuple[str, str]]) ->
     verdict = item.verdict
     rules = verdict.rules
     name = _suite_name(item, several)
-    suite = _element(
+    suite = element(
         "testsuite",
         name=name,
         tests=str(len(rules)),
@@ -135,7 +137,7 @@ def _suite(item: CheckedTrace, timestamp: str, several: set[tuple[str, str]]) ->
         time=f"{item.seconds:.3f}",
         timestamp=timestamp,
     )
-    properties = _sub(suite, "properties")
+    properties = sub(suite, "properties")
     spread = (("trace.sources", "\n".join(item.sources)),) if len(item.sources) > 1 else ()
     for key, value in (
         ("trace.source", item.source),
@@ -145,29 +147,29 @@ def _suite(item: CheckedTrace, timestamp: str, several: set[tuple[str, str]]) ->
         ("contract.source", item.contract_source or ""),
         ("verdict", verdict.status),
     ):
-        _sub(properties, "property", name=key, value=value)
+        sub(properties, "property", name=key, value=value)
     for rule in rules:
         # The classname names the suite: a rule label recurs in every trace a contract checks.
-        case = _sub(suite, "testcase", name=rule.label, classname=name, time="0.000")
+        case = sub(suite, "testcase", name=rule.label, classname=name, time="0.000")
         if rule.status == "fail":
             details = [v.detail for v in rule.violations]
             first = details[0] if details else "the rule failed"
             more = f" (and {len(details) - 1} more)" if len(details) > 1 else ""
-            failure = _sub(
+            failure = sub(
                 case, "failure", message=shorten(first, 1000) + more, type="ContractViolation"
             )
             failure.text = xml_safe("\n".join(details))
         elif rule.status == "error":
             error = rule.error or "could not be evaluated"
-            node = _sub(case, "error", message=shorten(error, 1000), type="RuleError")
+            node = sub(case, "error", message=shorten(error, 1000), type="RuleError")
             node.text = xml_safe(error)
         elif rule.status == "skipped":
-            _sub(case, "skipped", message="another alternative passed")
+            sub(case, "skipped", message="another alternative passed")
     return suite
 
 
 def _unread_suite(failure: ReadFailure, timestamp: str) -> ET.Element:
-    suite = _element(
+    suite = element(
         "testsuite",
         name=failure.source,
         tests="1",
@@ -177,10 +179,15 @@ def _unread_suite(failure: ReadFailure, timestamp: str) -> ET.Element:
         time="0.000",
         timestamp=timestamp,
     )
-    properties = _sub(suite, "properties")
-    _sub(properties, "property", name="trace.source", value=failure.source)
-    case = _sub(suite, "testcase", name="read", classname=failure.source, time="0.000")
-    kind = "AmbiguousFormat" if failure.kind == "ambiguous" else "UnreadableTrace"
-    error = _sub(case, "error", message=shorten(failure.message, 1000), type=kind)
+    properties = sub(suite, "properties")
+    sub(properties, "property", name="trace.source", value=failure.source)
+    case = sub(suite, "testcase", name="read", classname=failure.source, time="0.000")
+    error = sub(case, "error", message=shorten(failure.message, 1000), type=read_error(failure))
     error.text = xml_safe(failure.message)
     return suite
+
+
+def read_error(failure: ReadFailure) -> str:
+    """The error type of an input that could not be read: `AmbiguousFormat` or
+    `UnreadableTrace`."""
+    return "AmbiguousFormat" if failure.kind == "ambiguous" else "UnreadableTrace"

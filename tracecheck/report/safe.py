@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import re
 
-__all__ = ["printable", "shorten", "xml_safe"]
+__all__ = ["markdown", "printable", "shorten", "xml_safe"]
 
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
@@ -52,6 +52,20 @@ def printable(text: str) -> str:
 def xml_safe(text: str) -> str:
     """`text` with the characters XML 1.0 cannot hold shown as escapes."""
     return text if text.isprintable() else _not_xml().sub(_escape, text)
+
+
+@functools.cache
+def _markup() -> re.Pattern[str]:
+    # Characters that Markdown or HTML could read as markup in GitHub's flavour (emphasis,
+    # code, links and images, table cells, HTML and entities, strikethrough, maths, mentions).
+    # Names never start a line, so `#`, `-` and `1.` need none.
+    return re.compile(r"([\\`*_\[\]<>|&~$@])")
+
+
+def markdown(text: str) -> str:
+    """Recorded text as Markdown that shows it as it is: controls and line breaks escaped
+    (`printable`), markup characters backslash-escaped."""
+    return _markup().sub(r"\\\1", printable(text))
 
 
 def shorten(text: str, limit: int = 500) -> str:

@@ -42,7 +42,20 @@ if TYPE_CHECKING:
     from tracecheck.contract.model import Contract
     from tracecheck.rules.operators import Rule
 
-__all__ = ["SARIF_SCHEMA", "SARIF_VERSION", "render_sarif", "sarif_parts"]
+__all__ = [
+    "INFORMATION_URI",
+    "SARIF_SCHEMA",
+    "SARIF_VERSION",
+    "SRCROOT",
+    "artifact",
+    "driver",
+    "file_uri",
+    "fingerprint",
+    "render_sarif",
+    "root_of",
+    "sarif_parts",
+    "unread_notification",
+]
 
 SARIF_VERSION = "2.1.0"
 # The schema's own `id`: the OASIS standard with its errata (tests/schemas/ holds a copy).
@@ -74,6 +87,9 @@ _KIND_WORDS = {
     "repeatedCalls": "no call is repeated with equal arguments more often than the limit",
     "consecutiveCalls": "no tool is called more times in a row than the limit",
     "repeatedCycles": "no cycle of calls repeats more times in a row than the limit",
+    "trajectory": "the run's tool calls follow the reference trajectory in its match mode",
+    "maxCost": "the model calls cost no more than the limit",
+    "requires": "a tool runs only after another tool succeeded",
 }
 _NOTIFICATIONS = (
     ("unreadable", "an input could not be read"),
@@ -146,7 +162,7 @@ def render_sarif(
     """The SARIF log of the verdicts, the unread inputs and the rules of `contracts` (a
     verdict's rules that none of them declares get a descriptor too). Relative file URIs are
     taken against `base` (default: the current directory)."""
-    root = _base(base)
+    root = root_of(base)
     catalog, outcome = _survey(lambda: checked, contracts)
     log = _log(catalog, outcome, failures, root)
     log["runs"][0]["results"] = list(_results(checked, catalog, root))
@@ -163,7 +179,7 @@ def sarif_parts(
     """The UTF-8 bytes of `render_sarif` as two-space-indented JSON, one result at a time.
     `checked` gives the verdicts afresh on each call: once for the rules and notifications
     the log opens with, once for the results."""
-    root = _base(base)
+    root = root_of(base)
     catalog, outcome = _survey(checked, contracts)
     head, tail = _frame(_log(catalog, outcome, failures, root))
     yield _utf8(head)
@@ -189,7 +205,9 @@ def _utf8(text: str) -> bytes:
     return text.encode("utf-8", "backslashreplace")
 
 
-def _base(base: str | None) -> str:
+def root_of(base: str | None) -> str:
+    """The absolute directory relative file URIs are taken against (`base`, default: the
+    current directory)."""
     # abspath, not resolve: `..` goes, symlinks stay as the user named them (a checkout under
     # a symlinked home is still the checkout).
     return os.path.abspath(base if base is not None else Path.cwd())  # noqa: PTH100
@@ -232,35 +250,39 @@ def _kind(rule: Rule) -> str:
 def _log(
     catalog: _Catalog, outcome: _Outcome, failures: Sequence[ReadFailure], root: str
 ) -> dict[str, Any]:
-    notifications = [_unread(failure, root) for failure in failures]
+    notifications = [unread_notification(failure, root) for failure in failures]
     notifications += [
         _rule_error(catalog.rules[index], count, index)
         for index, count in sorted(outcome.errors.items())
     ]
     run: dict[str, Any] = {
-        "tool": {"driver": _driver(catalog)},
+        "tool": {"driver": driver(map(_descriptor, catalog.rules), _NOTIFICATIONS)},
         "invocations": [
             {
                 "executionSuccessful": not failures and not outcome.errors,
                 "toolExecutionNotifications": notifications,
             }
         ],
-        "originalUriBaseIds": {SRCROOT: {"uri": _file_uri(root).rstrip("/") + "/"}},
+        "originalUriBaseIds": {SRCROOT: {"uri": file_uri(root).rstrip("/") + "/"}},
         "columnKind": "unicodeCodePoints",
         "results": [],
     }
     return {"$schema": SARIF_SCHEMA, "version": SARIF_VERSION, "runs": [run]}
 
 
-def _driver(catalog: _Catalog) -> dict[str, Any]:
+def driver(
+    rules: Iterable[dict[str, Any]], notifications: Iterable[tuple[str, str]]
+) -> dict[str, Any]:
+    """The tool's driver: tracecheck, its version, its rules (reportingDescriptors) and its
+    notifications (id, short description)."""
     return {
         "name": "tracecheck",
         "fullName": f"tracecheck ({DISTRIBUTION})",
         "version": version(),
         "informationUri": INFORMATION_URI,
-        "rules": [_descriptor(rule) for rule in catalog.rules],
+        "rules": list(rules),
         "notifications": [
-            {"id": key, "shortDescription": {"text": text}} for key, text in _NOTIFICATIONS
+            {"id": key, "shortDescription": {"text": text}} for key, text in notifications
         ],
     }
 
@@ -287,15 +309,16 @@ def _descriptor(rule: _Rule) -> dict[str, Any]:
     return described
 
 
-def _unread(failure: ReadFailure, root: str) -> dict[str, Any]:
+def unread_notification(failure: ReadFailure, root: str) -> dict[str, Any]:
+    """An input that could not be read, as a notification of the invocation (at its file)."""
     notification: dict[str, Any] = {
         "level": "error",
         "message": {"text": printable(failure.message)},
         "descriptor": {"id": failure.kind},
     }
-    artifact = _artifact(failure.source, root)
-    if artifact is not None:
-        notification["locations"] = [{"physicalLocation": {"artifactLocation": artifact}}]
+    where = artifact(failure.source, root)
+    if where is not None:
+        notification["locations"] = [{"physicalLocation": {"artifactLocation": where}}]
     return notification
 
 
@@ -314,23 +337,30 @@ def _rule_error(rule: _Rule, count: int, index: int) -> dict[str, Any]:
     }
 
 
-def _artifact(source: str, root: str) -> dict[str, Any] | None:
+def artifact(source: str, root: str) -> dict[str, Any] | None:
     """Where a file is: relative to `root` when it lies below it, else a `file:` URI; None for
     what names no file (`<stdin>`, a ready-made contract)."""
     if not source or source.startswith(("<", BUILTIN)):
         return None
-    path = os.path.abspath(source)  # noqa: PTH100 (as `_base`)
+    path = os.path.abspath(source)  # noqa: PTH100 (as `root_of`)
     relative = os.path.relpath(path, root)
     if relative != os.pardir and not relative.startswith(os.pardir + os.sep):
         return {"uri": quote(_bytes(Path(relative).as_posix()), safe="/"), "uriBaseId": SRCROOT}
-    return {"uri": _file_uri(path)}
+    return {"uri": file_uri(path)}
 
 
-def _file_uri(path: str) -> str:
+def file_uri(path: str) -> str:
+    """A path as a `file:` URI (percent-encoded bytes where no encoding can hold its name)."""
     try:
         return Path(path).as_uri()
     except (UnicodeEncodeError, ValueError):  # a name no file system encoding can hold
         return "file://" + quote(_bytes(path), safe="/")
+
+
+def fingerprint(parts: Iterable[str]) -> str:
+    """A `partialFingerprints` value: the SHA-256 of the parts joined by NUL (a lone surrogate
+    hashed as its UTF-8 form)."""
+    return hashlib.sha256("\x00".join(parts).encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def _bytes(name: str) -> bytes:
@@ -384,7 +414,7 @@ class _Place:
             "message": {"text": printable(f"{text} ({on})")},
             "locations": [self._location()],
         }
-        trace = _artifact(self.item.source, self.root)
+        trace = artifact(self.item.source, self.root)
         if trace is not None:
             related = {"physicalLocation": {"artifactLocation": trace}}
             result["relatedLocations"] = [
@@ -398,9 +428,9 @@ class _Place:
         source = self.item.contract_source
         logical = printable(f"{source or self.rule.contract}#{self.rule.label}")
         location: dict[str, Any] = {}
-        artifact = _artifact(source, self.root) if source else None
-        if artifact is not None:
-            physical: dict[str, Any] = {"artifactLocation": artifact}
+        where = artifact(source, self.root) if source else None
+        if where is not None:
+            physical: dict[str, Any] = {"artifactLocation": where}
             if self.line is not None:
                 physical["region"] = {"startLine": self.line}
             location["physicalLocation"] = physical
@@ -421,8 +451,7 @@ class _Place:
             (violation.pointer or "") if violation else "",
             "" if span_id else text,
         ]
-        digest = hashlib.sha256("\x00".join(parts).encode("utf-8", "surrogatepass"))
-        return digest.hexdigest()
+        return fingerprint(parts)
 
     def _properties(self, violation: Violation | None) -> dict[str, Any]:
         item = self.item
