@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 import math
+from typing import Any
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from tracecheck import check, compile_contract
 from tracecheck.conventions import (
     CONVENTIONS,
     GENERIC,
@@ -307,9 +309,62 @@ def test_offered_tools_from_a_convention_field_with_json_text_entries() -> None:
     convention = Convention("c", "C", "any", offered=fields("prompt.tools"))
     entries = ['{"type": "function", "name": "lookup"}', '{"function": {"name": "refund"}}']
     recorded = span(**{"prompt.tools": entries})
-    assert read.offered_tools(convention, recorded, "LLM") == (("lookup", "refund"), None)
+    assert read.offered_tools(convention, recorded, "LLM") == (
+        ("lookup", "refund"),
+        None,
+        (("lookup", None), ("refund", None)),
+    )
     assert read.offered_tools(convention, recorded, "TOOL") is None  # arguments, not an offer
     assert read.offered_tools(convention, span(), "LLM") is None
+
+
+def test_offered_definitions_are_read_once_with_their_names_and_problem(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`schema: offered` takes the schemas read with the names (the definitions' JSON text was
+    decoded a second time for them), and a nameless entry is the record's problem."""
+    from tracecheck.conventions import generic
+
+    schema = {"type": "object", "required": ["order_id"]}
+    tools = [{"name": "lookup", "parameters": schema}, {"description": "no name"}]
+    text = json.dumps(tools)
+    decoded = []
+    real = generic.parse_json_text
+
+    def counted(value: Any, *, default: Any) -> Any:
+        decoded.append(value == text)
+        return real(value, default=default)
+
+    monkeypatch.setattr(generic, "parse_json_text", counted)
+    chat = Span(
+        TRACE,
+        "1" * 16,
+        name="chat",
+        start_ns=1,
+        end_ns=2,
+        attributes={"gen_ai.operation.name": "chat", "gen_ai.tool.definitions": text},
+    )
+    lookup = Span(
+        TRACE,
+        "2" * 16,
+        name="execute_tool lookup",
+        start_ns=3,
+        end_ns=4,
+        attributes={"gen_ai.tool.name": "lookup", "gen_ai.tool.call.arguments": "{}"},
+    )
+    assert chat.offered_tools is not None
+    assert chat.offered_tools.names == ("lookup",)
+    assert chat.offered_tools.problem == "gen_ai.tool.definitions has an entry without a tool name"
+    assert chat.offered_tools.definitions == (("lookup", schema),)
+    contract = compile_contract(
+        {
+            "name": "c",
+            "tools": {"arguments": [{"tool": "lookup", "pointer": "", "schema": "offered"}]},
+        }
+    )
+    (rule,) = check([chat, lookup], contract, capture="lenient").rules
+    assert rule.status == "fail"  # order_id is required
+    assert decoded.count(True) == 1
 
 
 def test_the_conventions_page_is_written_from_the_descriptions() -> None:

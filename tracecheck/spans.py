@@ -155,10 +155,13 @@ class OfferedTools:
     """The tools a span records as offered to the model (contracts.md §1.6).
 
     `problem` is set when the record is malformed; `names` then holds what could be read.
+    `definitions` are (name, parameters schema or None) of each named entry, as read with the
+    names (not compared: the names are the record).
     """
 
     names: tuple[str, ...]
     problem: str | None = None
+    definitions: tuple[tuple[str, Any], ...] = field(default=(), compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,15 +17,16 @@ __all__ = [
     "CONTRACT_KINDS",
     "RECORDED_TOTALS",
     "RUN_STATUSES",
+    "Definitions",
+    "Offered",
     "call_id",
-    "collect_tool_names",
+    "collect_definitions",
     "is_template",
     "json_or_text",
     "kind",
     "model",
-    "offered_definitions",
+    "offered",
     "offered_tools",
-    "parameter_schemas",
     "recorded_tool_name",
     "recorded_total",
     "run_status",
@@ -306,15 +307,20 @@ def json_or_text(value: Any) -> Any:
     return value
 
 
-def offered_tools(attributes: Mapping[str, Any]) -> tuple[tuple[str, ...], str | None] | None:
-    """(names, problem) of the tools offered to the model, or None when not recorded (§1.6)."""
-    names: list[str] = []
-    problem: str | None = None
+Definitions = tuple[tuple[str, Any], ...]  # (tool name, parameters schema or None) each
+Offered = tuple[tuple[str, ...], str | None, Definitions]  # (names, problem, definitions)
+
+
+def offered_tools(attributes: Mapping[str, Any]) -> Offered | None:
+    """(names, problem, definitions) of the tools offered to the model in the common places,
+    or None when not recorded (§1.6)."""
+    found: list[tuple[str, Any]] = []
+    problems: list[str | None] = []
     recorded = False
     definitions = attributes.get("gen_ai.tool.definitions")
     if definitions is not None:
         recorded = True
-        problem = collect_tool_names(definitions, names, "gen_ai.tool.definitions")
+        problems.append(collect_definitions(definitions, found, "gen_ai.tool.definitions"))
     schemas = sorted(
         (int(match.group(1)), key)
         for key in attributes
@@ -325,16 +331,18 @@ def offered_tools(attributes: Mapping[str, Any]) -> tuple[tuple[str, ...], str |
         # Each is a JSON object; unlike a tool definition, a bare string is no tool name.
         entries = [json_or_text(attributes[key]) for _, key in schemas]
         objects = [entry if isinstance(entry, dict) else None for entry in entries]
-        found = collect_tool_names(objects, names, "llm.tools")
-        problem = problem or found
+        problems.append(collect_definitions(objects, found, "llm.tools"))
     # OpenInference's other form: one attribute listing the tools (a list, or its JSON text).
     listed = json_or_text(attributes.get("llm.tools"))
     if isinstance(listed, list):
         recorded = True
-        problem = problem or collect_tool_names(listed, names, "llm.tools")
-    if not recorded:
-        return None
-    return tuple(dict.fromkeys(names)), problem
+        problems.append(collect_definitions(listed, found, "llm.tools"))
+    return offered(found, next(filter(None, problems), None)) if recorded else None
+
+
+def offered(definitions: list[tuple[str, Any]], problem: str | None) -> Offered:
+    """(names, problem, definitions) of definitions read: each name once, in order."""
+    return tuple(dict.fromkeys(name for name, _ in definitions)), problem, tuple(definitions)
 
 
 # Where a tool definition holds its parameters' JSON Schema: OpenAI's and the GenAI
@@ -343,64 +351,13 @@ def offered_tools(attributes: Mapping[str, Any]) -> tuple[tuple[str, ...], str |
 _SCHEMA_KEYS = ("parameters", "input_schema", "inputSchema", "parameters_json_schema")
 
 
-def parameter_schemas(definitions: Any) -> list[tuple[str, Any]]:
-    """(tool name, parameters schema or None) of each named entry of a list of definitions (or
-    its JSON text); None where the entry records no schema (a bare name, `parameters: null`)."""
-    definitions = json_or_text(definitions)
-    if not isinstance(definitions, list):
-        return []
-    found = []
-    for entry in definitions:
-        if isinstance(entry, str) and entry[:1] == "{":
-            entry = parse_json_text(entry, default=entry)
-        name = _definition_name(entry)
-        if name is not None:
-            found.append((name, _parameter_schema(entry)))
-    return found
-
-
-def _parameter_schema(entry: Any) -> Any:
-    if not isinstance(entry, dict):
-        return None
-    for holder in (entry, entry.get("function")):
-        if isinstance(holder, dict):
-            for key in _SCHEMA_KEYS:
-                schema = json_or_text(holder.get(key))
-                if isinstance(schema, (dict, bool)):
-                    return schema
-    return None
-
-
-def offered_definitions(attributes: Mapping[str, Any]) -> list[tuple[str, Any]] | None:
-    """(name, parameters schema or None) of the offered tools in the common places, or None
-    when none is recorded (the places `offered_tools` reads)."""
-    found: list[tuple[str, Any]] = []
-    recorded = False
-    definitions = attributes.get("gen_ai.tool.definitions")
-    if definitions is not None:
-        recorded = True
-        found += parameter_schemas(definitions)
-    schemas = sorted(
-        (int(match.group(1)), key)
-        for key in attributes
-        if key.startswith("llm.tools.") and (match := _OPENINFERENCE_TOOL_SCHEMA.match(key))
-    )
-    if schemas:
-        recorded = True
-        entries = [json_or_text(attributes[key]) for _, key in schemas]
-        found += parameter_schemas([entry for entry in entries if isinstance(entry, dict)])
-    listed = json_or_text(attributes.get("llm.tools"))
-    if isinstance(listed, list):
-        recorded = True
-        found += parameter_schemas(listed)
-    return found if recorded else None
-
-
-def collect_tool_names(definitions: Any, names: list[str], label: str) -> str | None:
-    """Append the tool names of a list of definitions (or its JSON text); the problem, if any.
+def collect_definitions(definitions: Any, found: list[tuple[str, Any]], label: str) -> str | None:
+    """Append (tool name, parameters schema or None) of each entry of a list of definitions (or
+    its JSON text) that names its tool; the problem, if any.
 
     An entry names its tool as a string, an object's `name`, or its `function.name`; an entry
-    that is the JSON text of such an object is read as that object.
+    that is the JSON text of such an object is read as that object. Its schema is None where it
+    records none (a bare name, `parameters: null`).
     """
     definitions = json_or_text(definitions)
     if not isinstance(definitions, list):
@@ -413,8 +370,20 @@ def collect_tool_names(definitions: Any, names: list[str], label: str) -> str | 
         if name is None:
             problem = f"{label} has an entry without a tool name"
         else:
-            names.append(name)
+            found.append((name, _parameter_schema(entry)))
     return problem
+
+
+def _parameter_schema(entry: Any) -> Any:
+    if not isinstance(entry, dict):
+        return None
+    for holder in (entry, entry.get("function")):
+        if isinstance(holder, dict):
+            for key in _SCHEMA_KEYS:
+                schema = json_or_text(holder.get(key))
+                if isinstance(schema, (dict, bool)):
+                    return schema
+    return None
 
 
 def run_status(attributes: Mapping[str, Any], span_status: str | None) -> str | None:

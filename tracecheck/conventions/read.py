@@ -22,7 +22,6 @@ __all__ = [
     "decided",
     "kind",
     "model",
-    "offered_definitions",
     "offered_tools",
     "recorded_total",
     "result",
@@ -266,43 +265,27 @@ def _keywords(value: Any) -> Any:
 
 def offered_tools(
     convention: Convention, span: SpanFacts, span_kind: str
-) -> tuple[tuple[str, ...], str | None] | None:
-    """(names, problem) of the tools offered to the model, or None when not recorded."""
+) -> generic.Offered | None:
+    """(names, problem, definitions) of the tools offered to the model, or None when not
+    recorded: each definition is (name, parameters schema or None), read once for both."""
     if span_kind != "TOOL":
         for place in convention.offered:
             definitions = value_at(span.attributes, place)
             if definitions is MISSING or definitions is None:
                 continue
-            names: list[str] = []
-            problem = generic.collect_tool_names(definitions, names, str(place))
-            return tuple(dict.fromkeys(names)), problem
+            found: list[tuple[str, Any]] = []
+            problem = generic.collect_definitions(definitions, found, str(place))
+            return generic.offered(found, problem)
         for pattern in convention.offered_indexed:
-            found = _indexed(span.attributes, pattern)
-            if found is not None:
-                return found
+            offered = _indexed(span.attributes, pattern)
+            if offered is not None:
+                return offered
     return generic.offered_tools(span.attributes)
 
 
-def offered_definitions(
-    convention: Convention, span: SpanFacts, span_kind: str
-) -> list[tuple[str, Any]] | None:
-    """(name, parameters schema or None) of each tool offered to the model, read where
-    `offered_tools` reads the names; None when the span records no offered tools."""
-    if span_kind != "TOOL":
-        for place in convention.offered:
-            definitions = value_at(span.attributes, place)
-            if definitions is not MISSING and definitions is not None:
-                return generic.parameter_schemas(definitions)
-        for pattern in convention.offered_indexed:
-            found = _indexed(span.attributes, pattern)
-            if found is not None:
-                return [(name, None) for name in found[0]]
-    return generic.offered_definitions(span.attributes)
-
-
-def _indexed(
-    attributes: Mapping[str, Any], pattern: str
-) -> tuple[tuple[str, ...], str | None] | None:
+def _indexed(attributes: Mapping[str, Any], pattern: str) -> generic.Offered | None:
+    """Offered tool names flattened one per attribute (`pattern`'s `{}` is the index); they
+    record no schemas."""
     prefix = pattern.partition("{}")[0]
     matcher = _index_pattern(pattern)
     entries = sorted(
@@ -312,9 +295,9 @@ def _indexed(
     )
     if not entries:
         return None
-    names = [value for _, value in entries if isinstance(value, str) and value]
+    names = [(value, None) for _, value in entries if isinstance(value, str) and value]
     problem = None if len(names) == len(entries) else f"{pattern} has an entry without a name"
-    return tuple(dict.fromkeys(names)), problem
+    return generic.offered(names, problem)
 
 
 @lru_cache(maxsize=32)

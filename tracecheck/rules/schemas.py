@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from tracecheck.conventions import read
 from tracecheck.rules.canonical import canonical_json
 from tracecheck.rules.predicates import REGEX_TIMEOUT_SECONDS, RuleError
 from tracecheck.rules.subject import Subject
@@ -196,11 +195,11 @@ def _offering(subject: Subject) -> _Offering:
         return found
     entries = []
     for position, span in enumerate(subject.spans):
-        if span.start_ns is None or span.offered_tools is None:
+        offered = span.offered_tools
+        if span.start_ns is None or offered is None:
             continue
-        recorded = read.offered_definitions(span.convention, span, span.kind.value) or []
         definitions: dict[str, Any] = {}
-        for name, schema in recorded:
+        for name, schema in offered.definitions:
             definitions.setdefault(name, schema)
         if any(schema is not None for schema in definitions.values()):
             entries.append((span.start_ns, position, span, definitions))
