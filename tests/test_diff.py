@@ -378,6 +378,17 @@ def test_a_bad_match_arguments_is_refused() -> None:
     run = agent_run(calls("a"))
     with pytest.raises(ValueError, match="ignore or exact"):
         diff_runs(run, run, match_arguments="some")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=r"^refund: 'all' is not ignore, exact or JSON Pointers$"):
+        diff_runs(run, run, match_arguments={"refund": "all"})  # type: ignore[dict-item]
+
+
+def test_tolerances_are_parsed_in_one_place() -> None:
+    assert Tolerances.parse() == Tolerances()
+    assert Tolerances.parse("5%", None) == Tolerances(tokens=parse_tolerance("5%", "tokens"))
+    assert Tolerances.parse(None, "off") == Tolerances(duration=None)
+    with pytest.raises(ToleranceError) as raised:
+        Tolerances.parse("10%", "2 lots")
+    assert raised.value.total == "duration" and "'2 lots' is not a tolerance" in str(raised.value)
 
 
 # --- properties ----------------------------------------------------------------------------

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from jsonschema import Draft4Validator, Draft202012Validator
 
 from tracecheck.cli import Environment, ExitCode, main
+from tracecheck.diff import ArgumentMatch
 from tracecheck.report.diff_json import DIFF_SCHEMA_FILE, DIFF_SCHEMA_VERSION, diff_report_schema
 from tracecheck.writers import to_otlp_json
 
@@ -144,11 +145,19 @@ def test_tolerances_and_matched_arguments_are_options(tmp_path: Path) -> None:
         ([CLEAN, FORBIDDEN, "--duration-tolerance", "5%,6%"], "gives two percentages"),
         (
             [CLEAN, FORBIDDEN, "--match-arguments", "some"],
-            "'some' is not ignore, exact or TOOL=MODE",
+            "tracecheck: error: --match-arguments: 'some' is not ignore or exact\n",
         ),
         (
             [CLEAN, FORBIDDEN, "--match-arguments", "refund=amount"],
-            "'amount' is not a JSON Pointer",
+            "--match-arguments: invalid JSON Pointer 'amount': Location must start with /\n",
+        ),
+        (
+            [CLEAN, FORBIDDEN, "--match-arguments", "=/amount"],
+            "--match-arguments: '=/amount' names no tool before =\n",
+        ),
+        (
+            [CLEAN, FORBIDDEN, "--duration-tolerance", "5x"],
+            "--duration-tolerance: '5x' is not a tolerance",
         ),
         (
             [CLEAN, FORBIDDEN, "--json", "-", "--sarif", "-"],
@@ -160,6 +169,19 @@ def test_usage_errors_exit_2(words: list[str], message: str) -> None:
     code, out, err = run_cli(*words)
     assert code == ExitCode.USAGE
     assert message in err and "Traceback" not in err and out == ""
+
+
+def test_the_command_line_and_the_library_agree_on_matched_arguments(tmp_path: Path) -> None:
+    """The command line builds the mapping and the library checks it: an empty pointer is the
+    whole arguments in both (RFC 6901), so every difference of that tool counts."""
+    from tracecheck.diff import diff_runs
+
+    runs = [agent_run([[Call("refund", {"amount": n})]]) for n in (5, 6)]
+    before, after = (written(tmp_path, f"{n}.json", run) for n, run in enumerate(runs))
+    assert diff_runs(*runs, match_arguments={"refund": [""]}).status == "different"
+    assert run_cli(before, after, "--match-arguments", "refund=")[0] == ExitCode.FAILED
+    with pytest.raises(ValueError, match="'some' is not ignore or exact"):
+        diff_runs(*runs, match_arguments=ArgumentMatch("some"))  # type: ignore[arg-type]
 
 
 def test_an_input_of_several_traces_needs_a_trace_id(tmp_path: Path) -> None:

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from tracecheck.diff import RunDiff, Tolerances
+    from tracecheck.diff import RunDiff
     from tracecheck.rules.capture import CaptureMode
     from tracecheck.spans import Span, Trace
 
@@ -51,13 +51,13 @@ class GoldenSettings:
 
 def marker_options(kwargs: Mapping[str, Any]) -> str | None:
     """Why a `trace_golden` marker's options are wrong, or None."""
-    from tracecheck.diff.tolerance import ToleranceError
+    from tracecheck.diff.tolerance import ToleranceError, Tolerances
 
     unknown = sorted(set(kwargs) - set(OPTIONS))
     if unknown:
         return f"takes only {', '.join(OPTIONS)} beside its golden path, not {', '.join(unknown)}"
     try:
-        _tolerances(kwargs.get("tokens_tolerance"), kwargs.get("duration_tolerance"))
+        Tolerances.parse(kwargs.get("tokens_tolerance"), kwargs.get("duration_tolerance"))
     except ToleranceError as exc:
         return str(exc)
     capture = kwargs.get("capture")
@@ -79,7 +79,7 @@ def match_golden(
 ) -> tuple[RunDiff | None, str | None]:
     """The diff of the spans against the golden file, and the failure message when the test
     must fail (None when it passes, or when the golden was written as asked)."""
-    from tracecheck.diff import diff_runs
+    from tracecheck.diff import Tolerances, diff_runs
 
     label = str(path)
     target = Path(path) if Path(path).is_absolute() else settings.rootdir / path
@@ -107,7 +107,7 @@ def match_golden(
         if settings.update:
             return None, _recorded(target, label, redacted, known, settings, "rewritten", missing)
         return None, golden + missing
-    tolerances = _tolerances(tokens_tolerance, duration_tolerance)
+    tolerances = Tolerances.parse(tokens_tolerance, duration_tolerance)
     diff = diff_runs(
         golden, redacted, tolerances=tolerances, match_arguments=match_arguments, capture=capture
     )
@@ -160,16 +160,6 @@ def _hidden_arguments(spans: Sequence[Span], redacted: Sequence[Span], diff: Run
         if was.known and not isinstance(was.value, str) and isinstance(now.value, str):
             hidden.append(f"{before.tool_name} (span {before.span_id})")
     return hidden
-
-
-def _tolerances(tokens: str | None, duration: str | None) -> Tolerances:
-    from tracecheck.diff import Tolerances, parse_tolerance
-
-    defaults = Tolerances()
-    return Tolerances(
-        defaults.tokens if tokens is None else parse_tolerance(tokens, "tokens"),
-        defaults.duration if duration is None else parse_tolerance(duration, "ms"),
-    )
 
 
 def _golden(target: Path, label: str, trace_id: str | None) -> Trace | str:

@@ -240,19 +240,28 @@ def visitor(
     return visit
 
 
-def capture_arguments(parser: argparse.ArgumentParser) -> None:
-    """`--lenient-capture` and `--strict-capture`, one or the other, into `args.capture`."""
+# What gives reason to doubt that every call was recorded, as the options' help says it.
+CAPTURE_DOUBT = "a span like a call no convention maps, a tool call with no tool name"
+
+
+def capture_arguments(
+    parser: argparse.ArgumentParser, *, lenient: str | None = None, strict: bool = True
+) -> None:
+    """`--lenient-capture` (its help `lenient`, default: what it does to a check) and, when
+    `strict`, `--strict-capture`, one or the other, into `args.capture`."""
     group = parser.add_mutually_exclusive_group()
     group.add_argument(
         "--lenient-capture",
         dest="capture",
         action="store_const",
         const="lenient",
-        help="judge rules about tools and models even when the trace gives reason to doubt "
-        "that every call was recorded (a span like a call no convention maps, a tool call "
-        "with no tool name), with a note only; by default such rules could not be evaluated "
-        "(exit 2)",
+        help=lenient
+        or "judge rules about tools and models even when the trace gives reason to doubt "
+        f"that every call was recorded ({CAPTURE_DOUBT}), with a note only; by default such "
+        "rules could not be evaluated (exit 2)",
     )
+    if not strict:
+        return
     group.add_argument(
         "--strict-capture",
         dest="capture",

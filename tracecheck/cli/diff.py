@@ -8,6 +8,7 @@ import argparse
 import time
 from typing import TYPE_CHECKING
 
+from tracecheck.cli.check import CAPTURE_DOUBT, capture_arguments
 from tracecheck.cli.codes import EPILOG, ExitCode, Stop
 from tracecheck.cli.environment import Environment
 from tracecheck.formats import FORMATS
@@ -81,12 +82,14 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--sarif", metavar="PATH", help="write a SARIF 2.1.0 log to PATH, or - for stdout"
     )
-    parser.add_argument(
-        "--lenient-capture",
-        action="store_true",
-        help="compare runs even when one gives reason to doubt that every call was recognised "
-        "(a span like a call no convention maps, a tool call with no tool name), or neither "
-        "records a tool call; by default such a diff cannot vouch for the runs (exit 2)",
+    # No --strict-capture: no contract is read that could ask for lenient capture, so strict
+    # is the only other setting, and the default.
+    capture_arguments(
+        parser,
+        lenient="compare runs even when one gives reason to doubt that every call was "
+        f"recognised ({CAPTURE_DOUBT}), or neither records a tool call; by default such a diff "
+        "cannot vouch for the runs (exit 2)",
+        strict=False,
     )
     verbosity = parser.add_mutually_exclusive_group()
     verbosity.add_argument("-q", "--quiet", action="store_true", help="the status line only")
@@ -122,28 +125,20 @@ def _outputs(args: argparse.Namespace) -> list[tuple[str, str | None]]:
 
 
 def _tolerances(env: Environment, args: argparse.Namespace) -> Tolerances:
-    from tracecheck.diff.tolerance import ToleranceError, Tolerances, parse_tolerance
+    from tracecheck.diff.tolerance import ToleranceError, Tolerances
 
-    defaults = Tolerances()
-    chosen = {"tokens": defaults.tokens, "duration": defaults.duration}
-    for name, text, unit in (
-        ("tokens", args.tokens_tolerance, "tokens"),
-        ("duration", args.duration_tolerance, "ms"),
-    ):
-        if text is None:
-            continue
-        try:
-            chosen[name] = parse_tolerance(text, unit)  # type: ignore[arg-type]
-        except ToleranceError as exc:
-            env.error(f"--{name}-tolerance: {exc}")
-            raise Stop(ExitCode.USAGE) from None
-    return Tolerances(chosen["tokens"], chosen["duration"])
+    try:
+        return Tolerances.parse(args.tokens_tolerance, args.duration_tolerance)
+    except ToleranceError as exc:
+        env.error(f"--{exc.total}-tolerance: {exc}")
+        raise Stop(ExitCode.USAGE) from None
 
 
 def _argument_match(env: Environment, modes: list[str]) -> ArgumentMatch:
-    """`--match-arguments`: a bare mode for every tool, `TOOL=MODE` or `TOOL=/p,/q` for one."""
+    """`--match-arguments`: a bare mode for every tool, `TOOL=MODE` or `TOOL=/p,/q` for one;
+    the modes and pointers are checked by the library (`diff.runs.argument_match`)."""
     from tracecheck.diff.model import ArgumentMatch
-    from tracecheck.rules.pointers import parse_pointer
+    from tracecheck.diff.runs import argument_match
     from tracecheck.rules.predicates import RuleError
 
     default = "ignore"
@@ -151,28 +146,19 @@ def _argument_match(env: Environment, modes: list[str]) -> ArgumentMatch:
     for mode in modes:
         tool, equals, how = mode.partition("=")
         if not equals:
-            if mode not in ("ignore", "exact"):
-                env.error(f"--match-arguments: {mode!r} is not ignore, exact or TOOL=MODE")
-                raise Stop(ExitCode.USAGE)
             default = mode
-            continue
-        if not tool:
+        elif not tool:
             env.error(f"--match-arguments: {mode!r} names no tool before =")
             raise Stop(ExitCode.USAGE)
-        if how in ("ignore", "exact"):
+        elif how in ("ignore", "exact"):
             tools[tool] = how
-            continue
-        pointers = tuple(pointer.strip() for pointer in how.split(","))
-        try:
-            for pointer in pointers:
-                if not pointer.startswith("/"):
-                    raise RuleError(f"{pointer!r} is not a JSON Pointer (it starts with /)")
-                parse_pointer(pointer)
-        except RuleError as exc:
-            env.error(f"--match-arguments {tool}: {exc}")
-            raise Stop(ExitCode.USAGE) from None
-        tools[tool] = pointers
-    return ArgumentMatch(default, tools)  # type: ignore[arg-type]
+        else:
+            tools[tool] = tuple(pointer.strip() for pointer in how.split(","))
+    try:
+        return argument_match(ArgumentMatch(default, tools))  # type: ignore[arg-type]
+    except (ValueError, RuleError) as exc:
+        env.error(f"--match-arguments: {exc}")
+        raise Stop(ExitCode.USAGE) from None
 
 
 def _read(
@@ -229,7 +215,7 @@ def _report(
             run,
             tolerances=tolerances,
             match_arguments=match,
-            capture="lenient" if args.lenient_capture else None,
+            capture=args.capture,
         )
     seconds = time.perf_counter() - started
     return DiffReport(names[0], names[1], diff, tuple(failures), seconds)

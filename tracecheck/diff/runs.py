@@ -36,7 +36,7 @@ from tracecheck.rules.predicates import RuleError
 from tracecheck.spans import Span, Trace
 from tracecheck.unquoted import without_credentials
 
-__all__ = ["diff_runs"]
+__all__ = ["argument_match", "diff_runs"]
 
 Run = Trace | Sequence[Span]
 MatchArguments = (
@@ -76,7 +76,7 @@ def diff_runs(
     `capture="lenient"`.
     """
     limits = tolerances if tolerances is not None else Tolerances()
-    match = _argument_match(match_arguments)
+    match = argument_match(match_arguments)
     with collector_paused():
         before, after = read_calls(baseline), read_calls(run)
         alignment = align_calls(before.calls, after.calls)
@@ -116,24 +116,37 @@ def diff_runs(
     )
 
 
-def _argument_match(match: MatchArguments) -> ArgumentMatch:
-    if isinstance(match, ArgumentMatch):
-        return match
+def argument_match(match: MatchArguments) -> ArgumentMatch:
+    """`match` as an `ArgumentMatch`, checked: a mode is `ignore` or `exact`, a tool's entry
+    a mode or JSON Pointers (`""` is the whole arguments). `ValueError` names a mode that is
+    neither, `RuleError` a pointer that is not RFC 6901."""
     if isinstance(match, str):
-        if match not in ("ignore", "exact"):
-            raise ValueError(f"match_arguments is ignore or exact, not {match!r}")
-        return ArgumentMatch(match)
+        return ArgumentMatch(_mode(match))
+    default: Literal["ignore", "exact"] = "ignore"
+    entries: Mapping[str, Any]
+    if isinstance(match, ArgumentMatch):
+        default, entries = _mode(match.default), match.tools
+    else:
+        entries = match
     tools: dict[str, Literal["ignore", "exact"] | tuple[str, ...]] = {}
-    for tool, how in match.items():
+    for tool, how in entries.items():
         if how == "ignore" or how == "exact":
             tools[tool] = how
         elif isinstance(how, str):
-            raise ValueError(f"match_arguments[{tool!r}] is ignore, exact or pointers")
+            raise ValueError(f"{tool}: {how!r} is not ignore, exact or JSON Pointers")
         else:
             for pointer in how:
                 parse_pointer(pointer)  # RuleError names a pointer that is not RFC 6901
             tools[tool] = tuple(how)
-    return ArgumentMatch("ignore", tools)
+    return ArgumentMatch(default, tools)
+
+
+def _mode(mode: str) -> Literal["ignore", "exact"]:
+    if mode == "ignore":
+        return "ignore"
+    if mode == "exact":
+        return "exact"
+    raise ValueError(f"{mode!r} is not ignore or exact")
 
 
 # --- pairs ---------------------------------------------------------------------------------

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 __all__ = [
@@ -23,12 +23,18 @@ __all__ = [
 ]
 
 Unit = Literal["tokens", "ms"]
+Total = Literal["tokens", "duration"]
 _PART = re.compile(r"(?P<number>\d+(?:\.\d+)?)\s*(?P<unit>%|ms|s|)")
 OFF = ("off", "none")
 
 
 class ToleranceError(ValueError):
-    """A tolerance that cannot be read; the message says what was wrong."""
+    """A tolerance that cannot be read; the message says what was wrong, `total` which
+    tolerance it is (`tokens` or `duration`) when `Tolerances.parse` read it."""
+
+    def __init__(self, message: str, total: Total | None = None) -> None:
+        super().__init__(message)
+        self.total = total
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +77,25 @@ class Tolerances:
 
     tokens: Tolerance | None = DEFAULT_TOKENS_TOLERANCE
     duration: Tolerance | None = DEFAULT_DURATION_TOLERANCE
+
+    @classmethod
+    def parse(cls, tokens: str | None = None, duration: str | None = None) -> Tolerances:
+        """The tolerances as written (`parse_tolerance`), the default for one not given;
+        `ToleranceError` (its `total` naming which) for one that cannot be read."""
+        chosen = cls()
+        written: tuple[tuple[Total, str | None, Unit], ...] = (
+            ("tokens", tokens, "tokens"),
+            ("duration", duration, "ms"),
+        )
+        for total, text, unit in written:
+            if text is None:
+                continue
+            try:
+                parsed = parse_tolerance(text, unit)
+            except ToleranceError as exc:
+                raise ToleranceError(str(exc), total) from None
+            chosen = replace(chosen, **{total: parsed})
+        return chosen
 
 
 def parse_tolerance(text: str, unit: Unit) -> Tolerance | None:
