@@ -29,10 +29,30 @@ def _at_the_root(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(ROOT)  # the paths the docs show, as drafts name them
 
 
-def run(*argv: str, stdin: str = "") -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
+def run(*argv: str, stdin: str = "", encoding: str = "utf-8") -> tuple[int, str, str]:
+    """The code, stdout (its bytes read as UTF-8) and stderr of one command; `encoding` is
+    the streams' own."""
+    out = io.TextIOWrapper(io.BytesIO(), encoding=encoding)
+    err = io.TextIOWrapper(io.BytesIO(), encoding=encoding)
     code = main(list(argv), env=Environment(io.StringIO(stdin), out, err, {}))
-    return code, out.getvalue(), err.getvalue()
+    out.flush()
+    err.flush()
+    return code, _bytes(out).decode("utf-8"), _bytes(err).decode(encoding)
+
+
+def _bytes(stream: io.TextIOWrapper) -> bytes:
+    buffer = stream.buffer
+    assert isinstance(buffer, io.BytesIO)
+    return buffer.getvalue()
+
+
+def test_the_draft_is_utf_8_whatever_the_terminal_encodes() -> None:
+    """A stdout that encodes only ASCII (PYTHONIOENCODING=ascii) gets the draft's UTF-8
+    bytes, as a file would, not an internal error."""
+    code, out, _ = run("init", CLEAN, encoding="ascii")
+    assert code == ExitCode.OK
+    assert out == draft_from_runs(read_traces(CLEAN)).yaml()
+    assert not out.isascii()  # the draft has characters ASCII cannot hold
 
 
 def test_the_draft_goes_to_stdout_and_checks_its_runs() -> None:

@@ -73,13 +73,17 @@ def run(args: argparse.Namespace, env: Environment) -> ExitCode:
     output = _output(args, env)
     draft = _from_mcp(args, env) if args.from_mcp is not None else _from_runs(args, env)
     text = draft.yaml()
+    from tracecheck.cli.output import print_parts, write_parts
+
     if output is None:
-        env.stdout.write(text)
+        # Bytes, as UTF-8 whatever stdout's encoding (the draft is a UTF-8 YAML file); a
+        # reader that goes away ends it quietly.
+        write_parts(env, "-", [text.encode("utf-8")])
     else:
         _write(output, text, env)
-        env.stderr.write(f"wrote {output}\n")
+        print_parts([f"wrote {_printable(str(output))}"], env.stderr)
     for note in draft.notes:
-        env.stderr.write(f"note: {_printable(note)}\n")
+        print_parts([f"note: {_printable(note)}"], env.stderr)
     return ExitCode.OK
 
 
