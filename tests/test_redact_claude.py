@@ -731,6 +731,25 @@ def test_the_writer_names_the_file_and_line_of_a_malformed_record() -> None:
     )
 
 
+def test_a_byte_order_mark_is_read_past_as_the_reader_reads_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bom = b"\xef\xbb\xbf"
+    clean = tmp_path / "clean.jsonl"
+    clean.write_bytes(bom + TRANSCRIPT.read_bytes())
+    assert verify(clean, capsys)[0] == ExitCode.OK
+    out = tmp_path / "out.jsonl"
+    assert redact(clean, out) == ExitCode.OK
+    assert out.read_bytes() == clean.read_bytes()  # nothing found: the mark kept too
+    leaky = tmp_path / "leaky.jsonl"
+    leaky.write_bytes(bom + planted(tmp_path, "summary").read_bytes())  # in the first record
+    assert verify(leaky, capsys) == (ExitCode.FAILED, "UNSAFE")
+    assert redact(leaky, out) == ExitCode.OK
+    no_secret_in(out.read_bytes())
+    assert verify(out, capsys)[0] == ExitCode.OK
+    assert facts(out) == facts(leaky)
+
+
 def test_what_the_gate_cannot_read_is_not_written(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -21,6 +21,7 @@ from redact.records import RecordAssessor
 from redact.spans import SpanAssessor
 from tracecheck.readers.claude import read_claude_stream
 from tracecheck.readers.common import ReadContext
+from tracecheck.readers.inputs import UTF8_BOM, start_of
 from tracecheck.recorded_bytes import pointer
 from tracecheck.redact_stream import batched
 from tracecheck.writers_claude import claude_records
@@ -35,10 +36,13 @@ def claude_verdicts(
     (decoded), to be joined by `recorded_bytes.with_recorded`. Span findings are placed as
     `span:<id>/…`, record findings as `/line 12/message/…` (prefixed with `label` when given).
     Raises TraceReadError when the records cannot be read."""
+    # Read from where the reader reads (past a byte-order mark), as `iter_spans` would.
+    start = start_of(stream.read(len(UTF8_BOM)), "claude-stream")
+    stream.seek(start)
     spans = SpanAssessor(profile=profile, known_secrets=known)
     for batch in batched(read_claude_stream(stream, ReadContext(source))):
         spans.assess(span.replace(status_message=None) for span in batch)
-    stream.seek(0)
+    stream.seek(start)
     prefix = f"{label} " if label else ""
     records = RecordAssessor(profile=profile, known_secrets=known)
     verdict = records.assess_all(
