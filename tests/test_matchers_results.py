@@ -54,8 +54,14 @@ RECORDED = [
 
 
 def lookups(name: str) -> list[Span]:
+    """The lookup's tool calls (an agent step naming the tool, LlamaIndex's
+    `BaseWorkflowAgent.task` under OpenLLMetry, is no call and has no result)."""
     spans = [span for trace in read_traces(FIXTURES / name) for span in trace.spans]
-    return [span for span in spans if (span.tool_name or "").endswith("lookup_order")]
+    return [
+        span
+        for span in spans
+        if span.kind == "TOOL" and (span.tool_name or "").endswith("lookup_order")
+    ]
 
 
 @pytest.mark.parametrize(("name", "convention"), RECORDED, ids=[name for name, _ in RECORDED])
@@ -169,3 +175,17 @@ def test_a_producer_s_wrapper_is_never_read_as_the_result() -> None:
     assert span.result == ToolResult(
         False, None, "output.value is recorded but holds no result at output.value#/raw_output"
     )
+
+
+def test_only_a_tool_call_has_a_result() -> None:
+    # A model call's `output.value` is its answer, never read as a tool's result.
+    chat = Span(
+        "a" * 32,
+        "2" * 16,
+        name="ChatOpenAI",
+        attributes={"openinference.span.kind": "LLM", "output.value": '{"order_id": "A-1"}'},
+    )
+    assert chat.kind == "LLM"
+    assert chat.result == ToolResult(False, None, "the span is not a tool call")
+    tool = chat.replace(attributes={**chat.attributes, "openinference.span.kind": "TOOL"})
+    assert tool.result == ToolResult(True, {"order_id": "A-1"}, None)

@@ -462,7 +462,7 @@ class Span:
         """What the tool call returned, read through the convention (computed on first use)."""
         result = self._result
         if result is _UNSET:
-            result = ToolResult(*read.result(self.convention, self))
+            result = ToolResult(*read.result(self.convention, self, self.kind))
             _set_result(self, result)
         return result
 

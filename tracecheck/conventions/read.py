@@ -30,6 +30,7 @@ __all__ = [
 ]
 
 Count = int | float
+_NOT_A_TOOL_CALL = "the span is not a tool call"
 Tokens = tuple[Count | None, Count | None, Count | None, Count | None, Count]
 
 
@@ -203,9 +204,14 @@ def arguments(convention: Convention, span: SpanFacts) -> tuple[bool, Any, str |
     return found
 
 
-def result(convention: Convention, span: SpanFacts) -> tuple[bool, Any, str | None, bool]:
+def result(
+    convention: Convention, span: SpanFacts, span_kind: str
+) -> tuple[bool, Any, str | None, bool]:
     """(known, value, reason, failed) of a tool call's result: the convention's places first;
-    failed when the result records that the call failed."""
+    failed when the result records that the call failed. Unknown for a span of another kind
+    (a model call's `output.value` is its answer, not a tool's result)."""
+    if span_kind != "TOOL":
+        return False, None, _NOT_A_TOOL_CALL, False
     failed = False
     if convention.result_error:
         flag = first_value(span.attributes, convention.result_error)
