@@ -33,8 +33,9 @@ DESCRIPTION = (
 CODES = """\
 diff exits 0 when the runs are the same within the tolerances, 1 when they differ (a
 divergence, a model, a total past its tolerance), 2 on a usage error or when the diff cannot
-vouch for the runs (calls in doubt without --lenient-capture, a total one run does not record),
-3 when an input cannot be read, 4 when an input's format is ambiguous.
+vouch for the runs (calls in doubt without --lenient-capture, a total that cannot be held to
+its tolerance, model calls that name no model, tool calls with no start time), 3 when an input
+cannot be read, 4 when an input's format is ambiguous.
 """
 
 
