@@ -174,9 +174,10 @@ class Convention:
     arguments: tuple[Field, ...] = ()
     # Arguments recorded as a call's `{"args": [...], "kwargs": {...}}`: read the keywords.
     arguments_as_call: bool = False
-    # Arguments recorded one per parameter, `{}` standing for its name (`code.function.
-    # parameters.{}.value`, with a `.type` sibling): assembled into `{name: value}`, from the
-    # span's attributes or from a recorded arguments object holding such keys.
+    # Arguments recorded one per parameter: a key ending in `.value`, `{}` standing for the
+    # parameter's name (`code.function.parameters.{}.value`), with a `.type` sibling; assembled
+    # into `{name: value}`, from the span's attributes or from a recorded arguments object
+    # holding such keys.
     arguments_by_parameter: str | None = None
     model: tuple[Field, ...] = ()
     # Where a tool call's result is recorded, tried before the common reading (a pointer reads

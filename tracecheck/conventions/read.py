@@ -238,22 +238,26 @@ def result(
 def _by_parameter(
     recorded: Mapping[str, Any], pattern: str, decode: bool
 ) -> tuple[bool, Any, str | None] | None:
-    """`{name: value}` from one key per parameter (`pattern` with `{}` for the name), or None
-    when no key has that shape. Types recorded without values mean the values were not
-    captured. With `decode`, a text value is JSON text unless its `.type` sibling says `str`
-    (the producer writes objects and lists as JSON, strings as they are)."""
+    """`{name: value}` from one key per parameter (`pattern`, ending in `.value`, with `{}`
+    for the name), or None when no key has that shape. Types recorded without values (the
+    `.type` siblings) mean the values were not captured. With `decode`, a text value is JSON
+    text unless its `.type` sibling says `str` (the producer writes objects and lists as JSON,
+    strings as they are)."""
+    prefix = pattern.partition("{}")[0]
     matcher = _parameter_pattern(pattern)
     values: dict[str, Any] = {}
     typed = False
     for key, value in recorded.items():
-        match = matcher.fullmatch(key) if isinstance(key, str) else None
+        if not isinstance(key, str) or not key.startswith(prefix):
+            continue
+        match = matcher.fullmatch(key)
         if match is None:
             continue
-        name, part = match.group(1), match.group(2)
-        if part == "type":
+        if match.group(2) == "type":
             typed = True
             continue
-        kind = recorded.get(key[: -len("value")] + "type")
+        kind = recorded.get(key[: match.start(2)] + "type")
+        name = match.group(1)
         values[name] = generic.json_or_text(value) if decode and kind != "str" else value
     if values:
         return True, values, None
@@ -308,7 +312,8 @@ def _indexed(attributes: Mapping[str, Any], pattern: str) -> generic.Offered | N
 
 @lru_cache(maxsize=32)
 def _parameter_pattern(pattern: str) -> re.Pattern[str]:
-    """`prefix{}.value` → `prefix(name).(value|type)`."""
+    """`prefix{}suffix.value` → `prefix(name)suffix.(value|type)`: a parameter's value and the
+    sibling naming its type."""
     before, _, after = pattern.partition("{}")
     sibling = re.escape(after.rpartition(".")[0])
     return re.compile(re.escape(before) + r"(.+)" + sibling + r"\.(value|type)")
