@@ -26,11 +26,15 @@ def redactor_for(
     known_secrets: KnownSecretsArg,
     pseudonym_key: bytes | str | None,
     max_string_bytes: float | None,
+    *,
+    inspector: type[Inspector] = Inspector,
+    redactor: type[Redactor] = Redactor,
 ) -> Redactor:
+    """A redactor of the given classes (a walk of another shape brings its own)."""
     resolved = resolve_profile(profile)
-    inspector = Inspector(resolved, known_secrets_of(known_secrets))
+    looking = inspector(resolved, known_secrets_of(known_secrets))
     cap = effective_cap(resolved.max_string_bytes, max_string_bytes)
-    return Redactor(inspector, cap, pseudonym_key_of(pseudonym_key))
+    return redactor(looking, cap, pseudonym_key_of(pseudonym_key))
 
 
 def redact(

@@ -31,12 +31,13 @@ from __future__ import annotations
 import json
 import re
 import secrets
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol
+from itertools import islice
+from typing import Any, Protocol, TypeVar
 
-from redact.core import KnownSecretsArg, pseudonym_key_of
-from redact.inspector import MAX_DEPTH, Inspector, known_secrets_of, pointer_segment, strings_in
+from redact.core import KnownSecretsArg, pseudonym_key_of, redactor_for
+from redact.inspector import MAX_DEPTH, known_secrets_of, pointer_segment, strings_in
 from redact.json_text import (
     JsonTextAssessor,
     JsonTextInspector,
@@ -45,11 +46,10 @@ from redact.json_text import (
 )
 from redact.model import RedactionFinding, RedactionReport, ShareVerdict
 from redact.profiles import Profile, resolve_profile
-from redact.streamed import StreamedBlocks
-from redact.strings import effective_cap
-from redact.walk import Assessor
+from redact.streamed import StreamedBlocks, with_piece
+from redact.walk import Assessor, Redactor, unclassified
 
-__all__ = ["ENVELOPES", "Envelope", "Field", "RecordAssessor", "RecordRedactor", "dotted_path"]
+__all__ = ["RecordAssessor", "RecordRedactor", "dotted_path"]
 
 # The key a raw-content field of a record is judged under, whatever Claude Code named it.
 RAW_ALIAS = "content"
@@ -140,6 +140,9 @@ _MIME = re.compile(r"[A-Za-z0-9_.+-]+/[A-Za-z0-9_.+-]+")
 _NAME = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
 _DELTA = "/event/delta/"
 _UNCAPPED = 1 << 62
+# Records prescanned together (every string of the batch in one pass), as spans are batched.
+_BATCH = 512
+_Carried = TypeVar("_Carried")
 
 
 class _Visitor(Protocol):
@@ -230,7 +233,7 @@ class _Walk:
 class _Redacting:
     """The walk's visitor that redacts."""
 
-    def __init__(self, redactor: JsonTextRedactor, whole: JsonTextRedactor) -> None:
+    def __init__(self, redactor: Redactor, whole: Redactor) -> None:
         self.redactor = redactor
         self.whole = whole
         self.keyed = redactor.keyed
@@ -256,7 +259,7 @@ class _Redacting:
         return out[len(head) :] if out.startswith(head) else out
 
     def plain_key(self, key: str) -> bool:
-        return _plain_key(self.redactor.inspector, key)
+        return unclassified(self.redactor.inspector, key)
 
 
 class _Looking:
@@ -264,6 +267,7 @@ class _Looking:
 
     def __init__(self, assessor: Assessor) -> None:
         self.assessor = assessor
+        self.plain_key = assessor.is_plain
 
     def keyed(self, key: str, value: Any, path: str, depth: int) -> Any:
         self.assessor.keyed(key, value, path, depth)
@@ -286,24 +290,11 @@ class _Looking:
         self.assessor.string(f"data:{mime};base64,{data}", path)
         return data
 
-    def plain_key(self, key: str) -> bool:
-        return _plain_key(self.assessor.inspector, key)
-
-
-def _plain_key(inspector: Inspector, key: str) -> bool:
-    """A key with no class of its own and nothing in it: its value is judged as raw content
-    inside a raw container."""
-    return (
-        inspector.profile.keys.classify(key) is None
-        and inspector.key_credential(key) is None
-        and not inspector.key_personal(key)
-    )
-
 
 class RecordRedactor:
-    """Claude Code records redacted one at a time with one state: pseudonyms agree across the
-    records of a file (and across files and runs with one `pseudonym_key`), one report covers
-    them all, its paths naming each record by its place (`line 12: message.content[1].text`)."""
+    """Claude Code records redacted with one state: pseudonyms agree across the records of a
+    file (and across files and runs with one `pseudonym_key`), one report covers them all, its
+    paths naming each record by its place (`line 12: message.content[1].text`)."""
 
     def __init__(
         self,
@@ -313,32 +304,70 @@ class RecordRedactor:
         pseudonym_key: bytes | str | None = None,
         max_string_bytes: float | None = None,
     ) -> None:
-        resolved = resolve_profile(profile)
-        inspector = JsonTextInspector(resolved, known_secrets_of(known_secrets))
-        cap = effective_cap(resolved.max_string_bytes, max_string_bytes)
         # One key for both redactors, so that a value has one pseudonym in the whole file.
         key = pseudonym_key_of(pseudonym_key) or secrets.token_bytes(32)
-        self._redactor = JsonTextRedactor(inspector, cap, key)
+        self._redactor = redactor_for(
+            profile,
+            known_secrets,
+            key,
+            max_string_bytes,
+            inspector=JsonTextInspector,
+            redactor=JsonTextRedactor,
+        )
         # Streamed blocks are judged whole, uncut: each piece is cut by the cap on its own.
-        self._whole = JsonTextRedactor(inspector, _UNCAPPED, key)
-        self._walk = _Walk(_Redacting(self._redactor, self._whole), resolved)
+        self._whole = JsonTextRedactor(self._redactor.inspector, _UNCAPPED, key)
+        self.profile = self._redactor.profile
+        self._walk = _Walk(_Redacting(self._redactor, self._whole), self.profile)
         self._findings: list[RedactionFinding] = []
-        self.profile = resolved
 
-    def redact(self, record: dict[str, Any], where: str) -> tuple[dict[str, Any], bool]:
+    def redact_records(
+        self, read: Callable[[], Iterable[tuple[int, dict[str, Any] | None, _Carried]]]
+    ) -> Iterator[tuple[int, _Carried, dict[str, Any] | None]]:
+        """The records of a file redacted, in order. `read()` gives the file's lines as (line
+        number, record, or None for a line that holds none, what the caller carries along);
+        it is called twice: first to join the blocks partial messages send in pieces
+        (`redact.streamed`), then to redact every record. Yields (line number, what was
+        carried, the redacted record, or None when it stays as it was read)."""
+        blocks = StreamedBlocks()
+        for number, record, _ in read():
+            if record is not None:
+                blocks.add(record, number)
+        pieces = self._joined(blocks)
+        lines = iter(read())
+        while batch := list(islice(lines, _BATCH)):
+            records: list[dict[str, Any]] = []
+            for number, record, _ in batch:
+                piece = pieces.get(number)
+                if record is not None and piece is not None:
+                    record = with_piece(record, *piece)
+                if record is not None:
+                    records.append(record)
+            # Every string of the batch scanned in one pass first, as spans are.
+            self._redactor.inspector.prescan(*strings_in(records))
+            walked = iter(records)
+            for number, record, carried in batch:
+                if record is None:
+                    yield number, carried, None
+                    continue
+                out, touched = self._redact(next(walked), f"line {number}")
+                yield number, carried, out if touched or number in pieces else None
+
+    def _redact(self, record: dict[str, Any], where: str) -> tuple[dict[str, Any], bool]:
         """The record redacted, and whether anything changed; `where` names it in the report
         (`line 12`)."""
         findings = self._redactor.findings
         findings.clear()
         out = self._walk.envelope("record", record, "", 0)
+        parsed: dict[int, Any] = {}
         self._findings.extend(
-            RedactionFinding(f"{where}: {dotted_path(record, f.path)}", *_rest(f)) for f in findings
+            RedactionFinding(f"{where}: {_dotted(record, f.path, parsed)}", *_rest(f))
+            for f in findings
         )
         changed = bool(findings)
         findings.clear()
         return out, changed
 
-    def redact_streamed(self, blocks: StreamedBlocks) -> dict[int, tuple[str, str]]:
+    def _joined(self, blocks: StreamedBlocks) -> dict[int, tuple[str, str]]:
         """What each piece of the streamed blocks becomes, by line, as (delta field, text),
         for the blocks whose joined text redaction changes: the first piece carries the
         redacted whole, the others are emptied. Under a profile that removes raw content,
@@ -355,9 +384,10 @@ class RecordRedactor:
                 continue
             first, *rest = block.pieces
             shape = {"event": {"delta": {first.field: whole}}}
+            parsed: dict[int, Any] = {}
             self._findings.extend(
                 RedactionFinding(
-                    f"line {first.line}: {dotted_path(shape, _DELTA + first.field + f.path)}",
+                    f"line {first.line}: {_dotted(shape, _DELTA + first.field + f.path, parsed)}",
                     *_rest(f),
                 )
                 for f in findings
@@ -376,37 +406,34 @@ def _rest(finding: RedactionFinding) -> tuple[Any, ...]:
 
 
 class RecordAssessor:
-    """The share-safety verdict of Claude Code records judged one at a time, as the record
-    redactor treats them; paths are JSON Pointers under the root each record is given."""
+    """The share-safety verdict of Claude Code records, judged as the record redactor treats
+    them; paths are JSON Pointers under the root each record is given."""
 
     def __init__(
         self, *, profile: str | Profile = "default", known_secrets: KnownSecretsArg = ()
     ) -> None:
-        resolved = resolve_profile(profile)
-        inspector = JsonTextInspector(resolved, known_secrets_of(known_secrets))
+        inspector = JsonTextInspector(resolve_profile(profile), known_secrets_of(known_secrets))
         self._assessor = JsonTextAssessor(inspector)
-        self._walk = _Walk(_Looking(self._assessor), resolved)
-
-    def assess(self, record: dict[str, Any], root: str) -> None:
-        # Every string of the record scanned in one pass first, as `assess` does.
-        self._assessor.inspector.prescan(*strings_in([record]))
-        self._walk.envelope("record", record, root, 0)
+        self._walk = _Walk(_Looking(self._assessor), inspector.profile)
 
     def assess_all(self, records: Iterable[tuple[dict[str, Any], str]]) -> ShareVerdict:
-        """Each record under its root, and the blocks their stream events send in pieces,
-        joined (placed at the first piece's delta)."""
+        """The verdict of a file's records, each under its root, and of the blocks their
+        stream events send in pieces, joined (placed at the first piece's delta)."""
         blocks = StreamedBlocks()
         roots: dict[int, str] = {}
-        for number, (record, root) in enumerate(records):
-            self.assess(record, root)
-            blocks.add(record, number)
-            roots[number] = root
+        number = 0
+        given = iter(records)
+        while batch := list(islice(given, _BATCH)):
+            # Every string of the batch scanned in one pass first, as `assess` does.
+            self._assessor.inspector.prescan(*strings_in([record for record, _ in batch]))
+            for record, root in batch:
+                self._walk.envelope("record", record, root, 0)
+                blocks.add(record, number)
+                roots[number] = root
+                number += 1
         for block in blocks.joined():
             first = block.pieces[0]
             self._assessor.string(block.text, f"{roots[first.line]}{_DELTA}{first.field}")
-        return self.verdict()
-
-    def verdict(self) -> ShareVerdict:
         return self._assessor.verdict()
 
 
@@ -414,12 +441,21 @@ def dotted_path(record: Any, pointer: str) -> str:
     """A JSON Pointer into `record` written as a field path: `/message/content/1/input` →
     `message.content[1].input`; keys that are not names are quoted (`["a b"]`). JSON held in
     a string is followed as the redactor followed it."""
+    return _dotted(record, pointer, {})
+
+
+def _dotted(record: Any, pointer: str, parsed: dict[int, Any]) -> str:
+    """`dotted_path`, the JSON held in strings parsed once for all the pointers into one
+    record (`parsed`: by the string's identity, while the record lives)."""
     parts: list[str] = []
     current = record
     for raw in pointer.split("/")[1:] if pointer else ():
         segment = raw.replace("~1", "/").replace("~0", "~")
         if current.__class__ is str:
-            current = json_container(current)
+            text = current
+            current = parsed.get(id(text), parsed)
+            if current is parsed:
+                current = parsed[id(text)] = json_container(text)
         if current.__class__ is list and segment.isdigit():
             index = int(segment)
             parts.append(f"[{index}]")

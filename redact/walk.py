@@ -38,7 +38,7 @@ from redact.strings import (
     utf8_length,
 )
 
-__all__ = ["Assessor", "Redactor"]
+__all__ = ["Assessor", "Redactor", "unclassified"]
 
 _BINARY = bytes | bytearray | memoryview
 _PASSED_THROUGH = datetime.date | datetime.time
@@ -144,6 +144,17 @@ def key_rule(key_class: KeyClass | None, value: Any, profile: Profile) -> KeyCla
     if key_class is KeyClass.SHARE_PERSONAL and not profile.remove_share_personal_keys:
         return None
     return key_class if scalar else None
+
+
+def unclassified(inspector: Inspector, name: str) -> bool:
+    """A key with no class and no credential or personal data in it: it flags nothing by
+    itself (the assessor's plain key; inside a raw container of a Claude record, its value is
+    raw content)."""
+    return (
+        inspector.profile.keys.classify(name) is None
+        and inspector.key_credential(name) is None
+        and not inspector.key_personal(name)
+    )
 
 
 # How deep a quiet mapping's nested values are judged from the prescan; below, the walk looks.
@@ -649,13 +660,11 @@ class Assessor:
         return _KEY_FINDINGS[key_class]
 
     def _is_plain(self, name: str) -> bool:
-        """A key with no class and no credential or personal data in it: it flags nothing by
-        itself."""
-        return (
-            self.profile.keys.classify(name) is None
-            and self.inspector.key_credential(name) is None
-            and not self.inspector.key_personal(name)
-        )
+        return unclassified(self.inspector, name)
+
+    def is_plain(self, name: str) -> bool:
+        """`unclassified(name)`, asked once per key."""
+        return self._quiet.is_plain(name)
 
     def keyed(self, key: str, value: Any, path: str, depth: int) -> None:
         if value is None or isinstance(value, bool):

@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 
 from redact import share_allowed
 from redact.profiles import resolve_profile
-from redact.records import RecordRedactor, dotted_path
+from redact.records import RecordAssessor, RecordRedactor, dotted_path
 from tracecheck import iter_spans
 from tracecheck.cli import ExitCode, main
 from tracecheck.errors import TraceReadError
@@ -731,6 +731,22 @@ def test_the_writer_names_the_file_and_line_of_a_malformed_record() -> None:
     )
 
 
+def test_a_record_that_cannot_be_encoded_is_named_by_its_line() -> None:
+    # Whatever the redaction gives back that JSON cannot hold stops the writing at its line.
+    class Broken(RecordRedactor):
+        def redact_records(self, read: Any) -> Any:
+            for number, record, line in read():
+                yield number, line, None if record is None else {"text": "\ud800"}
+
+    data = b'{"type": "user"}\n\n{"type": "user"}\n'
+    with pytest.raises(TraceReadError) as raised:
+        redact_claude_records(lambda: io.BytesIO(data), "t.jsonl", Broken(), lambda _: None)
+    assert str(raised.value) == (
+        "t.jsonl: line 1: cannot be written back as JSON: str is not valid UTF-8: "
+        "surrogates not allowed"
+    )
+
+
 def test_a_byte_order_mark_is_read_past_as_the_reader_reads_it(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -748,6 +764,28 @@ def test_a_byte_order_mark_is_read_past_as_the_reader_reads_it(
     no_secret_in(out.read_bytes())
     assert verify(out, capsys)[0] == ExitCode.OK
     assert facts(out) == facts(leaky)
+
+
+def test_the_record_api_judges_and_redacts_a_file_only_whole() -> None:
+    # Streamed pieces are joined across records: a record alone cannot be judged or redacted.
+    assert not hasattr(RecordRedactor, "redact") and not hasattr(RecordAssessor, "assess")
+    records = load(PARTIAL)
+    deltas = [r for r in records if r.get("event", {}).get("delta", {}).get("type") == "text_delta"]
+    deltas[0]["event"]["delta"]["text"] += PROVIDER_KEY[:10]
+    deltas[1]["event"]["delta"]["text"] = PROVIDER_KEY[10:] + deltas[1]["event"]["delta"]["text"]
+    verdict = RecordAssessor(profile="share").assess_all(
+        (r, f"/{i}") for i, r in enumerate(records)
+    )
+    assert verdict.status.value == "UNSAFE"
+    numbered = [(n, r, n) for n, r in enumerate(records, 1)]
+    redactor = RecordRedactor(profile="share")
+    out = {n: r for n, _, r in redactor.redact_records(lambda: numbered)}
+    joined = "".join(
+        (out[n] or r)["event"]["delta"]["text"]
+        for n, r, _ in numbered
+        if r.get("event", {}).get("delta", {}).get("type") == "text_delta"
+    )
+    assert PROVIDER_KEY not in joined and "[REDACTED:provider-key]" in joined
 
 
 def test_what_the_gate_cannot_read_is_not_written(

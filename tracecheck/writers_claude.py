@@ -15,37 +15,25 @@ from typing import IO, Any
 import orjson
 
 from redact.records import RecordRedactor
-from redact.streamed import StreamedBlocks, with_piece
 from tracecheck.errors import TraceReadError
-from tracecheck.readers.claude.fields import describe
+from tracecheck.readers.claude import read_record
+from tracecheck.readers.common import ReadContext
+from tracecheck.readers.inputs import UTF8_BOM
 
 __all__ = ["claude_records", "redact_claude_records"]
-
-_UTF8_BOM = b"\xef\xbb\xbf"
 
 
 def claude_records(lines: IO[bytes], source: str) -> Iterator[tuple[int, bytes, Any]]:
     """(line number, line as read, record or None for a blank line) of each line of a Claude
-    Code file; raises TraceReadError at the first line that is not a JSON object."""
+    Code file, read as the reader reads them (a byte-order mark before the first allowed);
+    raises TraceReadError at the first line that is not a JSON object."""
+    ctx = ReadContext(source)
     for number, line in enumerate(lines, 1):
-        body = line.rstrip(b"\r\n")
-        if number == 1:
-            body = body.removeprefix(_UTF8_BOM)
+        body = line.removeprefix(UTF8_BOM) if number == 1 else line
         if not body.strip():
             yield number, line, None
             continue
-        try:
-            record = orjson.loads(body)
-        except orjson.JSONDecodeError as exc:
-            where = f"line {number}, column {exc.colno}"
-            raise TraceReadError(
-                source, f"malformed JSON: {exc.msg.rstrip('.')}", where=where
-            ) from None
-        if not isinstance(record, dict):
-            raise TraceReadError(
-                source, f"is {describe(record)}, not a JSON object", where=f"line {number}"
-            )
-        yield number, line, record
+        yield number, line, read_record(body, number, ctx)
 
 
 def redact_claude_records(
@@ -55,28 +43,24 @@ def redact_claude_records(
     write: Callable[[bytes], None],
 ) -> int:
     """Write each record of the file `open_lines` opens redacted; the number of records
-    changed. The file is read twice: first to join the blocks partial messages send in pieces
-    (`redact.streamed`), then to write."""
-    blocks = StreamedBlocks()
-    with open_lines() as lines:
-        for number, _, record in claude_records(lines, source):
-            if record is not None:
-                blocks.add(record, number)
-    pieces = redactor.redact_streamed(blocks)
+    changed. The file is read twice (`RecordRedactor.redact_records`)."""
+
+    def read() -> Iterator[tuple[int, Any, bytes]]:
+        with open_lines() as lines:
+            for number, line, record in claude_records(lines, source):
+                yield number, record, line
+
     changed = 0
-    with open_lines() as lines:
-        for number, line, record in claude_records(lines, source):
-            if record is None:
-                write(line)
-                continue
-            piece = pieces.get(number)
-            if piece is not None:
-                record = with_piece(record, *piece)
-            out, touched = redactor.redact(record, f"line {number}")
-            if not touched and piece is None:
-                write(line)
-                continue
-            changed += 1
-            ending = line[len(line.rstrip(b"\r\n")) :]
-            write(orjson.dumps(out) + ending)
+    for number, line, out in redactor.redact_records(read):
+        if out is None:
+            write(line)
+            continue
+        try:
+            encoded = orjson.dumps(out)
+        except orjson.JSONEncodeError as exc:
+            where = f"line {number}"
+            reason = f"cannot be written back as JSON: {exc}"
+            raise TraceReadError(source, reason, where=where) from None
+        changed += 1
+        write(encoded + line[len(line.rstrip(b"\r\n")) :])
     return changed

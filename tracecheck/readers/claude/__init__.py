@@ -61,7 +61,7 @@ from tracecheck.readers.claude.model import (
 from tracecheck.readers.common import ReadContext
 from tracecheck.spans import Span
 
-__all__ = ["read_claude_session", "read_claude_stream"]
+__all__ = ["read_claude_session", "read_claude_stream", "read_record"]
 
 _SUBAGENT_TOOLS = frozenset({"Task", "Agent"})
 _TOOL_USE_BLOCKS = frozenset({"tool_use", "server_tool_use", "mcp_tool_use"})
@@ -125,7 +125,7 @@ def read_claude_session(parts: Iterable[tuple[IO[bytes], ReadContext]]) -> Itera
         reader.unknown = {}
         for number, line in enumerate(lines, 1):
             if not line.isspace():
-                reader.add(_record(line, number, ctx), f"line {number}")
+                reader.add(read_record(line, number, ctx), f"line {number}")
         for kind, where in reader.unknown.items():
             ctx.note(
                 where,
@@ -139,7 +139,9 @@ def read_claude_session(parts: Iterable[tuple[IO[bytes], ReadContext]]) -> Itera
         yield from spans(session, last)
 
 
-def _record(line: bytes, number: int, ctx: ReadContext) -> dict[str, Any]:
+def read_record(line: bytes, number: int, ctx: ReadContext) -> dict[str, Any]:
+    """The record a line holds (its line ending aside); raises the reader's error, naming the
+    line, when it is not a JSON object."""
     try:  # without its newline, so that a truncated line's error points into the line
         record = orjson.loads(line.rstrip(b"\r\n"))
     except orjson.JSONDecodeError as exc:
