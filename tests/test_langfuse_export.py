@@ -292,6 +292,35 @@ def test_a_span_of_a_trace_without_the_newer_types_may_be_a_tool_call() -> None:
     assert '("run_shell")' in verdict.reading_notes[0]
 
 
+def test_a_trace_s_types_are_judged_over_every_page_of_the_file() -> None:
+    """A SPAN on one page and a TOOL of the same trace on the next: the trace has the newer
+    types, so both pages are read under one convention (the first page was read untyped)."""
+    pages = [
+        {
+            "data": [observation(id="step-1", name="format_answer")],
+            "meta": {"page": 1, "totalPages": 2},
+        },
+        {
+            "data": [observation(id="tool-1", type="TOOL", name="lookup_order")],
+            "meta": {"page": 2, "totalPages": 2},
+        },
+    ]
+    text = "\n".join(json.dumps(page) for page in pages).encode()
+    (trace,) = read_traces(text, format="langfuse-export")
+    assert [(s.convention.name, s.kind) for s in trace.spans] == [
+        ("langfuse-export", Kind.CHAIN),
+        ("langfuse-export", Kind.TOOL),
+    ]
+
+
+def test_an_observation_of_another_trace_inside_a_trace_is_refused() -> None:
+    document = legacy_trace(observation(id="a"), observation(id="b", traceId="trace-2"))
+    assert refusal(document) == (
+        "<bytes>: observations[1].traceId: names another trace than the one whose observations "
+        "it is listed in: its place in that trace is unknown"
+    )
+
+
 def test_a_span_beside_a_tool_observation_is_a_step() -> None:
     document = legacy_trace(
         observation(type="TOOL", name="lookup_order", id="tool-1", input={"order_id": "A-1"}),

@@ -27,12 +27,13 @@ producer's total. An export without `usageDetails` falls back on the older `usag
 The trace is the run record: its fields (`langfuse.trace.id`, `.name`, `.timestamp`, `.input`,
 `.output`, `.metadata`, `.tags`, `.public`, `user.id`, `session.id`, `langfuse.release`) go on
 its single root observation; when it has none or several, the trace itself is a root span
-(named by the trace, starting at its `timestamp`, no end: Langfuse records none).
+(named by the trace, starting at its `timestamp`, no end: Langfuse records none). An
+observation listed in a trace whose `traceId` names another trace is refused.
 
 Every span carries `langfuse.export.layout`, its convention's mark. In a trace that uses none
-of the types Langfuse added with SDK 3.5 (AGENT, TOOL, CHAIN, ...) and was not recorded by a
-Langfuse SDK of 3.5 or later (`metadata.scope`), a SPAN may be a tool call: its spans also
-carry `langfuse.export.untyped`, which selects the convention that says so.
+of the types Langfuse added with SDK 3.5 (AGENT, TOOL, CHAIN, ...) anywhere in the file and was
+not recorded by a Langfuse SDK of 3.5 or later (`metadata.scope`), a SPAN may be a tool call:
+its spans also carry `langfuse.export.untyped`, which selects the convention that says so.
 """
 
 from __future__ import annotations
@@ -163,11 +164,21 @@ class _Pages:
             )
 
 
+@dataclass
+class _Part:
+    """One JSON value of the file: its layout, its trace if it has one, its observations."""
+
+    layout: str
+    trace: dict[str, Any] | None
+    trace_id: str | None
+    where: str  # the trace's place
+    observations: list[_Observation]
+
+
 def read_langfuse_export(values: list[JsonValue], ctx: ReadContext) -> list[Span]:
     """Every observation of the file's exports as a span (see the module's docstring)."""
-    spans: list[Span] = []
     pages = _Pages()
-    observed = 0
+    parts = []
     for where, value in values:
         layout = langfuse_layout(value)
         if layout is None:
@@ -176,74 +187,62 @@ def read_langfuse_export(values: list[JsonValue], ctx: ReadContext) -> list[Span
             raise ctx.error(where or None, _TRACE_LIST)
         if layout == "observations":
             pages.add(value["meta"])
-        trace, rows, place = _parts(value, layout, where)
-        observed += len(rows)
-        spans.extend(_spans(layout, trace, rows, ctx, place, where))
+        parts.append(_part(value, layout, ctx, where))
     pages.check(ctx)
-    if not observed:
+    if not any(part.observations for part in parts):
         raise ctx.error(
             None,
             "holds no Langfuse observations (a trace fetched without observations in its "
             "fields?): there is nothing to check",
         )
+    # Whether a trace uses the newer types is decided over the whole file: its observations may
+    # be on several pages, which are read under one convention.
+    typed = {
+        o.trace_id
+        for part in parts
+        for o in part.observations
+        if o.type not in _OLD_TYPES or o.sdk_typed
+    }
+    spans: list[Span] = []
+    for part in parts:
+        for observation in part.observations:
+            observation.attributes[_LAYOUT] = part.layout
+            if observation.trace_id not in typed:
+                observation.attributes[_UNTYPED] = True
+        if part.trace is not None:
+            spans.extend(_with_trace(part.trace, part, ctx))
+        spans.extend(_span(observation, ctx) for observation in part.observations)
     return spans
 
 
-def _parts(value: Any, layout: str, where: str) -> tuple[dict[str, Any] | None, list[Any], str]:
-    """The trace (if the layout has one), its observations, and where they are."""
+def _part(value: Any, layout: str, ctx: ReadContext, where: str) -> _Part:
+    """The value's trace (if its layout has one) and its observations, read."""
+    trace: dict[str, Any] | None = None
+    trace_where = where
     if layout == "ui-trace":
-        return value["trace"], value["observations"], at(where, "observations")
-    if layout == "trace":
-        return value, value["observations"], at(where, "observations")
-    if layout == "download":
-        return None, value["observations"], at(where, "observations")
-    if layout == "observations":
-        return None, value["data"], at(where, "data")
-    if layout == "list":
-        return None, value, where
-    return None, [value], where
-
-
-def _spans(
-    layout: str,
-    trace: dict[str, Any] | None,
-    rows: list[Any],
-    ctx: ReadContext,
-    place: str,
-    where: str,
-) -> Iterator[Span]:
-    trace_place = at(where, "trace") if layout == "ui-trace" else where
+        trace, rows, place = value["trace"], value["observations"], at(where, "observations")
+        trace_where = at(where, "trace")
+    elif layout == "trace":
+        trace, rows, place = value, value["observations"], at(where, "observations")
+    elif layout == "download":
+        rows, place = value["observations"], at(where, "observations")
+    elif layout == "observations":
+        rows, place = value["data"], at(where, "data")
+    else:
+        rows, place = (value, where) if layout == "list" else ([value], where)
     trace_id = None
     if trace is not None:
-        trace_id = _trace_id(trace.get("id"), ctx, at(trace_place, "id"))
-    read = [
+        trace_id = _trace_id(trace.get("id"), ctx, at(trace_where, "id"))
+    observations = [
         _observation(row, ctx, place if layout == "observation" else f"{place}[{index}]", trace_id)
         for index, row in enumerate(rows)
     ]
-    groups: dict[str | None, list[_Observation]] = {}
-    for observation in read:
-        groups.setdefault(observation.trace_id, []).append(observation)
-    for group in groups.values():
-        untyped = not any(o.type not in _OLD_TYPES or o.sdk_typed for o in group)
-        for observation in group:
-            observation.attributes[_LAYOUT] = layout
-            if untyped:
-                observation.attributes[_UNTYPED] = True
-    if trace is not None:
-        yield from _with_trace(trace, read, layout, ctx, trace_place, trace_id)
-    for observation in read:
-        yield _span(observation, ctx)
+    return _Part(layout, trace, trace_id, trace_where, observations)
 
 
-def _with_trace(
-    trace: dict[str, Any],
-    read: list[_Observation],
-    layout: str,
-    ctx: ReadContext,
-    where: str,
-    trace_id: str | None,
-) -> Iterator[Span]:
+def _with_trace(trace: dict[str, Any], part: _Part, ctx: ReadContext) -> Iterator[Span]:
     """The trace's fields on its single root observation, or the trace as a root span."""
+    where, read = part.where, part.observations
     attributes = _trace_attributes(trace, ctx, where)
     roots = [o for o in read if o.parent is None]
     if len(roots) == 1:
@@ -255,12 +254,12 @@ def _with_trace(
         root.parent = f"\0{span_id}"  # the trace span, not an observation id
     start = _time(trace.get("timestamp"), ctx, at(where, "timestamp"))
     name = trace.get("name")
-    attributes[_LAYOUT] = layout
+    attributes[_LAYOUT] = part.layout
     if read and all(_UNTYPED in o.attributes for o in read):
         attributes[_UNTYPED] = True
     yield checked(
         Span(
-            trace_id=trace_id,
+            trace_id=part.trace_id,
             span_id=span_id,
             name=name if isinstance(name, str) else "",
             start_ns=start,
@@ -313,11 +312,20 @@ def _observation(raw: Any, ctx: ReadContext, where: str, trace_id: str | None) -
     if level is not None and (not isinstance(level, str) or level not in _LEVELS):
         raise ctx.error(at(where, "level"), f"is {described(level)}, not a Langfuse level")
     own_trace = raw.get("traceId")
+    if own_trace:
+        own_id = _trace_id(own_trace, ctx, at(where, "traceId"))
+        if trace_id is not None and own_id != trace_id:
+            raise ctx.error(
+                at(where, "traceId"),
+                "names another trace than the one whose observations it is listed in: its "
+                "place in that trace is unknown",
+            )
+        trace_id = own_id
     attributes = _attributes(raw, ctx, where)
     message = attributes.get("langfuse.observation.status_message")
     return _Observation(
         raw_id=raw_id,
-        trace_id=_trace_id(own_trace, ctx, at(where, "traceId")) if own_trace else trace_id,
+        trace_id=trace_id,
         span_id=_span_id(raw_id),
         parent=_text(raw.get("parentObservationId"), ctx, at(where, "parentObservationId")),
         name=_text(raw.get("name"), ctx, at(where, "name")) or "",
