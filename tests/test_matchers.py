@@ -3,7 +3,9 @@ each passes and fails, in words that never echo a value, compiled strictly and e
 
 from __future__ import annotations
 
+import inspect
 import json
+import sys
 from typing import Any
 
 import pytest
@@ -166,6 +168,25 @@ def test_partial_matches_array_elements_each_to_its_own_order_free() -> None:
         == "(whole value) has no distinct element including each expected element"
     )
     assert partial_mismatch([2, 1], [1, 2, 3]) is None
+
+
+def test_partial_matches_arrays_without_recursing_along_the_matching() -> None:
+    # Element i of the expected array is included by actual elements i-1, i and i+1: each
+    # expected element takes the one before it, and the next moves them all along by one.
+    size = 100
+    actual = [{f"k{j}": 1 for j in (i - 1, i, i + 1)} for i in range(size)]
+    expected = [{f"k{i}": 1} for i in range(size)]
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(len(inspect.stack(0)) + 60)  # deep enough for the values, no more
+    try:
+        found = partial_mismatch(expected, actual)
+    finally:
+        sys.setrecursionlimit(limit)
+    assert found is None
+    assert partial_mismatch([*expected, {}], actual) == (
+        "(whole value) has no distinct element including each expected element"
+    )
+    assert partial_mismatch([1, {}], [{}, 1]) is None
 
 
 def test_partial_ignores_matching_keys_at_any_depth() -> None:

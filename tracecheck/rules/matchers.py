@@ -15,6 +15,7 @@ from fnmatch import fnmatchcase
 from typing import Any, Literal
 
 from tracecheck.naming import json_type, with_article
+from tracecheck.rules.alignment import assign
 from tracecheck.rules.base import number_text
 from tracecheck.rules.canonical import canonical_json
 from tracecheck.rules.earlier import Calls, by_key
@@ -302,26 +303,13 @@ def partial_mismatch(
 
 def _all_matched(expected: Sequence[Any], actual: Sequence[Any], ignore: Sequence[str]) -> bool:
     """Whether each expected element can be given its own actual element that includes it:
-    a maximum bipartite matching (Kuhn's augmenting paths), as greedy choice can fail."""
+    a maximum bipartite matching (`alignment.assign`), as greedy choice can fail."""
     if len(expected) > len(actual):
         return False
-    fits = [
-        [i for i, item in enumerate(actual) if partial_mismatch(wanted, item, ignore) is None]
-        for wanted in expected
-    ]
-    owner: dict[int, int] = {}
-
-    def place(e: int, seen: set[int]) -> bool:
-        for a in fits[e]:
-            if a in seen:
-                continue
-            seen.add(a)
-            if a not in owner or place(owner[a], seen):
-                owner[a] = e
-                return True
-        return False
-
-    return all(place(e, set()) for e in range(len(expected)))
+    fits = assign(
+        expected, actual, lambda e, a: partial_mismatch(e, a, ignore) is None, key=json_type
+    )
+    return not fits.missing
 
 
 def _escape(key: str) -> str:
