@@ -7,14 +7,20 @@ nothing of either."""
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # `decimal` and `fractions` wait for a number to print
+    from decimal import Decimal
+    from fractions import Fraction
 
 __all__ = [
     "a_json_type",
     "did_you_mean",
     "json_type",
     "key_path",
+    "number_text",
     "quote",
     "unknown_message",
     "with_article",
@@ -64,6 +70,23 @@ def with_article(type_name: str) -> str:
 def a_json_type(value: Any) -> str:
     """The JSON type of a value with its article: how a message names a value it may not show."""
     return with_article(json_type(value) or type(value).__name__)
+
+
+def number_text(number: int | float | Fraction | Decimal) -> str:
+    """A number as a reader expects it: integral values without a fraction, no exponent."""
+    from decimal import Decimal
+
+    if isinstance(number, float) and not math.isfinite(number):
+        return repr(number)
+    if isinstance(number, float):
+        exact = Decimal(repr(number))
+    elif isinstance(number, int | Decimal):
+        exact = Decimal(number)
+    else:  # a Fraction
+        exact = Decimal(number.numerator) / Decimal(number.denominator)
+    if exact == exact.to_integral_value():
+        return str(int(exact))
+    return format(exact.normalize(), "f")
 
 
 def _edit_distance(left: str, right: str) -> int:

@@ -490,9 +490,12 @@ class Span:
 
     @property
     def duration_ns(self) -> int | None:
-        if self.start_ns is None or self.end_ns is None:
+        """End minus start, or None when either is missing or the end is before the start (a
+        clock that went backwards records no duration): what rules and `show` both read."""
+        start, end = self.start_ns, self.end_ns
+        if start is None or end is None or end < start:
             return None
-        return self.end_ns - self.start_ns
+        return end - start
 
     @property
     def run_record(self) -> RunRecord:

@@ -1,20 +1,16 @@
 """What every rule operator shares: the protocol the checker relies on, and how messages
-name spans, list names and print numbers."""
+name spans, list names and print numbers (`naming.number_text`)."""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
-from decimal import Decimal
-from typing import TYPE_CHECKING, Literal, Protocol
+from typing import Literal, Protocol
 
+from tracecheck.naming import number_text
 from tracecheck.rules.predicates import Predicate
 from tracecheck.rules.subject import Subject
 from tracecheck.spans import Span
 from tracecheck.verdict import Violation
-
-if TYPE_CHECKING:  # only a run's duration is a Fraction: `fractions` waits for `rules.run`
-    from fractions import Fraction
 
 __all__ = [
     "SHOWN_NAMES",
@@ -71,22 +67,3 @@ def listed(items: Sequence[str]) -> str:
     shown = ", ".join(items[:SHOWN_NAMES])
     rest = len(items) - SHOWN_NAMES
     return f"{shown} and {rest} more" if rest > 0 else shown
-
-
-def number_text(number: int | float | Fraction | Decimal) -> str:
-    """A number as a reader expects it: integral values without a fraction, no exponent."""
-    if isinstance(number, float) and not math.isfinite(number):
-        return repr(number)
-    if isinstance(number, float):
-        exact = Decimal(repr(number))
-    elif isinstance(number, int | Decimal):
-        exact = Decimal(number)
-    else:  # a Fraction
-        exact = _fraction_decimal(number)
-    if exact == exact.to_integral_value():
-        return str(int(exact))
-    return format(exact.normalize(), "f")
-
-
-def _fraction_decimal(number: Fraction) -> Decimal:
-    return Decimal(number.numerator) / Decimal(number.denominator)

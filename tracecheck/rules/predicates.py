@@ -5,18 +5,19 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from decimal import Decimal
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from tracecheck.naming import number_text
 from tracecheck.spans import Span
 
 if TYPE_CHECKING:  # `fractions` waits for a contract with a duration bound (1-2 ms to import)
     from fractions import Fraction
 
 __all__ = [
+    "NS_PER_MS",
     "REGEX_TIMEOUT_SECONDS",
     "STATUSES",
     "DurationRange",
@@ -26,7 +27,7 @@ __all__ = [
     "Pattern",
     "Predicate",
     "RuleError",
-    "duration_ns",
+    "exact",
     "json_equal",
     "status_word",
 ]
@@ -39,7 +40,7 @@ _IGNORED_FLAGS = frozenset("uygd")  # `u` is always on; `g`, `y`, `d` mean nothi
 # A span's status as a predicate names it (`status_word`): OTLP's UNSET (no status recorded)
 # is `unset`.
 STATUSES = ("ok", "error", "unset")
-_NS_PER_MS = 1_000_000
+NS_PER_MS = 1_000_000
 
 
 class RuleError(Exception):
@@ -129,15 +130,6 @@ def status_word(span: Span) -> str:
     return "ok" if span.status == "ok" else "unset"
 
 
-def duration_ns(span: Span) -> int | None:
-    """End minus start, or None when either is missing or the end is before the start (a
-    clock that went backwards records no duration)."""
-    start, end = span.start_ns, span.end_ns
-    if start is None or end is None or end < start:
-        return None
-    return end - start
-
-
 @dataclass(frozen=True, slots=True)
 class DurationRange:
     """`durationMs: {min, max}`: end minus start in milliseconds, both bounds inclusive.
@@ -155,13 +147,13 @@ class DurationRange:
     max_ns: int | None = field(init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
-        low = None if self.min_ms is None else -((-_exact(self.min_ms) * _NS_PER_MS) // 1)
-        high = None if self.max_ms is None else (_exact(self.max_ms) * _NS_PER_MS) // 1
+        low = None if self.min_ms is None else -((-exact(self.min_ms) * NS_PER_MS) // 1)
+        high = None if self.max_ms is None else (exact(self.max_ms) * NS_PER_MS) // 1
         object.__setattr__(self, "min_ns", None if low is None else int(low))
         object.__setattr__(self, "max_ns", None if high is None else int(high))
 
     def contains(self, span: Span) -> bool:
-        took = duration_ns(span)
+        took = span.duration_ns
         if took is None:
             return self.unknown_matches
         return (self.min_ns is None or took >= self.min_ns) and (
@@ -169,8 +161,8 @@ class DurationRange:
         )
 
     def describe(self) -> str:
-        low = None if self.min_ms is None else _number(self.min_ms)
-        high = None if self.max_ms is None else _number(self.max_ms)
+        low = None if self.min_ms is None else number_text(self.min_ms)
+        high = None if self.max_ms is None else number_text(self.max_ms)
         if low is not None and high is not None:
             return f"durationMs={low}..{high}"
         return f"durationMs>={low}" if low is not None else f"durationMs<={high}"
@@ -215,7 +207,7 @@ class Predicate:
     def decided(self, span: Span) -> bool:
         """Whether the span's match is known: False when it turns on a duration the span does
         not record (it would match for some durations and not for others)."""
-        if not self.reads_duration or duration_ns(span) is not None:
+        if not self.reads_duration or span.duration_ns is not None:
             return True
         most, least = self._corners
         return most.matches(span) == least.matches(span)
@@ -294,19 +286,11 @@ def json_equal(left: Any, right: Any) -> bool:
     return False
 
 
-def _exact(number: int | float) -> Fraction:
+def exact(number: int | float) -> Fraction:
     """A bound as written: 0.1 is a tenth, not the double nearest to it."""
     from fractions import Fraction
 
     return Fraction(repr(number)) if isinstance(number, float) else Fraction(number)
-
-
-def _number(number: int | float) -> str:
-    """A bound as a reader wrote it: integral values without a fraction, no exponent."""
-    exact = _exact(number)
-    if exact.denominator == 1:
-        return str(exact.numerator)
-    return format(Decimal(repr(number)).normalize(), "f")
 
 
 def _json(value: Any) -> str:

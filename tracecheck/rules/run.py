@@ -6,10 +6,8 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from tracecheck.rules.base import (
-    number_text,
-)
-from tracecheck.rules.predicates import RuleError
+from tracecheck.naming import number_text
+from tracecheck.rules.predicates import NS_PER_MS, RuleError, exact
 from tracecheck.rules.subject import Subject
 from tracecheck.verdict import Violation
 
@@ -58,8 +56,8 @@ class RunCheck:
             else:
                 from fractions import Fraction  # only a duration ceiling needs it (1-2 ms)
 
-                limit = _exact(self.max_duration_ms)
-                took = Fraction(duration_ns, 1_000_000)
+                limit = _limit(self.max_duration_ms)
+                took = Fraction(duration_ns, NS_PER_MS)
                 if took > limit:
                     violations.append(
                         Violation(
@@ -81,9 +79,7 @@ class RunCheck:
         return "; ".join(checks) or "the run record is checked for nothing"
 
 
-def _exact(number: float | int) -> Fraction:
-    from fractions import Fraction
-
+def _limit(number: float | int) -> Fraction:
     if isinstance(number, float) and not math.isfinite(number):
         raise RuleError(f"maxDurationMs {number!r} is not a finite number")
-    return Fraction(repr(number)) if isinstance(number, float) else Fraction(number)
+    return exact(number)

@@ -15,7 +15,7 @@ from itertools import product
 from typing import TYPE_CHECKING, Any
 
 from tracecheck.rules.base import SHOWN_NAMES, Rule, at, named, number_text, rule_predicates
-from tracecheck.rules.predicates import DurationRange, Predicate, duration_ns
+from tracecheck.rules.predicates import NS_PER_MS, DurationRange, Predicate, exact
 from tracecheck.rules.steps import calls_in_start_order
 from tracecheck.rules.subject import Subject
 from tracecheck.spans import Kind, Span
@@ -36,7 +36,6 @@ __all__ = [
 
 # The statistics `tools.durations` takes, as the percent each one ranks at.
 PERCENTILES = {"p50": 50, "p95": 95, "p99": 99, "max": 100}
-_NS_PER_MS = 1_000_000
 _TOOL_CALLS = Predicate(kind=Kind.TOOL)
 
 
@@ -56,7 +55,7 @@ def in_start_order(subject: Subject, spans: Sequence[Span]) -> list[Span]:
 def _ms(nanoseconds: int | Fraction) -> str:
     from fractions import Fraction
 
-    return number_text(Fraction(nanoseconds, _NS_PER_MS))
+    return number_text(Fraction(nanoseconds, NS_PER_MS))
 
 
 def _capped(
@@ -93,7 +92,7 @@ class ErrorsAtMost:
         if self.max is not None and len(failed) > self.max:
             reasons.append(f"over the limit of {self.max} span(s)")
         percent = _percent(len(failed), len(spans))
-        if self.max_percent is not None and percent > _exact(self.max_percent):
+        if self.max_percent is not None and percent > exact(self.max_percent):
             reasons.append(f"over the limit of {number_text(self.max_percent)} %")
         if not reasons:
             return []
@@ -125,12 +124,6 @@ def _percent(part: int, whole: int) -> Fraction:
     from fractions import Fraction
 
     return Fraction(100 * part, whole) if whole else Fraction(0)
-
-
-def _exact(number: int | float) -> Fraction:
-    from fractions import Fraction
-
-    return Fraction(repr(number)) if isinstance(number, float) else Fraction(number)
 
 
 def _percent_text(percent: Fraction) -> str:
@@ -198,7 +191,7 @@ class ToolDuration:
     def evaluate(self, subject: Subject) -> list[Violation]:
         calls = in_start_order(subject, subject.matching(self.p))
         tool = self.p.tool.describe() if self.p.tool is not None else "the tool"
-        unknown = [span for span in calls if duration_ns(span) is None]
+        unknown = [span for span in calls if span.duration_ns is None]
         if unknown:
             return [
                 at(
@@ -212,7 +205,7 @@ class ToolDuration:
         if not calls:
             return []
         timed = sorted(
-            ((duration_ns(span) or 0, subject.position(span), span) for span in calls),
+            ((span.duration_ns or 0, subject.position(span), span) for span in calls),
             key=lambda item: (item[0], item[1]),
         )
         rank = nearest_rank(PERCENTILES[self.stat], len(timed))
