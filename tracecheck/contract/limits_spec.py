@@ -22,10 +22,10 @@ from tracecheck.rules.timing import PERCENTILES, ErrorsAtMost, StepCount, ToolDu
 from tracecheck.spans import Kind
 
 __all__ = [
+    "BOUND_KEYS",
     "DURATION_KEYS",
     "ERROR_KEYS",
     "LOOPS_KEYS",
-    "RANGE_KEYS",
     "DurationLimit",
     "ErrorLimit",
     "LimitsChecker",
@@ -37,7 +37,7 @@ __all__ = [
 
 _KINDS = tuple(kind.value for kind in Kind)
 ERROR_KEYS = ("max", "maxPercent")
-RANGE_KEYS = ("min", "max")  # `steps` entries and `durationMs`
+BOUND_KEYS = ("min", "max")  # `steps` entries and `durationMs`
 DURATION_KEYS = tuple(PERCENTILES)  # p50, p95, p99, max
 LOOPS_KEYS = ("maxRepeats", "maxConsecutive", "maxCycles")
 
@@ -94,7 +94,7 @@ class LimitsChecker(Checker):
     def step_limits(self, value: Any, where: str) -> tuple[StepLimit, ...]:
         limits: list[StepLimit] = []
         for kind, entry, at in self._by_kind(value, where, "an object of kind → {min, max}"):
-            bounds = self._nonempty(entry, at, RANGE_KEYS)
+            bounds = self._nonempty(entry, at, BOUND_KEYS)
             if bounds is None:
                 continue
             low = self.count(bounds["min"], f"{at}.min") if "min" in bounds else None
@@ -135,14 +135,14 @@ class LimitsChecker(Checker):
         return tuple(limits)
 
     def duration_range(self, value: Any, where: str) -> DurationRange | None:
-        bounds = self._nonempty(value, where, RANGE_KEYS)
+        bounds = self._nonempty(value, where, BOUND_KEYS)
         if bounds is None:
             return None
         low, high = (
             self.milliseconds(bounds[key], f"{where}.{key}", zero_ok=True)
             if key in bounds
             else None
-            for key in RANGE_KEYS
+            for key in BOUND_KEYS
         )
         if (low is None) != ("min" not in bounds) or (high is None) != ("max" not in bounds):
             return None  # a bound was refused

@@ -15,7 +15,7 @@ from tracecheck.rules.subject import Subject
 from tracecheck.spans import Span
 from tracecheck.verdict import Violation
 
-__all__ = ["Argument", "ArgumentCheck", "argument_problem", "describe_check"]
+__all__ = ["Argument", "ArgumentCheck"]
 
 
 _OCCURRENCE_SUBJECT = {

@@ -14,12 +14,12 @@ from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from typing import Any, Literal
 
-from tracecheck.naming import json_type, with_article
+from tracecheck.naming import a_json_type, json_type, with_article
 from tracecheck.rules.alignment import assign
 from tracecheck.rules.base import number_text
 from tracecheck.rules.canonical import canonical_json
 from tracecheck.rules.earlier import Calls, by_key
-from tracecheck.rules.pointers import ABSENT, resolve
+from tracecheck.rules.pointers import ABSENT, pointer_of, pointer_text, resolve
 from tracecheck.rules.predicates import Exact, Pattern, Predicate, RuleError, json_equal
 from tracecheck.rules.schemas import Schema, offered_schema, schema_problem
 from tracecheck.rules.subject import Subject
@@ -118,10 +118,6 @@ class ArgumentCheck:
     same_as: SameAs | None = None
 
 
-def pointer_text(pointer: str) -> str:
-    return pointer if pointer else "(whole value)"
-
-
 def argument_problem(
     span: Span, pointer: str, check: ArgumentCheck, subject: Subject
 ) -> str | None:
@@ -142,12 +138,13 @@ def argument_problem(
     judge = _JUDGES.get(check.op)
     if judge is None:
         raise RuleError(f"unknown argument check {check.op!r}")
-    return judge(_Judged(span, shown, value, actual, check, subject))
+    return judge(_Judged(span, pointer, shown, value, actual, check, subject))
 
 
 @dataclass(frozen=True)
 class _Judged:
     span: Span
+    pointer: str
     shown: str
     value: Any
     actual: str
@@ -223,8 +220,8 @@ def _schema(j: _Judged) -> str | None:
         found = offered_schema(j.span, j.subject)
         if isinstance(found, str):
             return found  # the tool was not offered
-        return schema_problem(found, j.value, j.shown, "the offered parameters schema")
-    return schema_problem(schema, j.value, j.shown, "the schema")
+        return schema_problem(found, j.value, j.pointer, "the offered parameters schema")
+    return schema_problem(schema, j.value, j.pointer, "the schema")
 
 
 def _same_as(j: _Judged) -> str | None:
@@ -279,11 +276,11 @@ def partial_mismatch(
     shown = pointer_text(where)
     if isinstance(expected, Mapping):
         if not isinstance(actual, Mapping):
-            return f"{shown} is {_a(actual)}, not an object"
+            return f"{shown} is {a_json_type(actual)}, not an object"
         for key, item in expected.items():
             if any(fnmatchcase(key, glob) for glob in ignore):
                 continue
-            at = f"{where}/{_escape(key)}"
+            at = where + pointer_of((key,))
             if key not in actual:
                 return f"{at} is absent"
             found = partial_mismatch(item, actual[key], ignore, at)
@@ -292,13 +289,13 @@ def partial_mismatch(
         return None
     if isinstance(expected, (list, tuple)):
         if not isinstance(actual, (list, tuple)):
-            return f"{shown} is {_a(actual)}, not an array"
+            return f"{shown} is {a_json_type(actual)}, not an array"
         if not _all_matched(expected, actual, ignore):
             return f"{shown} has no distinct element including each expected element"
         return None
     if json_equal(expected, actual):
         return None
-    return f"{shown} ({_a(actual)}) differs from the expected value"
+    return f"{shown} ({a_json_type(actual)}) differs from the expected value"
 
 
 def _all_matched(expected: Sequence[Any], actual: Sequence[Any], ignore: Sequence[str]) -> bool:
@@ -310,14 +307,6 @@ def _all_matched(expected: Sequence[Any], actual: Sequence[Any], ignore: Sequenc
         expected, actual, lambda e, a: partial_mismatch(e, a, ignore) is None, key=json_type
     )
     return not fits.missing
-
-
-def _escape(key: str) -> str:
-    return key.replace("~", "~0").replace("/", "~1")
-
-
-def _a(value: Any) -> str:
-    return with_article(json_type(value) or type(value).__name__)
 
 
 # --- sameAs: the values earlier successful calls recorded ------------------------------------

@@ -20,6 +20,7 @@ __all__ = [
     "ABSENT",
     "parse_pointer",
     "pointer_of",
+    "pointer_text",
     "resolve",
     "without_member",
 ]
@@ -51,6 +52,11 @@ def pointer_of(tokens: Iterable[str | int]) -> str:
     """The JSON Pointer of reference tokens (member names, array indexes): each token escaped
     (`~` is `~0`, `/` is `~1`) after a `/`; `""` for none."""
     return "".join("/" + str(token).replace("~", "~0").replace("/", "~1") for token in tokens)
+
+
+def pointer_text(pointer: str) -> str:
+    """A pointer as messages name it: `(whole value)` for `""`."""
+    return pointer if pointer else "(whole value)"
 
 
 def _step(container: Any, token: str) -> Any:

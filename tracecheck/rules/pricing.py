@@ -131,9 +131,6 @@ class TokenCounts(NamedTuple):
     output: Amount
 
 
-NO_TOKENS = TokenCounts(0, 0, 0, 0)
-
-
 def token_counts(tokens: TokenUsage) -> TokenCounts:
     """A call's tokens split by price, or `Unpriced` when they are not all known.
 

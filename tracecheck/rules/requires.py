@@ -19,8 +19,7 @@ from dataclasses import dataclass
 from tracecheck.rules.base import at
 from tracecheck.rules.canonical import canonical_json
 from tracecheck.rules.earlier import Calls, by_key
-from tracecheck.rules.matchers import pointer_text
-from tracecheck.rules.pointers import ABSENT, resolve
+from tracecheck.rules.pointers import ABSENT, pointer_text, resolve
 from tracecheck.rules.predicates import Exact, Predicate, RuleError
 from tracecheck.rules.subject import Subject
 from tracecheck.spans import Span

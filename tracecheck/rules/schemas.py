@@ -16,6 +16,7 @@ from functools import lru_cache
 from typing import Any
 
 from tracecheck.rules.canonical import canonical_json
+from tracecheck.rules.pointers import pointer_of, pointer_text
 from tracecheck.rules.predicates import REGEX_TIMEOUT_SECONDS, RuleError
 from tracecheck.rules.subject import Subject
 from tracecheck.spans import Span
@@ -61,7 +62,7 @@ def schema_error(value: Any) -> str | None:
     try:
         cls.check_schema(value)
     except jsonschema.SchemaError as exc:
-        where = _pointer(exc.absolute_path) or "the top"
+        where = pointer_of(exc.absolute_path) or "the top"
         message = exc.message
         if len(message) > _SHOWN_MESSAGE:
             message = message[: _SHOWN_MESSAGE - 1] + "…"
@@ -69,8 +70,8 @@ def schema_error(value: Any) -> str | None:
     return None
 
 
-def schema_problem(schema: Schema, value: Any, shown: str, what: str) -> str | None:
-    """Why `value` (the argument at `shown`) fails the schema, naming the failing place and
+def schema_problem(schema: Schema, value: Any, pointer: str, what: str) -> str | None:
+    """Why `value` (the argument at `pointer`) fails the schema, naming the failing place and
     keyword, never a value; None when it validates."""
     from referencing.exceptions import Unresolvable
 
@@ -83,15 +84,10 @@ def schema_problem(schema: Schema, value: Any, shown: str, what: str) -> str | N
     from jsonschema.exceptions import best_match
 
     best = best_match(errors)
-    inner = _pointer(best.absolute_path)
-    place = (shown if shown != "(whole value)" else "") + inner or "(whole value)"
+    place = pointer_text(pointer + pointer_of(best.absolute_path))
     others = len(errors) - 1
     more = f" ({others} more failure{'s' if others > 1 else ''})" if others else ""
     return f"argument {place} fails the {best.validator!r} keyword of {what}{more}"
-
-
-def _pointer(path: Any) -> str:
-    return "".join("/" + str(token).replace("~", "~0").replace("/", "~1") for token in path)
 
 
 def _validator_class(value: Any) -> Any:
