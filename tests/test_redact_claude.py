@@ -731,6 +731,24 @@ def test_the_writer_names_the_file_and_line_of_a_malformed_record() -> None:
     )
 
 
+def test_a_file_the_reader_refuses_is_refused_with_the_readers_words_about_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A token in a time: the file is no trace; the error describes the file as given, not
+    # the redacted records the gate read.
+    records = load(TRANSCRIPT)
+    records[3]["timestamp"] += f" {GITHUB_TOKEN}"
+    leaky = write(tmp_path / "leaky.jsonl", records)
+    with pytest.raises(TraceReadError) as raised:
+        list(iter_spans(leaky, format="claude-stream"))
+    assert f"a string of {len(records[3]['timestamp'])} character(s)" in str(raised.value)
+    out = tmp_path / "out.jsonl"
+    capsys.readouterr()
+    assert redact(leaky, out) == ExitCode.UNREADABLE
+    assert not out.exists()
+    assert capsys.readouterr().err == f"tracecheck: error: {raised.value}\n"
+
+
 def test_a_record_that_cannot_be_encoded_is_named_by_its_line() -> None:
     # Whatever the redaction gives back that JSON cannot hold stops the writing at its line.
     class Broken(RecordRedactor):

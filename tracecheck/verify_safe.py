@@ -114,17 +114,19 @@ class _Gate:
     ) -> ShareVerdict:
         """A file that is one stream once decoded: a trace (spans and bytes) or not (bytes)."""
         assessor = SpanAssessor(profile=self.profile, known_secrets=self.known)
-        chosen = format
-        if format is not None and (in_directory or member) and not _is_trace(path):
-            chosen = None  # --format names the traces of a directory, not its other files
-        if _is_claude(path, chosen):
+        try:
+            read_as = _read_as(path, format, sniffed=format is None or in_directory or member)
+        except TraceReadError as exc:
+            return self.failed(exc, label, member)
+        if read_as == "claude-stream":
             return self.claude_file(path, label, member)
-        trace = True
+        trace = read_as is not None
         try:
             # Every span as recorded, repeated copies included: a copy may differ from the
             # first. Judged batch by batch as the file is read, so memory follows a batch.
-            for batch in batched(iter_spans(path, format=chosen)):
-                assessor.assess(batch)
+            if trace:
+                for batch in batched(iter_spans(path, format=read_as)):
+                    assessor.assess(batch)
         except (UnrecognizedFormatError, AmbiguousFormatError):
             trace = False
         except TraceReadError as exc:
@@ -192,29 +194,26 @@ class _Gate:
         return self.unknown(label, f"{where}{exc.reason}")
 
 
-def _is_claude(path: Path, format: str | None) -> bool:
-    """Whether the file is read as Claude Code records (`format`, else as detected)."""
-    if format is not None:
-        return format == "claude-stream"
-    from tracecheck.readers import detect_format
-
-    try:
-        return detect_format(path) == "claude-stream"
-    except TraceReadError:  # not a trace, or not one format: judged as before
-        return False
-
-
-def _is_trace(path: Path) -> bool:
+def _read_as(path: Path, format: str | None, *, sniffed: bool) -> str | None:
+    """What the file is read as, sniffed once: `format` when given (for a directory's files
+    or an archive's members, `sniffed`, only when the file is a trace: --format names the
+    traces among them, not their other files), else the format detected; None when the file
+    is no trace (or not one format), to be judged by its bytes. Raises TraceReadError when the
+    file cannot be sniffed and no format is given."""
+    if not sniffed:
+        return format
     # Imported here: the package's detector sniffs every input.
     from tracecheck.readers import detect_format
 
     try:
-        detect_format(path)
+        detected = detect_format(path)
     except (UnrecognizedFormatError, AmbiguousFormatError):
-        return False
+        return None
     except TraceReadError:
-        return True
-    return True
+        if format is None:
+            raise
+        return format  # read as told: the reading names what is wrong
+    return format or detected
 
 
 def _labelled(verdict: ShareVerdict, label: str) -> ShareVerdict:

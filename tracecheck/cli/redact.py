@@ -66,12 +66,15 @@ def run(args: argparse.Namespace, env: Environment) -> ExitCode:
             "pass --output-format (otlp-json, for one) to write its spans redacted"
         )
         raise Stop(ExitCode.USAGE)
-    return _redact(args, env, options)
+    return _redact(args, env, options, read_as or args.format)
 
 
-def _redact(args: argparse.Namespace, env: Environment, options: RedactionOptions) -> ExitCode:
+def _redact(
+    args: argparse.Namespace, env: Environment, options: RedactionOptions, format: str | None
+) -> ExitCode:
     """Redact batch by batch into a staged output, handed over only if the whole redacted
-    trace is safe to share; pseudonyms agree across the whole file."""
+    trace is safe to share; pseudonyms agree across the whole file. `format`: what the trace
+    is read as, when known (else it is detected)."""
     from redact.spans import SpanAssessor, SpanRedactor
     from tracecheck.recorded_bytes import assess_stream, with_recorded
     from tracecheck.redact_stream import StagedOutput, StreamEncoder
@@ -93,7 +96,7 @@ def _redact(args: argparse.Namespace, env: Environment, options: RedactionOption
         encoder.add(redacted, out)
 
     try:
-        layout, gzipped = _read_spans(env, args.trace, args.format, args.output_format, redact)
+        layout, gzipped = _read_spans(env, args.trace, format, args.output_format, redact)
         out, encoder = output(layout, gzipped)
         encoder.finish(out, layout)
         # The gate judges the bytes about to be written as well as the spans they came from:
@@ -168,7 +171,10 @@ def _claude_staged(
     source: str, redactor: RecordRedactor, options: RedactionOptions
 ) -> tuple[StagedOutput, ShareVerdict]:
     """The redacted records staged, and the gate's verdict of them; raises TraceReadError or
-    OSError when the input cannot be read (nothing staged is left open then)."""
+    OSError when the input cannot be read (nothing staged is left open then). What the reader
+    refuses is refused: the gate reads the redacted records as a trace, and when it cannot,
+    the error is the reader's about the file as given (as `check` would say it)."""
+    from tracecheck.errors import TraceReadError
     from tracecheck.readers import iter_spans
     from tracecheck.readers.inputs import open_file
     from tracecheck.recorded_bytes import with_recorded
@@ -177,15 +183,16 @@ def _claude_staged(
     from tracecheck.writers_claude import redact_claude_records
 
     path = Path(source)
-    gzipped = _head(path)[0]
-    # Read as a trace first: what the reader refuses is refused here, nothing written.
-    for _ in iter_spans(path, format="claude-stream"):
-        pass
-    out = StagedOutput(gzipped)
+    out = StagedOutput(_gzipped(path))
     try:
         redact_claude_records(lambda: open_file(path), source, redactor, out.write)
         profile, known = options.profile, options.known_secrets
         spans, records = claude_verdicts(out.staged(), source, profile, known)
+    except TraceReadError:
+        out.close()
+        for _ in iter_spans(path, format="claude-stream"):
+            pass  # raises the reader's own error about the input, when it refuses it too
+        raise
     except BaseException:
         out.close()
         raise
@@ -289,7 +296,11 @@ def _head(path: Path) -> tuple[bool, bytes, int | None]:
     telling a proto message from a proto stream needs, without reading the file again."""
     from tracecheck.readers.inputs import file_size, open_file
 
-    with path.open("rb") as raw:
-        gzipped = raw.read(2) == b"\x1f\x8b"
+    gzipped = _gzipped(path)
     with open_file(path) as stream:
         return gzipped, stream.read(64), file_size(path)
+
+
+def _gzipped(path: Path) -> bool:
+    with path.open("rb") as raw:
+        return raw.read(2) == b"\x1f\x8b"
