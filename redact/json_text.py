@@ -18,13 +18,7 @@ from typing import Any
 from redact.inspector import Inspector
 from redact.walk import Assessor, Redactor
 
-__all__ = [
-    "JsonTextAssessor",
-    "JsonTextInspector",
-    "JsonTextRedactor",
-    "encode_like",
-    "json_container",
-]
+__all__ = ["JsonTextAssessor", "JsonTextInspector", "JsonTextRedactor", "json_container"]
 
 # JSON texts nested as strings inside JSON texts followed this deep; a deeper one that still
 # holds JSON is cut whole (UNKNOWN to the assessor), as a value past the walk's depth is.

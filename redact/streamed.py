@@ -19,7 +19,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Piece", "StreamedBlock", "StreamedBlocks", "with_piece"]
+__all__ = ["StreamedBlocks", "with_piece"]
 
 # The delta types whose pieces make one text, and the field each writes it in.
 _DELTA_FIELDS = {
