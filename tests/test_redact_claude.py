@@ -124,6 +124,14 @@ def redact(source: Path, out: Path, *extra: str) -> int:
     return main(["redact", str(source), "-o", str(out), *extra])
 
 
+def verify(path: Path, capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
+    """verify-safe's exit code and the status it prints for `path`."""
+    capsys.readouterr()
+    code = main(["verify-safe", str(path), *args])
+    first = capsys.readouterr().out.splitlines()[0]
+    return code, first.removeprefix(f"{path}: ")
+
+
 # --- where secrets stand in real records -----------------------------------------------------
 
 
@@ -295,14 +303,15 @@ def test_the_gate_finds_the_planted_secret_and_redact_removes_it(
 ) -> None:
     leaky = planted(tmp_path, case)
     known = ["--known-secret-env", "DEPLOY_KEY"]
-    assert main(["verify-safe", str(leaky), *known]) == ExitCode.FAILED
-    assert "UNSAFE" in capsys.readouterr().out
+    assert verify(leaky, capsys, *known) == (ExitCode.FAILED, "UNSAFE")
     out = tmp_path / "shared.jsonl"
     assert redact(leaky, out, *known) == ExitCode.OK
     written = out.read_bytes()
     no_secret_in(written, capsys.readouterr().err)
-    assert main(["verify-safe", str(out), *known]) == ExitCode.OK
-    assert "SAFE" in capsys.readouterr().out
+    assert verify(out, capsys, *known) in (
+        (ExitCode.OK, "SAFE"),
+        (ExitCode.OK, "SAFE_WITH_WARNINGS"),
+    )
     # The same run: the same spans, tool calls, models and token counts as the recording.
     assert facts(out) == facts(leaky)
     assert show(out, capsys) == show(leaky, capsys)
@@ -390,7 +399,7 @@ def test_a_secret_streamed_in_pieces_is_found_joined_and_cut(
     ]
     joined = "".join(pieces)
     assert PROVIDER_KEY not in joined
-    assert joined == "[REDACTED:provider-key]" or "[REDACTED:provider-key]" in joined
+    assert joined == "[REDACTED:provider-key]"  # the block held the key: it goes whole
     assert pieces[1] == ""  # the first piece carries the redacted whole
     assert main(["verify-safe", str(out)]) == 0
     assert facts(out) == facts(leaky)
@@ -533,14 +542,6 @@ def with_stdout(tmp_path: Path, stdout: str) -> Path:
     records = load(TRANSCRIPT)
     _line(records, "user", "tool_result", 2)["toolUseResult"] = {"stdout": stdout, "stderr": ""}
     return write(tmp_path / "leaky.jsonl", records)
-
-
-def verify(path: Path, capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
-    """verify-safe's exit code and the status it prints for `path`."""
-    capsys.readouterr()
-    code = main(["verify-safe", str(path), *args])
-    first = capsys.readouterr().out.splitlines()[0]
-    return code, first.removeprefix(f"{path}: ")
 
 
 @pytest.mark.parametrize("space", ["\r\n", "\r", "\n", " \t", "\r\n  "])
