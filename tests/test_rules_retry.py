@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from test_rules_support import pairs, subject, tool
 
+from tracecheck import read_traces
 from tracecheck.rules import RetrySafe, RuleError, WriteTool
 from tracecheck.rules.canonical import canonical_json, canonical_number
 from tracecheck.spans import Span
@@ -274,6 +275,24 @@ def test_describe() -> None:
         "repeated calls are proven safe: writes charge_card keyed by /idempotency_key, send_email"
     )
     assert RetrySafe("r", ("a", "b")).describe() == "repeated calls are proven safe: reads a, b"
+
+
+# LlamaIndex leaves a failed tool call's span unset and records the failure in its result.
+TOOL_ERROR = "fixtures/producers/llama-index/openllmetry/tool-error.otlp.jsonl"
+
+
+def test_a_write_whose_result_records_a_failure_errored() -> None:
+    (trace,) = read_traces(TOOL_ERROR)
+    refund = next(s for s in trace.spans if s.tool_name == "issue_refund")
+    assert refund.status is None and refund.failed
+    rule = RetrySafe("retries", writes=(WriteTool("issue_refund"),))
+    assert pairs(rule.evaluate(subject(*trace.spans))) == [
+        (
+            refund.span_id,
+            f"write issue_refund (span {refund.span_id}) errored and declares no idempotency "
+            "key; its outcome is unknown, so a retry cannot be proven safe",
+        )
+    ]
 
 
 @pytest.mark.parametrize(

@@ -152,7 +152,7 @@ class RetrySafe:
                 flagged.add(id(second))
 
         for span in subject.tool_spans:
-            if not span.is_error or id(span) in flagged:
+            if not span.failed or id(span) in flagged:
                 continue
             name = span.tool_name
             write = writes.get(name) if name else None
