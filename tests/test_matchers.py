@@ -292,6 +292,10 @@ def test_offered_schema_fails_a_tool_not_offered_and_cannot_judge_without_offeri
     after = model_call(300, 400, DEFINITIONS)
     with pytest.raises(RuleError, match="no span before span pay-100"):
         problem(OFFERED, {}, "", after)
+    # An entry that names no tool may be the one that offered pay.
+    unnamed = model_call(10, 20, [DEFINITIONS[1], {"parameters": {"type": "object"}}])
+    with pytest.raises(RuleError, match=r"records the offered tools in part \(.*\), so whether "):
+        problem(OFFERED, {}, "", unnamed)
 
 
 def test_an_offered_schema_is_checked_against_its_meta_schema_once_per_check(

@@ -145,6 +145,7 @@ class _Offering:
     starts: list[int]
     spans: list[Span]
     definitions: list[dict[str, Any]]
+    problems: list[str | None]  # why a span's record could not be read whole
 
 
 def offered_schema(span: Span, subject: Subject) -> Schema | str:
@@ -170,6 +171,11 @@ def offered_schema(span: Span, subject: Subject) -> Schema | str:
     offered_by = subject.ref(offering.spans[at])
     definitions = offering.definitions[at]
     name = span.tool_name
+    if name is not None and name not in definitions and offering.problems[at] is not None:
+        raise RuleError(
+            f"span {offered_by} records the offered tools in part ({offering.problems[at]}), "
+            f"so whether it offered {name} is unknown"
+        )
     if name is None or name not in definitions:
         return (
             f"{name or 'the tool'} was not offered to the model by the nearest model call "
@@ -198,12 +204,13 @@ def _offering(subject: Subject) -> _Offering:
         for name, schema in offered.definitions:
             definitions.setdefault(name, schema)
         if any(schema is not None for schema in definitions.values()):
-            entries.append((span.start_ns, position, span, definitions))
+            entries.append((span.start_ns, position, span, definitions, offered.problem))
     entries.sort(key=lambda entry: (entry[0], entry[1]))
     offering = _Offering(
         [entry[0] for entry in entries],
         [entry[2] for entry in entries],
         [entry[3] for entry in entries],
+        [entry[4] for entry in entries],
     )
     subject.memo[key] = offering
     return offering
