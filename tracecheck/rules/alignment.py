@@ -17,7 +17,7 @@ did not, so the rule can say where the run parts from the reference; none of the
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
@@ -77,28 +77,36 @@ def _augment(
     owner: dict[int, int],
 ) -> bool:
     """Find a call for entry `start`, moving earlier entries to other calls of theirs along
-    one path if need be (depth-first, without recursion: references may be long)."""
+    one path if need be (depth-first, without recursion: references may be long). Each entry
+    on the path takes a free call of its own before any is moved: descending first made a run
+    of n interchangeable calls cost n³ fits."""
     seen: set[int] = set()
-    stack = [(start, iter(pools[start]))]
+    stack: list[tuple[int, Iterator[int]]] = []
     via: list[int] = []  # the call each level hands on to the entry of the level below it
-    while stack:
-        entry, options = stack[-1]
-        for j in options:
-            if j in seen or not fits(entry, j):
-                continue
-            seen.add(j)
-            if j not in owner:
-                for level, call in enumerate([*via, j]):
-                    owner[call] = stack[level][0]
-                return True
-            via.append(j)
-            stack.append((owner[j], iter(pools[owner[j]])))
-            break
-        else:
+    entry = start
+    while True:
+        free = next((j for j in pools[entry] if j not in owner and fits(entry, j)), None)
+        if free is not None:
+            owner[free] = entry
+            for level, call in enumerate(via):
+                owner[call] = stack[level][0]
+            return True
+        stack.append((entry, iter(pools[entry])))
+        while stack:
+            entry, options = stack[-1]
+            moved = next(
+                (j for j in options if j in owner and j not in seen and fits(entry, j)), None
+            )
+            if moved is not None:
+                seen.add(moved)
+                via.append(moved)
+                entry = owner[moved]
+                break
             stack.pop()
             if via:
                 via.pop()
-    return False
+        else:
+            return False
 
 
 @dataclass(frozen=True, slots=True)
