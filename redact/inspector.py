@@ -320,6 +320,8 @@ class Inspector:
                 document = json.loads(text)
             except ValueError:
                 pass
+            except RecursionError:
+                return True  # deeper than it can be read: not known to be safe
             else:
                 return self._unsafe_json(document, 0)
         try:

@@ -153,11 +153,11 @@ class JsonTextAssessor(Assessor):
         else:
             super().value(value, path, depth)
 
-    def string(self, text: str, path: str) -> None:
-        self._text(text, path, self._depth)
+    def string(self, text: str, path: str, depth: int = 0) -> None:
+        self._text(text, path, max(depth, self._depth))
 
     def _text(self, text: str, path: str, depth: int) -> None:
-        super().string(text, path)
+        super().string(text, path, depth)
         if not text or self.inspector.is_placeholder(text):
             return
         document = _document(text)

@@ -557,7 +557,7 @@ class Assessor:
         if kind is dict or kind is list:  # what parsed JSON holds, without an ABC check
             self._container(value, kind is dict, path, depth)
         elif isinstance(value, str):
-            self.string(value, path)
+            self.string(value, path, depth)
         elif value is None or isinstance(value, bool | int | float | _PASSED_THROUGH):
             if is_card_number(value):
                 self._flag(path, "personal-data", "card-number")
@@ -678,7 +678,9 @@ class Assessor:
                 return  # the value is gone whatever it holds: nothing more to find in it
         self.value(value, path, depth + 1)
 
-    def string(self, text: str, path: str) -> None:
+    def string(self, text: str, path: str, depth: int = 0) -> None:
+        """Judge one string; `depth` is the walk's where it stands, carried into the JSON a
+        data URI holds so that `MAX_DEPTH` bounds URIs nested in URIs too."""
         if not text:
             return
         inspector = self.inspector
@@ -687,7 +689,7 @@ class Assessor:
         try:
             uri = parse_data_uri(text)
             if uri is not None:
-                self._data_uri(uri, text, path)
+                self._data_uri(uri, text, path, depth)
                 return
             detector = inspector.credential_in(text)
             if detector is not None:
@@ -698,7 +700,7 @@ class Assessor:
         except DetectorTimeout as exc:
             self._unreadable(path, f"detector {exc.detector_id} ran out of time")
 
-    def _data_uri(self, uri: DataUri, text: str, path: str) -> None:
+    def _data_uri(self, uri: DataUri, text: str, path: str, depth: int) -> None:
         known = self.inspector.known
         if known and known.contains(text):
             # `Redactor` cuts every form of a known secret from the URI as written before it
@@ -717,10 +719,13 @@ class Assessor:
                     document = json.loads(decoded)
                 except ValueError:
                     pass
-                else:
-                    self.value(document, path, 0)
+                except RecursionError:
+                    self._unreadable(path, "data URI JSON nests deeper than it can be read")
                     return
-            self.string(decoded, path)
+                else:
+                    self.value(document, path, depth + 1)
+                    return
+            self.string(decoded, path, depth + 1)
             return
         if self.profile.name == "default":
             self._flag(path, "media", "media")

@@ -181,6 +181,36 @@ def test_data_uris() -> None:
     )
 
 
+def test_json_data_uris_nested_in_each_other_are_bounded_by_one_depth() -> None:
+    import base64
+    import json
+
+    def json_uri(document: Any) -> str:
+        return (
+            "data:application/json;base64,"
+            + base64.b64encode(json.dumps(document).encode()).decode()
+        )
+
+    # Eight URIs, each holding the next 60 lists down: no one document passes the walk's
+    # depth, all of them together do (each used to start again at depth 0).
+    value: Any = "plain"
+    for _ in range(8):
+        for _ in range(60):
+            value = [value]
+        value = json_uri(value)
+    verdict = assess({"x": value})
+    assert verdict.status is ShareStatus.UNKNOWN
+    assert [reason.split(": ")[1] for reason in verdict.unreadable] == [
+        "nested deeper than 64 levels"
+    ]
+    # Deeper than the JSON parser follows: UNKNOWN to the gate, cut by the redactor.
+    deep = (
+        "data:application/json;base64," + base64.b64encode(b"[" * 100_000 + b"]" * 100_000).decode()
+    )
+    assert assess({"x": deep}).unreadable == ("/x: data URI JSON nests deeper than it can be read",)
+    assert redact({"x": deep}).value == {"x": "[REDACTED:data-uri-payload]"}
+
+
 @pytest.mark.parametrize(
     ("value", "statuses"),
     [
