@@ -27,7 +27,7 @@ import orjson
 from redact import KnownSecrets, ShareVerdict, assess, combine_verdicts
 from redact.model import FindingTally, verdict_of
 from redact.profiles import Profile
-from tracecheck.readers.inputs import is_proto_stream, open_file
+from tracecheck.readers.inputs import UTF8_BOM, is_proto_stream, open_file
 from tracecheck.readers.proto_split import message_fields
 
 __all__ = [
@@ -40,7 +40,6 @@ __all__ = [
 ]
 
 _TEXT_PROBE = 4096
-_UTF8_BOM = b"\xef\xbb\xbf"  # JSON parsers refuse it; readers skip it
 _MAX_DEPTH = 64  # protobuf nesting followed; OTLP needs 8
 _GROUP_CHARS = 1 << 18  # text judged as one value
 _ID_BYTES = 16  # the longest binary field OTLP holds (a trace id); longer ones are data
@@ -162,7 +161,7 @@ def _recorded_values(stream: IO[bytes], prefix: str, trace: bool) -> Iterator[An
         if trace:
             yield from _text_values(stream, prefix)
         else:
-            yield from _document_values(stream.read().removeprefix(_UTF8_BOM), prefix)
+            yield from _document_values(stream.read().removeprefix(UTF8_BOM), prefix)
         return
     if not trace:
         yield _Unreadable.at(prefix, "binary data that is not a trace tracecheck reads")
@@ -233,7 +232,7 @@ def _text_values(stream: IO[bytes], prefix: str) -> Iterator[Any]:
     lines_as_json = True
     for number, line in enumerate(stream, 1):
         if number == 1:
-            line = line.removeprefix(_UTF8_BOM)
+            line = line.removeprefix(UTF8_BOM)
         if not line.strip():
             continue
         try:
@@ -248,7 +247,7 @@ def _text_values(stream: IO[bytes], prefix: str) -> Iterator[Any]:
     if lines_as_json:
         return
     stream.seek(0)
-    data = stream.read().removeprefix(_UTF8_BOM)
+    data = stream.read().removeprefix(UTF8_BOM)
     try:
         value = orjson.loads(_neutralized(data))
     except orjson.JSONDecodeError as exc:
