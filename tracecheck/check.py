@@ -148,8 +148,7 @@ def check_all(
     with collector_paused():
         merged = merge_duplicate_calls(target.spans if isinstance(target, Trace) else target)
         return [
-            _check(target, priced(contract, prices), run, capture, merged)
-            for contract in contracts
+            _check(target, priced(contract, prices), run, capture, merged) for contract in contracts
         ]
 
 
