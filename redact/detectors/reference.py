@@ -29,7 +29,7 @@ from collections.abc import Callable
 import regex
 
 from redact.detectors.base import Detector
-from redact.detectors.vendor_support import reads_as_words
+from redact.detectors.vendor_support import FILE_TAIL, reads_as_words
 from redact.strings import without_markers
 
 __all__ = ["REFERENCE_DETECTORS", "WHITESPACE", "WHITESPACE_RE2"]
@@ -118,19 +118,12 @@ def _is_placeholder(body: str) -> bool:
     return reads_as_words(body)
 
 
-# A token-shaped run that ends a file name (`…-xoxo-indieweb-1.jpg`, `box.ico-7a38….png`) is a
-# name, not a token: tokens are not followed by a file extension.
-_FILE_TAIL = regex.compile(
-    r"\.(?:jpe?g|png|gif|svg|webp|ico|bmp|tiff?|mp[34]|webm|pdf|html?|css|js|json|md|txt|xml"
-    r"|zip|gz|tar)\b",
-    regex.IGNORECASE | regex.ASCII,
-)
 # What a document writes right after a token's visible part to stand for the rest of it.
 _FILLED_TAIL = ("###", "***", "...", "\u2026", "xxx", "XXX")
 
 
 def _random_body(match: regex.Match[str]) -> bool:
-    if match.string.startswith(_FILLED_TAIL, match.end()) or _FILE_TAIL.match(
+    if match.string.startswith(_FILLED_TAIL, match.end()) or FILE_TAIL.match(
         match.string, match.end()
     ):
         return False

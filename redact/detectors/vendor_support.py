@@ -23,6 +23,7 @@ from redact.detectors.base import Detector
 
 __all__ = [
     "ASSIGN",
+    "FILE_TAIL",
     "KEYED_VALUE",
     "KEY_START",
     "PLACEHOLDER_MARKS",
@@ -263,9 +264,9 @@ _FILLER = regex.compile(
     regex.IGNORECASE | regex.ASCII,
 )
 _LONG_RUN = regex.compile(r"([^A/+=])\1{9}", regex.ASCII)
-# A token-shaped run that ends a file name (`video_box.ico-7a38….png`) is a name: tokens are
-# not followed by a file extension.
-_FILE_TAIL = regex.compile(
+# A token-shaped run that ends a file name (`…-xoxo-indieweb-1.jpg`, `video_box.ico-7a38….png`)
+# is a name: tokens are not followed by a file extension.
+FILE_TAIL = regex.compile(
     r"\.(?:jpe?g|png|gif|svg|webp|ico|bmp|tiff?|mp[34]|webm|pdf|html?|css|js|json|md|txt|xml"
     r"|zip|gz|tar)\b",
     regex.IGNORECASE | regex.ASCII,
@@ -280,7 +281,7 @@ def not_filler(accept: Accept | None) -> Accept:
         token = token_of(match)
         if _FILLER.search(token) or _FILLER.search(match.group(0)) or _LONG_RUN.search(token):
             return False
-        return not _FILE_TAIL.match(match.string, match.end())
+        return not FILE_TAIL.match(match.string, match.end())
 
     return guarded
 
