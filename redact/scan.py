@@ -66,10 +66,6 @@ class Prefilter:
         data = text.encode("utf-8", "surrogatepass")
         return any(pattern.search(data) is not None for pattern in self.patterns)
 
-    def detectors_for(self, text: str) -> tuple[Detector, ...]:
-        """The detectors, in order, whose prefilter matches this string: the only ones to run."""
-        return self.look(text)[0]
-
     def look(self, text: str) -> tuple[tuple[Detector, ...], bool]:
         """The detectors whose prefilter matches this string, in order, and whether the string
         may read differently decoded (one RE2 set pass answers both)."""
