@@ -177,11 +177,7 @@ def _fields(count: int) -> str:
 
 
 def _hex_id(row: dict[str, Any], name: str, size: int) -> str:
-    if name not in row:
-        raise _Invalid(f"{name} is missing")
-    raw = row[name]
-    if not isinstance(raw, str):
-        raise _Invalid(f"{name} is {a_json_type(raw)}, not a string")
+    raw = _string(row, name, name)
     if len(raw) != 2 * size or not _HEX.fullmatch(raw):
         raise _Invalid(f"{name} is not {2 * size} hex digits")
     if not raw.strip("0"):
