@@ -50,6 +50,13 @@ def _counts(cache: CacheCounting) -> tuple[TokenFields, ...]:
     )
 
 
+# What traceloop-sdk's `traceloop.span.kind` says a span is.
+_SPAN_KIND = KindRule(
+    attribute="traceloop.span.kind",
+    values={"workflow": "CHAIN", "task": "CHAIN", "agent": "AGENT", "tool": "TOOL"},
+)
+
+
 def _scopes(*names: str) -> tuple[ScopeMatch, ...]:
     scopes = []
     for name in names:
@@ -80,10 +87,7 @@ _LANGCHAIN_KINDS = (
         attribute="gen_ai.operation.name",
         values={"invoke_agent": "AGENT", "execute_tool": "TOOL", "execute_task": "CHAIN"},
     ),
-    KindRule(
-        attribute="traceloop.span.kind",
-        values={"workflow": "CHAIN", "task": "CHAIN", "agent": "AGENT", "tool": "TOOL"},
-    ),
+    _SPAN_KIND,
 )
 
 OPENLLMETRY_LANGCHAIN = Convention(
@@ -137,10 +141,7 @@ OPENLLMETRY_LLAMAINDEX = Convention(
             otherwise="CHAIN",
         ),
         KindRule("TOOL", attribute="traceloop.entity.output#/raw_input"),
-        KindRule(
-            attribute="traceloop.span.kind",
-            values={"workflow": "CHAIN", "task": "CHAIN", "agent": "AGENT", "tool": "TOOL"},
-        ),
+        _SPAN_KIND,
     ),
     tool=fields("traceloop.entity.output#/tool_name", "tool.name"),
     arguments=fields(
@@ -189,10 +190,7 @@ TRACELOOP_DECORATORS = Convention(
         # by their `traceloop.span.kind`: one that names a tool call is one, whatever its kind.
         KindRule(attribute="gen_ai.operation.name", values={"execute_tool": "TOOL"}),
         KindRule("TOOL", attribute="gen_ai.tool.name"),
-        KindRule(
-            attribute="traceloop.span.kind",
-            values={"workflow": "CHAIN", "task": "CHAIN", "agent": "AGENT", "tool": "TOOL"},
-        ),
+        _SPAN_KIND,
     ),
     tool=fields("gen_ai.tool.name", "traceloop.entity.name"),
     arguments=fields("traceloop.entity.input"),
