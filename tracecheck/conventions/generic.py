@@ -403,16 +403,10 @@ def _definition_name(entry: Any) -> str | None:
         return None
     # A definition's name, or OpenInference's flattened `tool.name` (BeeAI's instrumentation
     # before 0.1.9 lists its tools as `{"tool.name": …, "tool.description": …}`).
-    for key in ("name", "tool.name"):
-        name = entry.get(key)
-        if isinstance(name, str) and name:
-            return name
     function = entry.get("function")
-    if isinstance(function, dict):
-        name = function.get("name")
-        if isinstance(name, str) and name:
-            return name
-    return None
+    return _first_string(entry, ("name", "tool.name")) or (
+        _first_string(function, ("name",)) if isinstance(function, dict) else None
+    )
 
 
 def _first_string(attributes: Mapping[str, Any], keys: tuple[str, ...]) -> str | None:
