@@ -10,20 +10,17 @@ from tracecheck.readers.by_trace import iter_traces, map_traces
 from tracecheck.readers.common import collector_paused
 from tracecheck.readers.grouping import Located, group_located, without_files
 from tracecheck.readers.inputs import (
-    INPUT_ERRORS,
     Source,
     bytes_input,
-    detect,
-    file_size,
+    detect_format,
     name_of,
-    open_file,
     read_file,
     read_one,
     read_trace_file,
     trace_files,
 )
 from tracecheck.readers.otel_sdk import spans_from_otel
-from tracecheck.readers.sniff import FORMATS, HEAD_SIZE
+from tracecheck.readers.sniff import FORMATS
 from tracecheck.spans import ReadNote, Span, Trace
 
 __all__ = [
@@ -106,24 +103,6 @@ def check_format(source: Source, format: str | None) -> None:
         raise TraceReadError(
             name_of(source), f"unknown format {format!r} (known: {', '.join(FORMATS)})"
         )
-
-
-def detect_format(source: Source) -> str:
-    """The format of one file (or bytes), raising when none or several readers recognise it."""
-    name = name_of(source)
-    try:
-        if isinstance(source, bytes):
-            opener, size = bytes_input(source)
-        else:
-            path = Path(source)
-            if not path.exists():
-                raise TraceReadError(name, "no such file or directory")
-            opener, size = (lambda: open_file(path)), file_size(path)
-        with opener() as stream:
-            head = stream.read(HEAD_SIZE)
-    except INPUT_ERRORS as exc:
-        raise TraceReadError(name, f"could not be read: {exc}") from None
-    return detect(name, head, len(head) if size is None and len(head) < HEAD_SIZE else size)
 
 
 def group_traces(

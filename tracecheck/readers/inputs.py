@@ -31,6 +31,7 @@ __all__ = [
     "Source",
     "bytes_input",
     "detect",
+    "detect_format",
     "directory_files",
     "file_size",
     "is_encoded",
@@ -86,9 +87,6 @@ def trace_files(
 
     With a `share` (some of `directory_files(root)`, in order), only those files are looked at,
     and a share holding no trace file gives none instead of raising: the other shares may."""
-    # Imported here: the package's `detect_format` is the one sniffing every input.
-    from tracecheck.readers import detect_format
-
     found = share is not None
     for path in directory_files(root) if share is None else share:
         try:
@@ -152,6 +150,24 @@ def read_one(
         raise
     except INPUT_ERRORS as exc:
         raise TraceReadError(name, f"could not be read: {exc}") from None
+
+
+def detect_format(source: Source) -> str:
+    """The format of one file (or bytes), raising when none or several readers recognise it."""
+    name = name_of(source)
+    try:
+        if isinstance(source, bytes):
+            opener, size = bytes_input(source)
+        else:
+            path = Path(source)
+            if not path.exists():
+                raise TraceReadError(name, "no such file or directory")
+            opener, size = (lambda: open_file(path)), file_size(path)
+        with opener() as stream:
+            head = stream.read(HEAD_SIZE)
+    except INPUT_ERRORS as exc:
+        raise TraceReadError(name, f"could not be read: {exc}") from None
+    return detect(name, head, len(head) if size is None and len(head) < HEAD_SIZE else size)
 
 
 def start_of(head: bytes, format: str) -> int:

@@ -15,38 +15,13 @@ redactor (`profile`) first; the redactor and matplotlib are imported only when a
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
 
-from tracecheck.report.model import CheckedTrace, RuleTally
+from tracecheck.report.model import CheckedTrace, PageHeader, RuleTally, TraceView
 from tracecheck.report.page import Cleaner, head, header_section, rules_section, trace_section
-from tracecheck.report.timeline import Timeline
-from tracecheck.verdict import Verdict, VerdictStatus
 
+# The page's inputs are defined in `model`, below both this module and `page`, which draws
+# from them; they are named here too, beside the functions that take them.
 __all__ = ["PageHeader", "TraceView", "html_parts", "render_html", "tallies_of", "trace_views"]
-
-
-@dataclass(frozen=True, slots=True)
-class PageHeader:
-    """What the page says first. `created` is shown as given (None: no time is shown, so
-    that two pages of the same verdicts are the same bytes)."""
-
-    status: VerdictStatus
-    inputs: tuple[str, ...] = ()
-    contracts: tuple[str, ...] = ()
-    traces: int = 0
-    verdicts: tuple[tuple[str, int], ...] = ()  # (status, how many), e.g. (("fail", 2),)
-    unread: tuple[str, ...] = ()  # the message of each input that could not be read
-    created: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class TraceView:
-    """One trace as the page draws it: its timeline, the file it was read from, and its
-    verdict under each contract."""
-
-    timeline: Timeline
-    source: str
-    verdicts: tuple[Verdict, ...]
 
 
 def tallies_of(checked: Iterable[CheckedTrace]) -> list[RuleTally]:

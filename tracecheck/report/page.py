@@ -12,14 +12,13 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from tracecheck.report.model import RuleTally
+from tracecheck.report.model import PageHeader, RuleTally, TraceView
 from tracecheck.report.safe import printable, shorten
 from tracecheck.report.timeline import Timeline
 from tracecheck.verdict import Violation
 
 if TYPE_CHECKING:
     from tracecheck.report.charts import Mark
-    from tracecheck.report.html import PageHeader, TraceView
 
 __all__ = ["Cleaner", "head", "header_section", "rules_section", "trace_section"]
 
