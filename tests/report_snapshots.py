@@ -70,11 +70,11 @@ def _blank(text: str) -> str:
     return re.sub(r"(read \d+ spans in )[\d.]+ s", r"\1- s", text)
 
 
-def _run(argv: list[str], out: Path, environ: dict[str, str]) -> dict[str, str]:
+def _run(argv: list[str], out: Path, environ: dict[str, str], stdin: bytes = b"") -> dict[str, str]:
     from tracecheck.cli import Environment, main
 
     stdout, stderr = io.StringIO(), io.StringIO()
-    env = Environment(io.TextIOWrapper(io.BytesIO()), stdout, stderr, environ)
+    env = Environment(io.TextIOWrapper(io.BytesIO(stdin)), stdout, stderr, environ)
     with at_root():
         code = main(argv, env=env)
     written = {"code": f"{code}\n", "stdout": stdout.getvalue(), "stderr": stderr.getvalue()}
@@ -95,6 +95,23 @@ def check_reports(tmp: Path) -> dict[str, str]:
     environ = {"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": str(summary)}
     argv = ["check", *contract_args, *reports, "-v", "--", *fixture_inputs()]
     return {f"check.{name}": text for name, text in _run(argv, out, environ).items()}
+
+
+def folder_reports(tmp: Path) -> dict[str, str]:
+    """`check` of standard input and of every fixture folder (a directory's files are read
+    with its rules: only trace files, a trace spread over files read whole)."""
+    out = tmp / "folders"
+    out.mkdir()
+    folders = [
+        path.relative_to(ROOT).as_posix()
+        for parent in (ROOT / "fixtures", ROOT / "fixtures" / "producers")
+        for path in sorted(parent.iterdir())
+        if path.is_dir() and path.name not in ("redaction", "__pycache__")
+    ]
+    stdin = (ROOT / "fixtures" / "otel-genai" / "forbidden.otlp.jsonl").read_bytes()
+    contract_args = [f"--contract={path}" for path in contracts()]
+    argv = ["check", *contract_args, "--json", str(out / "report.json"), "--", "-", *folders]
+    return {f"folders.{name}": text for name, text in _run(argv, out, {}, stdin).items()}
 
 
 def page_reports(tmp: Path) -> dict[str, str]:
@@ -128,7 +145,12 @@ def fleet_reports(tmp: Path) -> dict[str, str]:
 
 
 def all_reports(tmp: Path) -> dict[str, str]:
-    return {**check_reports(tmp), **page_reports(tmp), **fleet_reports(tmp)}
+    return {
+        **check_reports(tmp),
+        **folder_reports(tmp),
+        **page_reports(tmp),
+        **fleet_reports(tmp),
+    }
 
 
 def digests(reports: dict[str, str]) -> dict[str, dict[str, Any]]:

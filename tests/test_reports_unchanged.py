@@ -42,6 +42,12 @@ def test_check_writes_what_it_wrote(tmp_path: Path, expected: dict[str, dict[str
     assert _differences(written, expected, "check") == []
 
 
+def test_folders_and_standard_input_read_as_they_did(
+    tmp_path: Path, expected: dict[str, dict[str, object]]
+) -> None:
+    assert _differences(report_snapshots.folder_reports(tmp_path), expected, "folders") == []
+
+
 def test_the_page_draws_what_it_drew(
     tmp_path: Path, expected: dict[str, dict[str, object]]
 ) -> None:
