@@ -22,7 +22,15 @@ from redact.spans import DroppedSpan, ScrubbedSpans, scrub_spans
 from tracecheck.readers.common import MAX_VALUE_DEPTH, too_deep
 from tracecheck.spans import Span
 
-__all__ = ["DEEP", "Failed", "Isolated", "holds_too_deep", "scrub_batch", "unreadable_span"]
+__all__ = [
+    "DEEP",
+    "Failed",
+    "Isolated",
+    "ScrubFailed",
+    "holds_too_deep",
+    "scrub_batch",
+    "unreadable_span",
+]
 
 DEEP = f"holds a value nested deeper than {MAX_VALUE_DEPTH} levels"
 Scrub = Callable[..., ScrubbedSpans]
@@ -36,6 +44,14 @@ class Failed:
     trace_id: str | None
     span_id: str | None
     error: str
+
+
+class ScrubFailed(Exception):
+    """Redaction raised for every span of a batch; `error` names the type it raised."""
+
+    def __init__(self, error: str) -> None:
+        super().__init__(error)
+        self.error = error
 
 
 @dataclass(frozen=True, slots=True)

@@ -52,7 +52,7 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
 from redact.core import assess
 from redact.held_back import reasons
 from redact.inspector import known_secrets_of
-from redact.isolated import Scrub, scrub_batch
+from redact.isolated import Scrub, ScrubFailed, scrub_batch
 from redact.known import KnownSecrets
 from redact.model import ShareStatus, ShareVerdict
 from redact.profiles import Profile, resolve_profile
@@ -157,7 +157,7 @@ class RedactingSpanExporter(SpanExporter):
         except Exception as exc:  # never raise into the application; never send raw
             count = len(spans) if isinstance(spans, Sequence) else 0
             self._add("dropped_errors", count)
-            error = exc.error if isinstance(exc, _BatchFailed) else type(exc).__name__
+            error = exc.error if isinstance(exc, ScrubFailed) else type(exc).__name__
             self._warn_once(
                 "redaction-error",
                 f"dropped a batch of {_spans(count)}: redaction failed ({error}), "
@@ -218,7 +218,7 @@ class RedactingSpanExporter(SpanExporter):
         if isolated.failed:
             failed = isolated.failed
             if len(failed) == len(batch):  # nothing could be redacted: the batch fails
-                raise _BatchFailed(failed[0].error)
+                raise ScrubFailed(failed[0].error)
             self._add("dropped_errors", len(failed))
             self._warn_once(
                 "redaction-error-span",
@@ -278,14 +278,6 @@ class RedactingSpanExporter(SpanExporter):
                 return
             self._logged.add(kind)
         logger.warning("%s", message)
-
-
-class _BatchFailed(Exception):
-    """Redaction raised for every span of a batch; `error` names the type it raised."""
-
-    def __init__(self, error: str) -> None:
-        super().__init__(error)
-        self.error = error
 
 
 def _pseudonym_key(key: bytes | str | None) -> bytes:

@@ -40,12 +40,12 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, replace
 from typing import Final, Protocol
 
-from redact.isolated import Scrub
+from redact.isolated import Scrub, ScrubFailed
 from redact.known import KnownSecrets
 from redact.profiles import Profile
 from redact.shipping.otlp import Encoding
 from redact.shipping.refusal import Refusal
-from redact.shipping.scrubbing import Coding, Scrubbed, Scrubber, ScrubFailed, Signal
+from redact.shipping.scrubbing import Coding, Scrubbed, Scrubber, Signal
 from tracecheck.errors import TraceReadError
 
 __all__ = [

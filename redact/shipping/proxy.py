@@ -55,6 +55,7 @@ from typing import Any, Final
 import httpx
 
 from redact.inspector import known_secrets_of
+from redact.isolated import ScrubFailed
 from redact.profiles import resolve_profile
 from redact.shipping.bodies import CODINGS, read_body
 from redact.shipping.headers import forwarded_headers
@@ -79,7 +80,7 @@ from redact.shipping.otlp import (
 )
 from redact.shipping.pool import scrubbing_for
 from redact.shipping.refusal import Refusal
-from redact.shipping.scrubbing import UNITS, ScrubFailed, Signal
+from redact.shipping.scrubbing import UNITS, Signal
 from redact.shipping.settings import SIGNAL_PATHS, ProxySettings
 from redact.shipping.tls import UpstreamTLS
 from redact.shipping.upstream import Upstream

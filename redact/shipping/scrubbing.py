@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Final, Literal
 
 from redact.held_back import held_back_kind, held_back_message, held_back_summary
-from redact.isolated import Scrub, scrub_batch
+from redact.isolated import Scrub, ScrubFailed, scrub_batch
 from redact.known import KnownSecrets
 from redact.profiles import Profile
 from redact.shipping.bodies import compressed
@@ -23,7 +23,7 @@ from redact.shipping.signals import scrub_logs, scrub_metrics
 from redact.spans import DroppedSpan, scrub_spans
 from tracecheck.spans import Span
 
-__all__ = ["UNITS", "Coding", "ScrubFailed", "Scrubbed", "Scrubber", "Signal"]
+__all__ = ["UNITS", "Coding", "Scrubbed", "Scrubber", "Signal"]
 
 # What `bodies.CODINGS` maps a Content-Encoding to, handed back to `bodies.compressed`.
 Coding = str | None
@@ -50,14 +50,6 @@ class Scrubbed:
     kinds: tuple[tuple[str, str | None], ...]
     payload: bytes | None
     process: int
-
-
-class ScrubFailed(Exception):
-    """Redaction raised for every span of a batch; `error` names the type it raised."""
-
-    def __init__(self, error: str) -> None:
-        super().__init__(error)
-        self.error = error
 
 
 @dataclass(frozen=True, slots=True)
