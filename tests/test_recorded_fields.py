@@ -10,7 +10,7 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tracecheck.recorded_bytes import _IDS, _TIMES, _neutralized
+from tracecheck.sharing.recorded_bytes import _IDS, _TIMES, _neutralized
 
 # The straightforward pattern, as first written: the oracle.
 _PLAIN = re.compile(

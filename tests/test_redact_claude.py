@@ -30,8 +30,8 @@ from tracecheck import iter_spans
 from tracecheck.cli import ExitCode, main
 from tracecheck.errors import TraceReadError
 from tracecheck.readers import detect_format
-from tracecheck.recorded_bytes import with_recorded
-from tracecheck.recorded_claude import claude_verdicts
+from tracecheck.sharing.recorded_bytes import with_recorded
+from tracecheck.sharing.recorded_claude import claude_verdicts
 from tracecheck.writers_claude import redact_claude_records
 
 RECORDED = Path(__file__).resolve().parent.parent / "fixtures" / "claude" / "recorded"

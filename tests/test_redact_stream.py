@@ -21,7 +21,7 @@ from redact import assess_spans, redact_spans
 from redact.spans import SpanAssessor, SpanRedactor
 from tracecheck import iter_spans
 from tracecheck.cli import main
-from tracecheck.redact_stream import BATCH, StagedOutput, StreamEncoder, batched
+from tracecheck.sharing.staged import BATCH, StagedOutput, StreamEncoder, batched
 from tracecheck.spans import Span
 from tracecheck.writers import to_otlp_jsonl, to_otlp_proto, to_trace_span_events
 from tracecheck.writers_formats import Layout, encode

@@ -26,7 +26,7 @@ from tracecheck.formats import FORMATS, OUTPUT_FORMATS
 if TYPE_CHECKING:
     from redact import ShareVerdict
     from redact.records import RecordRedactor
-    from tracecheck.redact_stream import StagedOutput, StreamEncoder
+    from tracecheck.sharing.staged import StagedOutput, StreamEncoder
     from tracecheck.spans import Span
     from tracecheck.writers_formats import Layout
 
@@ -76,8 +76,8 @@ def _redact(
     trace is safe to share; pseudonyms agree across the whole file. `format`: what the trace
     is read as, when known (else it is detected)."""
     from redact.spans import SpanAssessor, SpanRedactor
-    from tracecheck.recorded_bytes import assess_stream, with_recorded
-    from tracecheck.redact_stream import StagedOutput, StreamEncoder
+    from tracecheck.sharing.recorded_bytes import assess_stream, with_recorded
+    from tracecheck.sharing.staged import StagedOutput, StreamEncoder
 
     profile, known, key = options.profile, options.known_secrets, options.pseudonym_key
     redactor = SpanRedactor(profile=profile, known_secrets=known, pseudonym_key=key)
@@ -177,9 +177,9 @@ def _claude_staged(
     from tracecheck.errors import TraceReadError
     from tracecheck.readers import iter_spans
     from tracecheck.readers.inputs import open_file
-    from tracecheck.recorded_bytes import with_recorded
-    from tracecheck.recorded_claude import claude_verdicts
-    from tracecheck.redact_stream import StagedOutput
+    from tracecheck.sharing.recorded_bytes import with_recorded
+    from tracecheck.sharing.recorded_claude import claude_verdicts
+    from tracecheck.sharing.staged import StagedOutput
     from tracecheck.writers_claude import redact_claude_records
 
     path = Path(source)
@@ -232,7 +232,7 @@ def _read_spans(
     from tracecheck.readers import detect_format, iter_spans
     from tracecheck.readers.common import LEFT_OUT
     from tracecheck.readers.otlp_proto import looks_like_proto_stream
-    from tracecheck.redact_stream import batched
+    from tracecheck.sharing.staged import batched
     from tracecheck.spans import ReadNote
     from tracecheck.writers_formats import Layout, layout_of
 

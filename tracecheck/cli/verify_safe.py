@@ -29,7 +29,7 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace, env: Environment) -> ExitCode:
     options = options_or_stop(args, env)
     from redact import share_allowed
-    from tracecheck.verify_safe import GateError, verdict_of_path
+    from tracecheck.sharing.gate import GateError, verdict_of_path
 
     profile, known = options.profile, options.known_secrets
     code = ExitCode.OK

@@ -12,8 +12,8 @@ Decoding is bounded, so that a small file cannot fill memory or disk:
 - at most `MAX_LAYERS` layers are followed (an archive's member counts one more).
 
 An archive (zip, tar) holds files, not one input: readers refuse it (`ArchiveError`), and
-`verify-safe` judges its members one by one (`tracecheck.archives`). Compression that tracecheck
-does not decode (zstd, 7z, ...) is refused by name (`UndecodedError`).
+`verify-safe` judges its members one by one (`tracecheck.sharing.archives`). Compression that
+tracecheck does not decode (zstd, 7z, ...) is refused by name (`UndecodedError`).
 """
 
 from __future__ import annotations

@@ -22,8 +22,8 @@ from redact.spans import SpanAssessor
 from tracecheck.readers.claude import read_claude_stream
 from tracecheck.readers.common import ReadContext
 from tracecheck.readers.inputs import UTF8_BOM, start_of
-from tracecheck.recorded_bytes import pointer
-from tracecheck.redact_stream import batched
+from tracecheck.sharing.recorded_bytes import pointer
+from tracecheck.sharing.staged import batched
 from tracecheck.writers_claude import claude_records
 
 __all__ = ["claude_verdicts"]

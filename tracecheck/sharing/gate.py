@@ -23,7 +23,6 @@ from redact import KnownSecrets, ShareVerdict, assess
 from redact.model import FindingTally, combine_verdicts, verdict_of
 from redact.profiles import Profile
 from redact.spans import SpanAssessor
-from tracecheck.archives import Member, TooManyMembers, members
 from tracecheck.errors import AmbiguousFormatError, TraceReadError, UnrecognizedFormatError
 from tracecheck.readers import iter_spans
 from tracecheck.readers.inputs import open_file
@@ -36,9 +35,15 @@ from tracecheck.readers.layers import (
     decode_within,
     limit_at_most,
 )
-from tracecheck.recorded_bytes import assess_recorded, pointer, unreadable_verdict, with_recorded
-from tracecheck.recorded_claude import claude_verdicts
-from tracecheck.redact_stream import batched
+from tracecheck.sharing.archives import Member, TooManyMembers, members
+from tracecheck.sharing.recorded_bytes import (
+    assess_recorded,
+    pointer,
+    unreadable_verdict,
+    with_recorded,
+)
+from tracecheck.sharing.recorded_claude import claude_verdicts
+from tracecheck.sharing.staged import batched
 
 __all__ = ["GateError", "verdict_of_path"]
 
