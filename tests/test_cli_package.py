@@ -169,7 +169,7 @@ def test_the_format_names_are_the_readers_and_writers_own() -> None:
     from tracecheck.formats import FORMATS, OUTPUT_FORMATS
     from tracecheck.readers import FORMATS as READ
     from tracecheck.readers.tracers import TRACER_READERS
-    from tracecheck.writers_formats import OUTPUT_FORMATS as WRITTEN
+    from tracecheck.writers.layout import OUTPUT_FORMATS as WRITTEN
 
     assert FORMATS == READ and OUTPUT_FORMATS == WRITTEN
     assert set(TRACER_READERS) <= set(FORMATS)

@@ -32,7 +32,7 @@ from tracecheck.errors import TraceReadError
 from tracecheck.readers import detect_format
 from tracecheck.sharing.recorded_bytes import with_recorded
 from tracecheck.sharing.recorded_claude import claude_verdicts
-from tracecheck.writers_claude import redact_claude_records
+from tracecheck.writers.claude import redact_claude_records
 
 RECORDED = Path(__file__).resolve().parent.parent / "fixtures" / "claude" / "recorded"
 TRANSCRIPT = RECORDED / "2.1.30/refund.transcript/87763f5c-968e-4c93-8900-582c8d7b41e4.jsonl"

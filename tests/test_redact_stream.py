@@ -24,7 +24,7 @@ from tracecheck.cli import main
 from tracecheck.sharing.staged import BATCH, StagedOutput, StreamEncoder, batched
 from tracecheck.spans import Span
 from tracecheck.writers import to_otlp_jsonl, to_otlp_proto, to_trace_span_events
-from tracecheck.writers_formats import Layout, encode
+from tracecheck.writers.layout import Layout, encode
 
 KEY = b"0123456789abcdef0123456789abcdef"
 EMAIL = "jane.doe" + "@" + "example.com"

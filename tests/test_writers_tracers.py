@@ -23,7 +23,7 @@ from tracecheck.cli import ExitCode, main
 from tracecheck.readers import detect_format
 from tracecheck.readers.otel_js import OtelJsStyle
 from tracecheck.spans import Event, Scope, Span
-from tracecheck.writers_formats import OUTPUT_FORMATS, Layout, encode, layout_of
+from tracecheck.writers.layout import OUTPUT_FORMATS, Layout, encode, layout_of
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 TRACER_FIXTURES = sorted(

@@ -25,7 +25,7 @@ import orjson
 
 from tracecheck.spans import Span
 from tracecheck.verdict import Verdict
-from tracecheck.writers import to_otlp_json
+from tracecheck.writers.otlp import to_otlp_json
 
 __all__ = [
     "EvidenceSettings",

@@ -194,7 +194,7 @@ def _recorded(
     spans already redacted, if they and their bytes pass the share gate with the known secrets,
     as evidence files do; the failure message when they do not, or it cannot be written."""
     from tracecheck.pytest_evidence import write_gated
-    from tracecheck.writers import to_otlp_json, to_otlp_jsonl
+    from tracecheck.writers.otlp import to_otlp_json, to_otlp_jsonl
 
     jsonl = target.name.endswith((".jsonl", ".ndjson"))
 

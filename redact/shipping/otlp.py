@@ -25,7 +25,7 @@ from tracecheck.readers.otlp_proto import read_request
 from tracecheck.readers.proto_attributes import ProtoAttributes
 from tracecheck.readers.proto_split import write_varint
 from tracecheck.spans import Span
-from tracecheck.writers import to_otlp_json, to_otlp_proto
+from tracecheck.writers.otlp import to_otlp_json, to_otlp_proto
 
 __all__ = [
     "CONTENT_TYPES",

@@ -29,7 +29,7 @@ from redact.shipping.wire import (
 )
 from redact.spans import DroppedSpan
 from tracecheck.spans import Span
-from tracecheck.writers import to_trace_span_events
+from tracecheck.writers.span_events import to_trace_span_events
 
 __all__ = [
     "DEFAULT_BATCH_SIZE",

@@ -31,7 +31,7 @@ from redact.profiles import Profile, resolve_profile
 from redact.shipping.signals_wire import DEEP, Signal, SignalEncoding, encode
 from redact.walk import Assessor
 from tracecheck.readers.proto_attributes import proto_attributes
-from tracecheck.writers import write_proto_attributes
+from tracecheck.writers.otlp import write_proto_attributes
 
 __all__ = [
     "ScrubbedSignal",

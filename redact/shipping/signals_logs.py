@@ -37,7 +37,7 @@ from redact.shipping.signals_wire import (
     ids_malformed,
 )
 from tracecheck.readers.proto_attributes import proto_attributes, proto_value
-from tracecheck.writers import write_proto_value
+from tracecheck.writers.otlp import write_proto_value
 
 __all__ = ["scrub_logs"]
 

@@ -30,7 +30,7 @@ import orjson
 
 from tracecheck.naming import a_json_type
 from tracecheck.readers import deep_json
-from tracecheck.writers import GENERATION_PIVOT, STRING_PIVOTS
+from tracecheck.writers.span_events import GENERATION_PIVOT, STRING_PIVOTS
 
 __all__ = [
     "API_KEY_ENV",

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from redact.records import RecordRedactor
     from tracecheck.sharing.staged import StagedOutput, StreamEncoder
     from tracecheck.spans import Span
-    from tracecheck.writers_formats import Layout
+    from tracecheck.writers.layout import Layout
 
 __all__ = ["add_parser", "run"]
 
@@ -180,7 +180,7 @@ def _claude_staged(
     from tracecheck.sharing.recorded_bytes import with_recorded
     from tracecheck.sharing.recorded_claude import claude_verdicts
     from tracecheck.sharing.staged import StagedOutput
-    from tracecheck.writers_claude import redact_claude_records
+    from tracecheck.writers.claude import redact_claude_records
 
     path = Path(source)
     out = StagedOutput(_gzipped(path))
@@ -234,7 +234,7 @@ def _read_spans(
     from tracecheck.readers.otlp_proto import looks_like_proto_stream
     from tracecheck.sharing.staged import batched
     from tracecheck.spans import ReadNote
-    from tracecheck.writers_formats import Layout, layout_of
+    from tracecheck.writers.layout import Layout, layout_of
 
     path = Path(source)
     try:
@@ -269,7 +269,7 @@ def _read_spans(
 def _by_name(path: Path, format: str) -> Layout:
     """One line of JSON sniffs as a document; by its name it is JSON Lines, and stays so
     (a final newline included, so that files can be concatenated)."""
-    from tracecheck.writers_formats import Layout
+    from tracecheck.writers.layout import Layout
 
     if path.name.endswith((".jsonl", ".jsonl.gz", ".ndjson", ".ndjson.gz")):
         if format == "spans":

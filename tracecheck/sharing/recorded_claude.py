@@ -24,7 +24,7 @@ from tracecheck.readers.common import ReadContext
 from tracecheck.readers.inputs import UTF8_BOM, start_of
 from tracecheck.sharing.recorded_bytes import pointer
 from tracecheck.sharing.staged import batched
-from tracecheck.writers_claude import claude_records
+from tracecheck.writers.claude import claude_records
 
 __all__ = ["claude_verdicts"]
 

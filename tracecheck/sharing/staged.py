@@ -4,7 +4,7 @@ safe (nothing is written otherwise). Memory follows a batch, not the file.
 
 The output is byte for byte what encoding every span at once gives: a layout that is a sequence
 of records (OTLP JSON Lines, the Collector's proto stream, flat rows one per line) is written a
-batch at a time, batches cut where `writers_formats` cuts them; a JSON array of flat rows is
+batch at a time, batches cut where `writers.layout` cuts them; a JSON array of flat rows is
 written element by element; any other layout (one document) is encoded whole at the end, as
 before (a document was one record when it was read, too).
 """
@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import IO
 
 from tracecheck.spans import Span
-from tracecheck.writers_formats import Layout, encode
+from tracecheck.writers.layout import Layout, encode
 
 __all__ = ["BATCH", "StagedOutput", "StreamEncoder", "batched"]
 

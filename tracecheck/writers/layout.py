@@ -15,10 +15,11 @@ from tracecheck.readers.jaeger_model import model_layout
 from tracecheck.readers.otel_js import OtelJsStyle, otel_js_style
 from tracecheck.readers.tracer_parts import json_values
 from tracecheck.spans import Span
-from tracecheck.writers import to_otlp_json, to_otlp_jsonl, to_otlp_proto, to_trace_span_events
-from tracecheck.writers_jaeger import to_jaeger, to_jaeger_api_v3, to_jaeger_model
-from tracecheck.writers_otel_js import to_otel_js
-from tracecheck.writers_zipkin import to_zipkin
+from tracecheck.writers.jaeger import to_jaeger, to_jaeger_api_v3, to_jaeger_model
+from tracecheck.writers.otel_js import to_otel_js
+from tracecheck.writers.otlp import to_otlp_json, to_otlp_jsonl, to_otlp_proto
+from tracecheck.writers.span_events import to_trace_span_events
+from tracecheck.writers.zipkin import to_zipkin
 
 __all__ = ["OUTPUT_FORMATS", "Layout", "encode", "layout_of"]
 

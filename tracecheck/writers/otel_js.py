@@ -16,7 +16,7 @@ import orjson
 
 from tracecheck.readers.otel_js import OtelJsStyle
 from tracecheck.spans import Span
-from tracecheck.writers_values import json_value
+from tracecheck.writers.values import json_value
 
 __all__ = ["to_otel_js"]
 

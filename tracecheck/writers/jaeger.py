@@ -23,8 +23,8 @@ import orjson
 
 from tracecheck.readers.jaeger import FLAGS, KINDS, REF_TYPE, TRACE_WARNINGS, WARNINGS
 from tracecheck.spans import Event, Link, Span
-from tracecheck.writers import to_otlp_request
-from tracecheck.writers_values import json_value, same_value
+from tracecheck.writers.otlp import to_otlp_request
+from tracecheck.writers.values import json_value, same_value
 
 __all__ = ["to_jaeger", "to_jaeger_api_v3", "to_jaeger_model"]
 

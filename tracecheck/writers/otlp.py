@@ -15,16 +15,13 @@ import orjson
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
 from tracecheck.spans import Scope, Span
-from tracecheck.writers_values import same_value, typed_json, value_key
+from tracecheck.writers.values import same_value, value_key
 
 __all__ = [
-    "GENERATION_PIVOT",
-    "STRING_PIVOTS",
     "to_otlp_json",
     "to_otlp_jsonl",
     "to_otlp_proto",
     "to_otlp_request",
-    "to_trace_span_events",
     "write_proto_attributes",
     "write_proto_value",
 ]
@@ -181,68 +178,6 @@ def write_proto_value(target: Any, value: Any) -> None:
             write_proto_value(target.array_value.values.add(), item)
     else:
         target.string_value = str(value)
-
-
-_EVENT_STATUS = {None: "UNSET", "ok": "OK", "error": "ERROR"}
-# The hosted-ingest wire's pivots: fields of a row that a store joins on.
-STRING_PIVOTS = ("tangle.runId", "tangle.cellId", "tangle.scenarioId")
-GENERATION_PIVOT = "tangle.generation"
-
-
-def to_trace_span_events(spans: Iterable[Span]) -> list[dict[str, Any]]:
-    """Flat `TraceSpanEvent` rows of the hosted-ingest wire: times as unsigned 64-bit decimal
-    strings, flat attributes (nested values and bytes written as JSON strings)."""
-    return [_span_event(span) for span in spans]
-
-
-def _span_event(span: Span) -> dict[str, Any]:
-    row: dict[str, Any] = {
-        "traceId": span.trace_id or "",
-        "spanId": span.span_id or "",
-        "name": span.name,
-        "startTimeUnixNano": str(span.start_ns or 0),
-        "endTimeUnixNano": str(span.end_ns or 0),
-        "attributes": _flat_attributes(span.attributes),
-    }
-    if span.parent_span_id:
-        row["parentSpanId"] = span.parent_span_id
-    if span.events:
-        row["events"] = [
-            {
-                "timeUnixNano": str(event.time_ns or 0),
-                "name": event.name,
-                "attributes": _flat_attributes(event.attributes),
-            }
-            for event in span.events
-        ]
-    if span.status is not None or span.status_message:
-        row["status"] = {"code": _EVENT_STATUS[span.status]}
-        if span.status_message:
-            row["status"]["message"] = span.status_message
-    # The wire's pivots are fields of the span (a store joins on them); spans carry them as
-    # attributes.
-    for key in STRING_PIVOTS:
-        value = span.attributes.get(key)
-        if isinstance(value, str):
-            row[key] = value
-    generation = span.attributes.get(GENERATION_PIVOT)
-    if isinstance(generation, int) and not isinstance(generation, bool) and generation >= 0:
-        row[GENERATION_PIVOT] = generation
-    return row
-
-
-def _flat_attributes(attributes: Mapping[str, Any]) -> dict[str, Any]:
-    flat: dict[str, Any] = {}
-    for key, value in attributes.items():
-        if value is None:
-            continue
-        if isinstance(value, str | bool | int):
-            flat[key] = value
-        elif isinstance(value, float):
-            flat[key] = value if math.isfinite(value) else str(value)
-        else:
-            flat[key] = orjson.dumps(typed_json(value)).decode()
-    return flat
 
 
 def _span(span: Span, inherited: Mapping[str, Any]) -> dict[str, Any]:

@@ -28,7 +28,7 @@ from tracecheck.readers.zipkin import (
     decode_annotation,
 )
 from tracecheck.spans import Event, Span
-from tracecheck.writers_values import json_value
+from tracecheck.writers.values import json_value
 
 __all__ = ["to_zipkin", "zipkin_spans"]
 
