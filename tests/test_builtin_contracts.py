@@ -13,7 +13,6 @@ import yaml
 from tracecheck import compile_contract, read_traces
 from tracecheck.cli import ExitCode, main
 from tracecheck.contract.builtin import (
-    builtin_contracts,
     builtin_names,
     builtin_path,
     contract_source,
@@ -21,6 +20,7 @@ from tracecheck.contract.builtin import (
     is_builtin,
     schema_path,
 )
+from tracecheck.contract.catalogue import builtin_contracts
 from tracecheck.errors import ContractError
 from tracecheck.testing import assert_contract
 

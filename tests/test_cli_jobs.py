@@ -364,7 +364,7 @@ def test_a_reader_bug_in_a_worker_is_reported_as_with_one_process(tmp_path: Path
 def test_every_bundled_contract_can_be_sent_to_a_worker() -> None:
     import pickle
 
-    from tracecheck.contract.compile import compile_contract
+    from tracecheck.contract.model import compile_contract
 
     paths = sorted((ROOT / "contracts").glob("*.json")) + sorted(
         (ROOT / "contracts").glob("*.yaml")
@@ -380,8 +380,7 @@ def test_contracts_that_cannot_be_pickled_are_compiled_by_each_worker(
 ) -> None:
     import pickle
 
-    from tracecheck.contract.compile import compile_contract
-    from tracecheck.contract.model import Contract
+    from tracecheck.contract.model import Contract, compile_contract
 
     def refuse(self: Contract) -> object:
         raise TypeError("cannot pickle")

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from tracecheck.contract import predicate_spec, section_spec
-from tracecheck.contract.compile import compile_contract
+from tracecheck.contract.model import compile_contract
 from tracecheck.contract.spec import TOP_KEYS, did_you_mean
 from tracecheck.errors import ContractError
 

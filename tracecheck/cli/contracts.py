@@ -36,7 +36,8 @@ def run(args: argparse.Namespace, env: Environment) -> ExitCode:
     import json
 
     from tracecheck.cli.output import print_parts
-    from tracecheck.contract.builtin import builtin_contracts, schema_path
+    from tracecheck.contract.builtin import schema_path
+    from tracecheck.contract.catalogue import builtin_contracts
 
     if args.schema:
         print_parts(

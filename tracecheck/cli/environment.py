@@ -80,6 +80,6 @@ class Environment(NamedTuple):
     def compiler(self) -> Callable[[Any], Contract]:
         if self.compile is not None:
             return self.compile
-        from tracecheck.contract.compile import compile_contract
+        from tracecheck.contract.model import compile_contract
 
         return compile_contract

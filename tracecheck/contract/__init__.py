@@ -1,7 +1,7 @@
 """Contracts: read, validate strictly, compile, lint and explain (contracts.md §2, §3, §7).
 
 The names are imported on first use, so that `tracecheck check` loads the compiler and lint
-it runs, and not the Python builder or the explainer.
+it runs, and not the explainer.
 """
 
 from __future__ import annotations
@@ -11,12 +11,16 @@ from typing import TYPE_CHECKING
 from tracecheck.lazy import lazy_names
 
 if TYPE_CHECKING:
-    from tracecheck.contract.builder import ContractBuilder, contract_builder
-    from tracecheck.contract.compile import compile_contract
     from tracecheck.contract.explain import explain_contract
     from tracecheck.contract.lint import LintFinding, lint_contract
     from tracecheck.contract.load import load_document
-    from tracecheck.contract.model import Alternative, Contract
+    from tracecheck.contract.model import (
+        Alternative,
+        Contract,
+        ContractBuilder,
+        compile_contract,
+        contract_builder,
+    )
     from tracecheck.contract.prices import load_prices
     from tracecheck.rules.pricing import ModelPrice, Prices
 
@@ -39,9 +43,9 @@ __all__ = [
 _HOMES = {
     "Alternative": "tracecheck.contract.model",
     "Contract": "tracecheck.contract.model",
-    "ContractBuilder": "tracecheck.contract.builder",
-    "contract_builder": "tracecheck.contract.builder",
-    "compile_contract": "tracecheck.contract.compile",
+    "ContractBuilder": "tracecheck.contract.model",
+    "contract_builder": "tracecheck.contract.model",
+    "compile_contract": "tracecheck.contract.model",
     "explain_contract": "tracecheck.contract.explain",
     "LintFinding": "tracecheck.contract.lint",
     "lint_contract": "tracecheck.contract.lint",

@@ -1,9 +1,8 @@
-"""A small Python builder for contracts; it writes the document and compiles it, so a built
-contract holds exactly the rule objects the compiler makes from the same document.
+"""Writing a contract document in Python: the keys of a contract and of its paths, as calls.
 
 ```python
 contract = (
-    contract_builder("refund-desk")
+    Contract.builder("refund-desk")
     .describe("Answer refund questions without a shell")
     .run(require_completed=True)
     .tools(required=["Read"], forbidden=["Bash"])
@@ -16,6 +15,9 @@ contract = (
 Keyword names are the document's keys in snake_case; a predicate is given as keywords
 (`kind`, `name`, `tool`, `model`, `attr`, `not_`) or, for `precedes`/`never_unless`, as a
 document dict. A low-level rule without `label` is labelled `<kind>(<predicate>)`.
+
+`build` is `ContractBuilder`'s (model.py): it compiles the document written, so a built contract
+holds exactly the rule objects the compiler makes from the same document.
 """
 
 from __future__ import annotations
@@ -24,12 +26,10 @@ import copy
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Self
 
-from tracecheck.contract.compile import compile_contract
-from tracecheck.contract.model import Contract
 from tracecheck.contract.spec import parse_spec
 from tracecheck.rules.operators import Always
 
-__all__ = ["ContractBuilder", "PathBuilder", "contract_builder"]
+__all__ = ["DocumentBuilder", "PathBuilder"]
 
 
 def _camel(name: str) -> str:
@@ -206,8 +206,9 @@ class PathBuilder:
         return copy.deepcopy(self._doc)
 
 
-class ContractBuilder(PathBuilder):
-    """A whole contract: a name, a description, a scope, the base path and alternatives."""
+class DocumentBuilder(PathBuilder):
+    """A whole contract's document: a name, a description, a scope, the base path and
+    alternatives (`ContractBuilder`, model.py, compiles it)."""
 
     def __init__(self, name: str) -> None:
         super().__init__()
@@ -243,12 +244,3 @@ class ContractBuilder(PathBuilder):
         if self._alternatives:
             doc["alternatives"] = {"anyOf": copy.deepcopy(self._alternatives)}
         return doc
-
-    def build(self) -> Contract:
-        """Compile the document; raises `ContractError` like `compile_contract`."""
-        return compile_contract(self.to_spec())
-
-
-def contract_builder(name: str) -> ContractBuilder:
-    """Start a contract named `name`."""
-    return ContractBuilder(name)

@@ -10,15 +10,13 @@ no such folder inside the package and reads the checkout's `contracts/` instead.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 from tracecheck.errors import ContractError, ContractProblem
 
 __all__ = [
     "PREFIX",
-    "BuiltinContract",
-    "builtin_contracts",
+    "builtin_files",
     "builtin_names",
     "builtin_path",
     "contract_source",
@@ -31,17 +29,6 @@ PREFIX = "builtin:"
 SCHEMA = "contract.schema.json"
 _SUFFIXES = (".json", ".yaml", ".yml")
 _PACKAGE = Path(__file__).resolve().parent.parent
-
-
-@dataclass(frozen=True, slots=True)
-class BuiltinContract:
-    name: str  # what follows `builtin:`, the file's name without its suffix
-    description: str
-    path: Path
-
-    @property
-    def ref(self) -> str:
-        return PREFIX + self.name
 
 
 def contracts_folder() -> Path:
@@ -63,7 +50,8 @@ def is_builtin(source: object) -> bool:
     return isinstance(source, str) and source.startswith(PREFIX)
 
 
-def _files() -> dict[str, Path]:
+def builtin_files() -> dict[str, Path]:
+    """The file of each ready-made contract by its name, sorted by name."""
     folder = contracts_folder()
     try:
         found = sorted(folder.iterdir())
@@ -78,13 +66,13 @@ def _files() -> dict[str, Path]:
 
 def builtin_names() -> list[str]:
     """The names of the ready-made contracts, sorted."""
-    return list(_files())
+    return list(builtin_files())
 
 
 def builtin_path(ref: str) -> Path:
     """The file of `builtin:NAME`; ContractError names the ones there are when it is unknown."""
     name = ref.removeprefix(PREFIX)
-    files = _files()
+    files = builtin_files()
     if name in files:
         return files[name]
     from tracecheck.naming import did_you_mean
@@ -102,16 +90,3 @@ def contract_source(text: str) -> str | Path:
     """What a command line's contract argument names: a ready-made contract (`builtin:NAME`,
     which the loader resolves) or a file, never inline text."""
     return text if is_builtin(text) else Path(text)
-
-
-def builtin_contracts() -> list[BuiltinContract]:
-    """Every ready-made contract with its description, sorted by name."""
-    from tracecheck.contract.load import load_document
-
-    contracts: list[BuiltinContract] = []
-    for name, path in _files().items():
-        doc, _ = load_document(path)
-        description = doc.get("description") if isinstance(doc, dict) else None
-        text = " ".join(description.split()) if isinstance(description, str) else ""
-        contracts.append(BuiltinContract(name, text, path))
-    return contracts

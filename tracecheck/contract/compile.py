@@ -1,8 +1,9 @@
 """Compiling a contract document into rule objects (contracts.md §2.1, compile order and labels).
 
-`compile_contract` reads the document (load.py), validates it strictly (spec.py), builds the
-rules of the base path and of each alternative in the order of the §2.1 table, and applies the
-compile-time checks at the end of §2. Every problem is reported at once in one `ContractError`.
+`compile_spec` validates the document strictly (spec.py) and applies the compile-time checks at
+the end of §2; `path_rules` builds the rules of one path in the order of the §2.1 table. Every
+problem is reported at once. `compile_contract` (model.py) reads the document and makes the
+`Contract` of these rules.
 """
 
 from __future__ import annotations
@@ -12,11 +13,8 @@ import json
 from typing import NamedTuple
 
 from tracecheck.contract.limits_spec import duration_rules, limit_rules
-from tracecheck.contract.load import ContractSource, load_document
-from tracecheck.contract.model import Alternative, Contract
-from tracecheck.contract.prices import priced
 from tracecheck.contract.spec import ContractSpec, PathSpec, parse_spec
-from tracecheck.errors import ContractError, ContractProblem
+from tracecheck.errors import ContractProblem
 from tracecheck.rules.cost import MaxCost
 from tracecheck.rules.operators import (
     Argument,
@@ -31,10 +29,11 @@ from tracecheck.rules.operators import (
     ToolsOffered,
 )
 from tracecheck.rules.predicates import Exact, OneOf, Predicate
+from tracecheck.rules.pricing import Prices
 from tracecheck.rules.requires import Requires
 from tracecheck.rules.trajectory import Trajectory
 
-__all__ = ["CompiledRule", "compile_contract", "compile_spec", "path_rules"]
+__all__ = ["CompiledRule", "compile_spec", "path_rules"]
 
 
 class CompiledRule(NamedTuple):  # a named tuple, as the parsed sections are (section_spec.py)
@@ -42,23 +41,6 @@ class CompiledRule(NamedTuple):  # a named tuple, as the parsed sections are (se
 
     where: str
     rule: Rule
-
-
-def compile_contract(source: ContractSource) -> Contract:
-    """Compile a contract from a path, JSON or YAML text, or a parsed document.
-
-    Raises `ContractError` listing every problem (with the file, for a file).
-    """
-    doc, origin = load_document(source)
-    spec, problems = compile_spec(doc)
-    if problems or spec is None:
-        raise ContractError(problems, source=origin)
-    from tracecheck.contract.golden import with_goldens  # reads traces: only when compiling
-
-    spec, problems = with_goldens(spec, origin)
-    if problems:
-        raise ContractError(problems, source=origin)
-    return _contract(spec, origin)
 
 
 def compile_spec(doc: object) -> tuple[ContractSpec | None, list[ContractProblem]]:
@@ -143,29 +125,13 @@ def _duplicate_labels(path: PathSpec) -> list[ContractProblem]:
     return problems
 
 
-def _contract(spec: ContractSpec, origin: str | None) -> Contract:
-    alternatives = tuple(
-        Alternative(alternative.id or "", tuple(c.rule for c in path_rules(alternative)))
-        for alternative in spec.alternatives or ()
-    )
-    contract = Contract(
-        name=spec.name,
-        rules=tuple(c.rule for c in path_rules(spec.base)),
-        alternatives=alternatives,
-        scope=spec.scope,
-        description=spec.description,
-        source=origin,
-        capture=spec.capture,
-    )
-    return priced(contract, spec.prices)  # the cost rules' prices: the contract's own
-
-
 def _tool(name: str) -> Predicate:
     return Predicate(kind="TOOL", tool=Exact(name))
 
 
-def path_rules(path: PathSpec) -> list[CompiledRule]:
-    """The rules of one path in compile order (§2.1), each with the place it came from."""
+def path_rules(path: PathSpec, prices: Prices | None = None) -> list[CompiledRule]:
+    """The rules of one path in compile order (§2.1), each with the place it came from; its
+    cost rule priced by `prices`, the contract's own table (None: priced when checking)."""
     out: list[CompiledRule] = []
 
     def add(key: str, rule: Rule) -> None:
@@ -246,8 +212,8 @@ def path_rules(path: PathSpec) -> list[CompiledRule]:
                 "llm.maxTotalTokens",
                 TokensAtMost("llm.maxTotalTokens", Predicate(kind="LLM"), llm.max_total_tokens),
             )
-        if llm.max_cost_usd is not None:  # priced by the contract's table, or the check's
-            add("llm.maxCostUsd", MaxCost("llm.maxCostUsd", llm.max_cost_usd))
+        if llm.max_cost_usd is not None:  # a table given when checking replaces `prices`
+            add("llm.maxCostUsd", MaxCost("llm.maxCostUsd", llm.max_cost_usd, prices))
         if llm.allowed_models:
             models = Predicate(kind="LLM", not_=Predicate(model=OneOf(llm.allowed_models)))
             add("llm.allowedModels", Never("llm.allowedModels", models))

@@ -16,9 +16,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from tracecheck.contract.compile import compile_contract
 from tracecheck.contract.load import ContractSource
-from tracecheck.contract.model import Contract
+from tracecheck.contract.model import Contract, compile_contract
 from tracecheck.rules.operators import Rule
 
 __all__ = ["explain_contract"]

@@ -1,19 +1,30 @@
-"""A compiled contract: the rules of its base path, its alternatives and its scope (§2, §5)."""
+"""A compiled contract (§2, §5), and the two ways to make one: `compile_contract` from a
+document, and `Contract.builder` in Python.
+
+They share a module because they call one another round: `Contract.builder` starts a builder,
+whose `build` compiles the document it wrote, and compiling makes a `Contract`. In three modules
+they would import one another in a circle. The parts below them stay apart: writing the
+document (builder.py), reading it (load.py), validating it and building its rules (compile.py).
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from tracecheck.contract.builder import DocumentBuilder
+from tracecheck.contract.compile import compile_spec, path_rules
+from tracecheck.contract.load import ContractSource, load_document
+from tracecheck.contract.spec import ContractSpec, PathSpec
+from tracecheck.errors import ContractError
 from tracecheck.rules.capture import CaptureMode
 from tracecheck.rules.operators import Rule
 from tracecheck.rules.predicates import Predicate
 
 if TYPE_CHECKING:
-    from tracecheck.contract.builder import ContractBuilder
     from tracecheck.rules.pricing import Prices
 
-__all__ = ["Alternative", "Contract"]
+__all__ = ["Alternative", "Contract", "ContractBuilder", "compile_contract", "contract_builder"]
 
 
 @dataclass(frozen=True)
@@ -38,6 +49,51 @@ class Contract:
     @staticmethod
     def builder(name: str) -> ContractBuilder:
         """A contract written in Python: `Contract.builder("x").never(tool="Bash").build()`."""
-        from tracecheck.contract.builder import contract_builder
-
         return contract_builder(name)
+
+
+class ContractBuilder(DocumentBuilder):
+    """A contract written in Python (builder.py writes its document), compiled by `build`."""
+
+    def build(self) -> Contract:
+        """Compile the document; raises `ContractError` like `compile_contract`."""
+        return compile_contract(self.to_spec())
+
+
+def contract_builder(name: str) -> ContractBuilder:
+    """Start a contract named `name`."""
+    return ContractBuilder(name)
+
+
+def compile_contract(source: ContractSource) -> Contract:
+    """Compile a contract from a path, JSON or YAML text, or a parsed document.
+
+    Raises `ContractError` listing every problem (with the file, for a file).
+    """
+    doc, origin = load_document(source)
+    spec, problems = compile_spec(doc)
+    if problems or spec is None:
+        raise ContractError(problems, source=origin)
+    from tracecheck.contract.golden import with_goldens  # reads traces: only when compiling
+
+    spec, problems = with_goldens(spec, origin)
+    if problems:
+        raise ContractError(problems, source=origin)
+    return _contract(spec, origin)
+
+
+def _contract(spec: ContractSpec, origin: str | None) -> Contract:
+    def rules(path: PathSpec) -> tuple[Rule, ...]:
+        # Cost rules priced by the contract's own table (a table given when checking: `priced`).
+        return tuple(c.rule for c in path_rules(path, spec.prices))
+
+    return Contract(
+        name=spec.name,
+        rules=rules(spec.base),
+        alternatives=tuple(Alternative(a.id or "", rules(a)) for a in spec.alternatives or ()),
+        scope=spec.scope,
+        description=spec.description,
+        source=origin,
+        capture=spec.capture,
+        prices=spec.prices,
+    )

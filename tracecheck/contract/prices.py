@@ -1,16 +1,8 @@
-"""Price tables: `prices` in a contract, or a file given when checking (`--prices FILE`).
+"""Price tables given when checking (`--prices FILE`), and what lint says about prices.
 
-A table maps a model name to its prices in USD per million tokens:
-
-```yaml
-gpt-4.1-mini*: {input: 0.40, output: 1.60, cacheRead: 0.10}
-claude-sonnet-4-5: {input: 3, output: 15, cacheRead: 0.30, cacheWrite: 3.75}
-```
-
-A name ending in `*` prices every model whose name starts with the rest (dated variants). A file
-holds the table alone, in JSON or YAML, read as strictly as a contract (load.py: duplicate keys
-refused, YAML 1.2). Every problem is reported at its place: unknown keys with the closest
-allowed one, a missing input or output price, a price that is negative or not a number.
+`load_prices` reads a table from a file (JSON or YAML, read as strictly as a contract: load.py,
+duplicate keys refused, YAML 1.2) or from a mapping; the table is checked as a contract's
+`prices` is (price_spec.py, which says how a table is written).
 
 A table given when checking replaces the contract's own, whole: the file is what the user
 says prices are today, and mixing two tables entry by entry would price a run by neither.
@@ -19,108 +11,27 @@ says prices are today, and mixing two tables entry by entry would price a run by
 
 from __future__ import annotations
 
-import math
 import os
 from collections.abc import Mapping
 from dataclasses import replace
 from decimal import Decimal
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from tracecheck.contract.checker import Checker
 from tracecheck.contract.load import load_document
 from tracecheck.contract.model import Contract
-from tracecheck.contract.words import describe, map_path
+from tracecheck.contract.price_spec import price_table
+from tracecheck.contract.spec import ContractSpec
 from tracecheck.errors import ContractError
 from tracecheck.naming import quote
 from tracecheck.rules.cost import MaxCost
 from tracecheck.rules.operators import Rule
-from tracecheck.rules.pricing import PREFIX, ModelPrice, Prices
+from tracecheck.rules.pricing import Prices
 
-if TYPE_CHECKING:
-    from tracecheck.contract.spec import ContractSpec
-
-__all__ = [
-    "PRICE_KEYS",
-    "PricesSource",
-    "cost_findings",
-    "load_prices",
-    "price_table",
-    "priced",
-    "usd_amount",
-]
-
-PRICE_KEYS = ("input", "output", "cacheRead", "cacheWrite")
-PRICE_REQUIRED = ("input", "output")
-CONTRACT_PRICES = "the contract's prices"
+__all__ = ["PricesSource", "cost_findings", "load_prices", "priced"]
 
 PricesSource = Prices | str | os.PathLike[str] | Mapping[str, Any]
-
-
-def usd_amount(checker: Checker, value: Any, where: str, what: str = "USD") -> Decimal | None:
-    """A finite number ≥ 0 as the exact decimal written (a float by its shortest repr)."""
-    if isinstance(value, Decimal) and value.is_finite() and value >= 0:
-        return value  # given in Python
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        if isinstance(value, float) and not math.isfinite(value):
-            checker.add(where, f"must be a finite number ≥ 0 ({what}), not {describe(value)}")
-            return None
-        if value >= 0:
-            return Decimal(value) if isinstance(value, int) else Decimal(repr(value))
-    checker.add(where, f"must be a number ≥ 0 ({what}), not {describe(value)}")
-    return None
-
-
-def price_table(
-    checker: Checker,
-    value: Any,
-    where: str,
-    *,
-    source: str | None = None,
-    described: str = CONTRACT_PRICES,
-) -> Prices | None:
-    """The table at `where`, or None with every problem added to `checker`."""
-    if not isinstance(value, Mapping):
-        checker.add(where, f"must be an object of model name → prices, not {describe(value)}")
-        return None
-    if not value:
-        checker.add(where, "must name at least one model: an empty table prices nothing")
-        return None
-    found: list[ModelPrice] = []
-    ok = True
-    for model, entry in value.items():
-        price = _model_price(checker, model, entry, where)
-        ok = ok and price is not None
-        if price is not None:
-            found.append(price)
-    return Prices(tuple(found), source, described) if ok else None
-
-
-def _model_price(checker: Checker, model: Any, entry: Any, where: str) -> ModelPrice | None:
-    if not isinstance(model, str) or not model:
-        checker.add(where, f"a model name must be a non-empty string, not {describe(model)}")
-        return None
-    at = map_path(where, model)
-    name_ok = PREFIX not in model[:-1]
-    if not name_ok:
-        checker.add(at, f"a model name may hold one {PREFIX}, at its end (a prefix of names)")
-    fields = checker.obj(entry, at, PRICE_KEYS, required=PRICE_REQUIRED)
-    if fields is None:
-        return None
-    amounts = {
-        key: usd_amount(checker, fields[key], f"{at}.{key}", "USD per million tokens")
-        for key in PRICE_KEYS
-        if key in fields
-    }
-    if not name_ok or any(key not in amounts or amounts[key] is None for key in PRICE_REQUIRED):
-        return None
-    if any(amount is None for amount in amounts.values()):
-        return None
-    input_price, output_price = amounts["input"], amounts["output"]
-    assert input_price is not None and output_price is not None
-    return ModelPrice(
-        model, input_price, output_price, amounts.get("cacheRead"), amounts.get("cacheWrite")
-    )
 
 
 def load_prices(source: PricesSource) -> Prices:

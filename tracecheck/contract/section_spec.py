@@ -15,7 +15,7 @@ from tracecheck.contract.matcher_spec import (
     MatcherChecker,
     RequiresSpec,
 )
-from tracecheck.contract.prices import usd_amount
+from tracecheck.contract.price_spec import usd_amount
 from tracecheck.contract.words import describe, map_path
 from tracecheck.naming import quote
 from tracecheck.rules.operators import ArgumentCheck, Occurrence, OrderMode, WriteTool

@@ -18,7 +18,7 @@ from tracecheck.contract.limits_spec import ErrorLimit, LoopsSpec, StepLimit
 from tracecheck.contract.predicate_spec import KINDS
 from tracecheck.contract.predicate_spec import PREDICATE_KEYS as PREDICATE_KEYS
 from tracecheck.contract.predicate_spec import REGEX_FLAGS as REGEX_FLAGS
-from tracecheck.contract.prices import price_table
+from tracecheck.contract.price_spec import price_table
 from tracecheck.contract.rule_spec import CHECK_KEYS as CHECK_KEYS
 from tracecheck.contract.rule_spec import RULE_KEYS as RULE_KEYS
 from tracecheck.contract.rule_spec import RULE_REQUIRED as RULE_REQUIRED
@@ -116,7 +116,7 @@ class ContractSpec(NamedTuple):
     base: PathSpec
     alternatives: tuple[PathSpec, ...] | None  # None when the key is absent
     capture: CaptureMode | None = None  # None when the key is absent: strict
-    prices: Prices | None = None  # the contract's own price table (contract/prices.py)
+    prices: Prices | None = None  # the contract's own price table (price_spec.py)
 
 
 class _Parser(RuleChecker, TrajectoryChecker):

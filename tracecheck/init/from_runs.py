@@ -153,7 +153,7 @@ def _budget(plan: RunsPlan, runs: Sequence[Run]) -> RunsPlan:
 def _verified(plan: RunsPlan, runs: Sequence[Run]) -> RunsPlan:
     """The plan without the rules that fail a run it came from, each left out with why."""
     from tracecheck.check import check
-    from tracecheck.contract.compile import compile_contract
+    from tracecheck.contract.model import compile_contract
 
     if not plan.has_rules():
         return plan
