@@ -20,20 +20,6 @@ import grimp
 # and a circle not listed fails the test, so the set only shrinks.
 KNOWN: frozenset[frozenset[str]] = frozenset(
     {
-        frozenset({"tracecheck.contract.builtin", "tracecheck.contract.load"}),
-        frozenset(
-            {
-                "tracecheck.contract.builder",
-                "tracecheck.contract.compile",
-                "tracecheck.contract.golden",
-                "tracecheck.contract.model",
-                "tracecheck.contract.prices",
-                "tracecheck.contract.rule_spec",
-                "tracecheck.contract.section_spec",
-                "tracecheck.contract.spec",
-                "tracecheck.contract.trajectory_spec",
-            }
-        ),
         frozenset(
             {
                 "tracecheck.fleet.engine",
