@@ -9,7 +9,7 @@ variants interleaved run by run so that a slow spell of the machine falls on all
 - `without`: `-p no:tracecheck` (the entry-point plugin blocked: pytest alone);
 - `with`: the plugin as installed, loaded through its `pytest11` entry point;
 - `eager`: the plugin plus the modules the plugin imported before it was made lazy
-  (`-p tracecheck.testing -p tracecheck.writers.otlp`: checker, contracts, readers, writers),
+  (`-p tracecheck.testing.assertion -p tracecheck.writers.otlp`: checker, contracts, readers, writers),
   for scale.
 
 By default the children cache bytecode, as Python does unless told not to (this machine's
@@ -36,7 +36,7 @@ from pathlib import Path
 VARIANTS = {
     "without": ["-p", "no:tracecheck"],
     "with": [],
-    "eager": ["-p", "tracecheck.testing", "-p", "tracecheck.writers.otlp"],
+    "eager": ["-p", "tracecheck.testing.assertion", "-p", "tracecheck.writers.otlp"],
 }
 GOAL_MS = 30.0
 

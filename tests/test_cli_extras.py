@@ -69,7 +69,7 @@ def test_a_command_whose_extra_is_missing_names_it(
 
 
 def test_the_install_hints_name_the_distribution() -> None:
-    from tracecheck import pytest_plugin
+    import tracecheck.testing.plugin as pytest_plugin
 
     assert install_hint("serve") == "pip install 'agent-tracecheck[serve]'"
     assert pytest_plugin.MISSING_SDK.endswith(install_hint("otel"))

@@ -14,7 +14,7 @@ from diff_support import agent_run, calls
 
 from tracecheck.cli import Environment, main
 from tracecheck.diff import diff_runs
-from tracecheck.pytest_golden import golden_failure
+from tracecheck.testing.golden import golden_failure
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = (ROOT / "docs" / "diff.md").read_text(encoding="utf-8")

@@ -112,7 +112,7 @@ def test_the_wheel_names_the_distribution_its_licence_and_entry_points(
     assert "Copyright (c)" in wheel.read(f"{folder}/licenses/LICENSE").decode()
     entry_points = wheel.read(f"{folder}/entry_points.txt").decode()
     assert "[console_scripts]\ntracecheck = tracecheck.cli:main" in entry_points
-    assert "[pytest11]\ntracecheck = tracecheck.pytest_plugin" in entry_points
+    assert "[pytest11]\ntracecheck = tracecheck.testing.plugin" in entry_points
 
 
 def test_the_sdist_holds_what_its_tests_read(sdist: list[str]) -> None:

@@ -19,7 +19,7 @@ import pytest
         "tracecheck.report",
         "tracecheck.report.safe",
         "tracecheck.testing",
-        "tracecheck.pytest_plugin",
+        "tracecheck.testing.plugin",
         "tracecheck.show",
         "tracecheck.fleet",
         "redact.shipping",

@@ -99,7 +99,7 @@ def test_a_failing_contract_reads_in_the_contracts_words(agent_tests: pytest.Pyt
     agent_tests.makepyfile(
         """
         from conftest import FORBIDDEN, REFUND_DESK
-        from tracecheck.pytest_plugin import assert_contract
+        from tracecheck.testing.plugin import assert_contract
 
         def test_recorded(trace_spans):
             assert_contract(trace_spans.load(FORBIDDEN), REFUND_DESK)
@@ -614,7 +614,7 @@ def test_without_the_sdk_the_fixture_names_the_extra(agent_tests: pytest.Pyteste
         @pytest.fixture(autouse=True)
         def no_sdk(monkeypatch):
             monkeypatch.setitem(sys.modules, "opentelemetry.sdk.trace", None)
-            monkeypatch.delitem(sys.modules, "tracecheck.pytest_capture", raising=False)
+            monkeypatch.delitem(sys.modules, "tracecheck.testing.capture", raising=False)
 
         def test_needs_sdk(no_sdk, trace_spans):
             pass
@@ -652,7 +652,7 @@ def test_the_plugin_loads_from_its_entry_point_or_by_name(
     )
     agent_tests.runpytest_subprocess().assert_outcomes(passed=1)
     monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
-    by_name = agent_tests.runpytest_subprocess("-p", "tracecheck.pytest_plugin")
+    by_name = agent_tests.runpytest_subprocess("-p", "tracecheck.testing.plugin")
     by_name.assert_outcomes(passed=1)
     without = agent_tests.runpytest_subprocess()
     without.assert_outcomes(errors=1)

@@ -45,7 +45,8 @@ def test_a_run_that_never_uses_the_plugin_imports_only_the_plugin(
     assert sorted(set(loaded) - set(without)) == [
         "tracecheck",
         "tracecheck.lazy",
-        "tracecheck.pytest_plugin",
+        "tracecheck.testing",
+        "tracecheck.testing.plugin",
     ]
 
 
@@ -58,7 +59,7 @@ def test_a_run_that_uses_the_fixture_imports_what_it_needs(pytester: pytest.Pyte
         "        pass\n"
         "    assert [s.name for s in trace_spans.spans()] == ['work']\n",
     )
-    assert {"tracecheck.pytest_capture", "tracecheck.readers", "opentelemetry.sdk.trace"} <= set(
+    assert {"tracecheck.testing.capture", "tracecheck.readers", "opentelemetry.sdk.trace"} <= set(
         loaded
     )
     assert "redact" not in loaded  # evidence was not asked for

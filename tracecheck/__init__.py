@@ -1,6 +1,6 @@
 """tracecheck: prove which path an AI agent took, from its OpenTelemetry traces.
 
-The public names are imported on first use: `import tracecheck.pytest_plugin`, which pytest
+The public names are imported on first use: `import tracecheck.testing.plugin`, which pytest
 does in every run of an environment where tracecheck is installed, then costs nothing until a
 test asks for the plugin's fixture or marker.
 """

@@ -16,7 +16,7 @@
 - options `--tracecheck-evidence-dir DIR`, `--tracecheck-known-secret-env NAME` (repeatable),
   `--tracecheck-evidence-raw`: a failing check writes its spans (OTLP JSON, redacted with the
   `default` profile unless raw) and its verdict (JSON) into DIR.
-- golden runs (tracecheck.pytest_golden): `trace_spans.assert_matches_golden(path)` and the
+- golden runs (tracecheck.testing.golden): `trace_spans.assert_matches_golden(path)` and the
   marker `@pytest.mark.trace_golden(path)` diff the test's spans against a recorded run and
   fail with the diff; `--update-golden` records a missing golden and rewrites a changed one.
 
@@ -30,7 +30,7 @@ Through a shared provider, a span is this test's when it starts in the test's co
 thread and asyncio tasks, threads it starts, work it submits to a thread pool, and children of
 its spans.
 
-Loaded through the `pytest11` entry point, or with `-p tracecheck.pytest_plugin`. Importing it
+Loaded through the `pytest11` entry point, or with `-p tracecheck.testing.plugin`. Importing it
 costs pytest's hooks and nothing more: tracecheck's checker, readers, redaction and the
 OpenTelemetry SDK are imported when a test first uses the fixture or the marker.
 """
@@ -51,12 +51,12 @@ if TYPE_CHECKING:
     from tracecheck.contract import Contract
     from tracecheck.contract.prices import PricesSource
     from tracecheck.diff import RunDiff
-    from tracecheck.pytest_capture import CaptureHub, TestSpans
-    from tracecheck.pytest_evidence import EvidenceSettings
-    from tracecheck.pytest_golden import GoldenSettings
     from tracecheck.rules.capture import CaptureMode
     from tracecheck.spans import Span, Trace
-    from tracecheck.testing import ContractInput, assert_contract
+    from tracecheck.testing.assertion import ContractInput, assert_contract
+    from tracecheck.testing.capture import CaptureHub, TestSpans
+    from tracecheck.testing.evidence import EvidenceSettings
+    from tracecheck.testing.golden import GoldenSettings
     from tracecheck.verdict import Verdict
 
 __all__ = ["SpanCapture", "assert_contract", "trace_spans"]
@@ -82,7 +82,7 @@ _GOLDEN_WRITTEN = pytest.StashKey[list[str]]()  # golden files written, for the 
 
 def __getattr__(name: str) -> Any:
     if name == "assert_contract":  # re-exported, imported on first use
-        from tracecheck.testing import assert_contract
+        from tracecheck.testing.assertion import assert_contract
 
         return assert_contract
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
@@ -183,7 +183,7 @@ class SpanCapture:
     def assert_matches_golden(self, path: str | os.PathLike[str], **options: Any) -> RunDiff | None:
         """The captured spans against the golden run in `path` (from the rootdir), failing with
         the diff unless the runs are the same within the tolerances; `--update-golden` records
-        it instead (tracecheck.pytest_golden, whose `OPTIONS` this takes). Returns the diff
+        it instead (tracecheck.testing.golden, whose `OPTIONS` this takes). Returns the diff
         (None when the golden was just recorded)."""
         __tracebackhide__ = True
         diff, message = self._match_golden(path, options)
@@ -194,7 +194,7 @@ class SpanCapture:
     def _match_golden(
         self, path: str | os.PathLike[str], options: Mapping[str, Any]
     ) -> tuple[RunDiff | None, str | None]:
-        from tracecheck.pytest_golden import marker_options, match_golden
+        from tracecheck.testing.golden import marker_options, match_golden
 
         problem = marker_options(options)
         if problem is not None:
@@ -208,7 +208,7 @@ class SpanCapture:
     ) -> tuple[Verdict, str | None]:
         """The verdict on the captured spans and, unless it passes, the failure message."""
         from tracecheck.check import check
-        from tracecheck.testing import failure_message, no_spans_message
+        from tracecheck.testing.assertion import failure_message, no_spans_message
 
         spans = self.spans()
         verdict = check(spans, contract, capture=capture or self._capture)
@@ -226,7 +226,7 @@ class SpanCapture:
         return verdict, message
 
     def _write_evidence(self, spans: list[Span], verdict: Verdict) -> str:
-        from tracecheck.pytest_evidence import write_evidence
+        from tracecheck.testing.evidence import write_evidence
 
         assert self._evidence is not None
         try:
@@ -357,7 +357,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if evidence is None:
         config.stash[_EVIDENCE] = None
         return
-    from tracecheck.pytest_evidence import EvidenceSettings
+    from tracecheck.testing.evidence import EvidenceSettings
 
     config.stash[_EVIDENCE] = EvidenceSettings(
         config.invocation_params.dir / evidence,
@@ -455,7 +455,7 @@ def _check_golden_markers(item: pytest.Item) -> None:
                 f'e.g. @pytest.mark.{GOLDEN_MARKER}("goldens/refund.otlp.json")',
                 pytrace=False,
             )
-        from tracecheck.pytest_golden import marker_options
+        from tracecheck.testing.golden import marker_options
 
         problem = marker_options(marker.kwargs)
         if problem is not None:
@@ -515,7 +515,7 @@ def trace_spans(request: pytest.FixtureRequest) -> Generator[SpanCapture, None, 
             pytrace=False,
         )
     try:
-        from tracecheck.pytest_capture import CaptureHub
+        from tracecheck.testing.capture import CaptureHub
     except ImportError:
         sdk_missing = True
     else:
@@ -538,7 +538,7 @@ def trace_spans(request: pytest.FixtureRequest) -> Generator[SpanCapture, None, 
     else:
         hub.attach(hub.global_provider())
     test, token = hub.begin(request.node.nodeid)
-    from tracecheck.pytest_golden import GoldenSettings
+    from tracecheck.testing.golden import GoldenSettings
 
     capture = SpanCapture(
         hub,

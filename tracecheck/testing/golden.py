@@ -88,7 +88,7 @@ def match_golden(
             f"golden run {label} could not be compared: no spans were captured; pass the "
             "fixture's provider or tracer to the code under test"
         )
-    from tracecheck.pytest_evidence import known_secrets, redacted_spans, unset_text
+    from tracecheck.testing.evidence import known_secrets, redacted_spans, unset_text
 
     known, unset = known_secrets(settings.known_secret_env)
     missing = unset_text(unset)
@@ -193,7 +193,7 @@ def _recorded(
     """Write the golden file (JSONL when its name says so, else one OTLP/JSON request) from
     spans already redacted, if they and their bytes pass the share gate with the known secrets,
     as evidence files do; the failure message when they do not, or it cannot be written."""
-    from tracecheck.pytest_evidence import write_gated
+    from tracecheck.testing.evidence import write_gated
     from tracecheck.writers.otlp import to_otlp_json, to_otlp_jsonl
 
     jsonl = target.name.endswith((".jsonl", ".ndjson"))

@@ -1,6 +1,6 @@
 """Asserting a contract in a test: a failure that reads like a good pytest failure.
 
-`assert_contract` needs no pytest; the pytest plugin (`tracecheck.pytest_plugin`) re-exports it
+`assert_contract` needs no pytest; the pytest plugin (`tracecheck.testing.plugin`) re-exports it
 and adds a span-capturing fixture and a `trace_contract` marker around it.
 """
 
@@ -17,7 +17,7 @@ from tracecheck.report.safe import printable
 from tracecheck.rules.capture import CaptureMode
 from tracecheck.rules.operators import Rule
 from tracecheck.spans import Span, Trace
-from tracecheck.testing_words import phrases
+from tracecheck.testing.words import phrases
 from tracecheck.verdict import RuleResult, Verdict
 
 __all__ = [
