@@ -1,5 +1,6 @@
-"""`tracecheck check --jobs N`: worker processes read and check, and every report, note,
-failure and exit code is the one `--jobs 1` gives, in the same order."""
+"""`tracecheck check --jobs N`: worker processes read and check (`tracecheck.run` on a local
+process pool), and every report, note, failure and exit code is the one `--jobs 1` gives, in the
+same order."""
 
 from __future__ import annotations
 
@@ -16,7 +17,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import tracecheck.cli.arguments as arguments
-import tracecheck.cli.parallel as parallel
+import tracecheck.cli.running as running
+import tracecheck.run.executors as executors
 from tracecheck.cli import Environment, ExitCode, main
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -84,23 +86,33 @@ def _same(argv: list[str], tmp_path: Path, jobs: int = 2, stdin: str = "") -> di
 
 
 class _Watch:
-    """Which sources the parent read itself, and whether the workers were asked at all."""
+    """Which inputs this process read itself while workers were at hand, and how many pools
+    of workers were started."""
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.here: list[str] = []
         self.pools = 0
-        read_here, pool = parallel._read_here, parallel._pool
+        self.working = False
+        watch = self
 
-        def spied_read(env: Environment, source: str, *args: Any) -> Any:
-            self.here.append(source)
-            return read_here(env, source, *args)
+        class Here(executors._Here):
+            def submit(self, units: tuple[Any, ...]) -> Any:
+                if watch.working:
+                    watch.here.extend(dict.fromkeys(unit.source for unit in units))
+                return super().submit(units)
 
-        def spied_pool(*args: Any) -> Any:
-            self.pools += 1
-            return pool(*args)
+        class Pool(executors._Pool):
+            def __init__(self, *args: Any) -> None:
+                watch.pools += 1
+                watch.working = True
+                super().__init__(*args)
 
-        monkeypatch.setattr(parallel, "_read_here", spied_read)
-        monkeypatch.setattr(parallel, "_pool", spied_pool)
+            def close(self) -> None:
+                watch.working = False
+                super().close()
+
+        monkeypatch.setattr(executors, "_Here", Here)
+        monkeypatch.setattr(executors, "_Pool", Pool)
 
 
 @pytest.fixture
@@ -111,7 +123,7 @@ def watch(monkeypatch: pytest.MonkeyPatch) -> _Watch:
 @pytest.fixture(autouse=True)
 def small_inputs_too(monkeypatch: pytest.MonkeyPatch) -> None:
     """The fixtures are small: here, workers read them all the same."""
-    monkeypatch.setattr(parallel, "WORTH_BYTES", 0)
+    monkeypatch.setattr(running, "WORTH_BYTES", 0)
 
 
 def test_a_directory_of_traces_reports_the_same_with_two_jobs(
@@ -231,12 +243,39 @@ def test_a_worker_that_dies_fails_its_inputs_without_hanging(tmp_path: Path) -> 
     env = Environment(io.StringIO(), io.StringIO(), stderr, {}, read=_die)
     code = main(["check", str(traces), "--contract", CONTRACT, "--jobs", "2"], env=env)
     assert code == ExitCode.UNREADABLE
-    message = f"tracecheck: error: {traces}: could not be read: internal error: BrokenProcessPool"
     # A reading that outlasts 2 s on a loaded machine prints a progress line before the error.
     errors = [
         line for line in stderr.getvalue().splitlines() if line.startswith("tracecheck: error")
     ]
-    assert errors[0] == message
+    assert errors == [
+        f"tracecheck: error: {file}: could not be checked: internal error: BrokenProcessPool"
+        for file in sorted(traces.iterdir())
+    ]
+
+
+def _die_on_leaky(source: str, *args: Any, **kwargs: Any) -> object:
+    """A reader that takes its worker down on one file of a directory, and reads the rest."""
+    from tracecheck.readers.by_trace import visit_traces
+
+    if any("leaky" in str(path) for path in kwargs.get("share") or ()):
+        os._exit(7)
+    return visit_traces(source, *args, **kwargs)
+
+
+def test_only_the_file_that_kills_its_worker_fails(tmp_path: Path) -> None:
+    traces = _copy(tmp_path, DISTINCT)
+    one = _run([str(traces), "--contract", CONTRACT, "-q"], tmp_path, 1)
+    stdout, stderr = io.StringIO(), io.StringIO()
+    env = Environment(io.StringIO(), stdout, stderr, {}, read=_die_on_leaky)
+    code = main(["check", str(traces), "--contract", CONTRACT, "-q", "--jobs", "2"], env=env)
+    assert code == ExitCode.UNREADABLE
+    errors = [line for line in stderr.getvalue().splitlines() if line.startswith("tracecheck: e")]
+    leaky = next(file for file in sorted(traces.iterdir()) if "leaky" in file.name)
+    assert errors == [
+        f"tracecheck: error: {leaky}: could not be checked: internal error: BrokenProcessPool"
+    ]
+    verdicts = [line for line in one["stdout"].splitlines() if not line.startswith("::")]
+    assert stdout.getvalue().splitlines() == [line for line in verdicts if "leaky" not in line]
 
 
 def test_a_reader_that_cannot_be_sent_to_workers_reads_in_this_process(
@@ -269,18 +308,10 @@ def test_jobs_takes_a_count_or_auto() -> None:
 def test_small_inputs_are_read_by_one_process(
     tmp_path: Path, watch: _Watch, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(parallel, "WORTH_BYTES", 16 << 20)
+    monkeypatch.setattr(running, "WORTH_BYTES", 16 << 20)
     traces = _copy(tmp_path, DISTINCT)
     _same([str(traces), "--contract", CONTRACT], tmp_path)
     assert watch.pools == 0
-
-
-def test_a_directory_is_cut_into_neighbouring_runs_of_about_equal_size() -> None:
-    runs = parallel._runs(list("abcdef"), [10, 10, 10, 10, 10, 10], 3)
-    assert runs == [["a", "b"], ["c", "d"], ["e", "f"]]
-    assert parallel._runs(list("abc"), [100, 1, 1], 2) == [["a"], ["b", "c"]]
-    assert parallel._runs(list("abc"), [0, 0, 0], 5) == [["a"], ["b"], ["c"]]
-    assert parallel._runs(list("ab"), [5, 5], 1) == [["a", "b"]]
 
 
 def _many_traces(target: Path, copies: int) -> Path:
@@ -313,9 +344,10 @@ def test_a_large_file_broken_late_fails_as_with_one_process(tmp_path: Path, watc
     many = _many_traces(tmp_path / "many.otlp.jsonl", 300)
     with many.open("a") as out:
         out.write('{"resourceSpans": [{"scopeSpans": [{"spans": [{"traceId": 5}]}]}]}\n')
-    one = _same([str(many), "--contract", CONTRACT, "-q"], tmp_path)
+    one = _same([str(many), "--contract", CONTRACT, "-q"], tmp_path, jobs=3)
     assert one["code"] == ExitCode.UNREADABLE
-    assert watch.here == [str(many)]  # a part failed: the parent reads the file for its error
+    assert one["stderr"].count("tracecheck: error:") == 1  # every part failed alike: said once
+    assert (watch.pools, watch.here) == (1, [])
 
 
 @pytest.mark.parametrize("parts", [2, 3, 5])
@@ -357,7 +389,10 @@ def test_a_reader_bug_in_a_worker_is_reported_as_with_one_process(tmp_path: Path
     assert outputs[0] == outputs[1]
     assert outputs[0] == (
         ExitCode.UNREADABLE,
-        f"tracecheck: error: {traces}: could not be read: internal error: RuntimeError\n",
+        "".join(
+            f"tracecheck: error: {file}: could not be read: internal error: RuntimeError\n"
+            for file in sorted(traces.iterdir())
+        ),
     )
 
 
@@ -375,7 +410,7 @@ def test_every_bundled_contract_can_be_sent_to_a_worker() -> None:
         assert pickle.loads(pickle.dumps(contract, pickle.HIGHEST_PROTOCOL)) == contract
 
 
-def test_contracts_that_cannot_be_pickled_are_compiled_by_each_worker(
+def test_contracts_that_cannot_be_sent_to_workers_are_checked_here(
     tmp_path: Path, watch: _Watch, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import pickle
@@ -392,7 +427,7 @@ def test_contracts_that_cannot_be_pickled_are_compiled_by_each_worker(
         pickle.dumps(compile_contract(CONTRACT))
     many = _run([str(traces), "--contract", CONTRACT, "--contract", NO_SHELL], tmp_path, 2)
     assert many == one
-    assert (watch.pools, watch.here) == (1, [])
+    assert watch.pools == 0
 
 
 def test_a_file_descriptor_is_read_by_this_process(tmp_path: Path, watch: _Watch) -> None:

@@ -197,9 +197,10 @@ def test_a_worker_that_dies_fails_its_input_and_the_rest_go_on(
     from fleet_support import dying_check
 
     from tracecheck.contract import compile_contract
-    from tracecheck.fleet.engine import outcomes, runner
-    from tracecheck.fleet.plan import plan
-    from tracecheck.fleet.task import Work
+    from tracecheck.run.engine import outcomes
+    from tracecheck.run.executors import runner
+    from tracecheck.run.plan import plan
+    from tracecheck.run.task import Work
 
     runs, contract = fleet
     (runs / "run-0005.otlp.jsonl").write_text(otlp_line(run_spans(DOOMED, ["lookup_order"])) + "\n")
@@ -210,7 +211,7 @@ def test_a_worker_that_dies_fails_its_input_and_the_rest_go_on(
     with (
         dask_cluster(tmp_path, environ=allowed) as address,
         Client(address) as client,
-        runner(work, client=client) as run,
+        runner(work, executor=client) as run,
     ):
         (outcome,) = outcomes(run, work, plan([str(runs)], workers=2))
     failed = [f for f in outcome.failures if "run-0005" in f.source]
@@ -387,8 +388,8 @@ def test_the_fleet_page_draws_the_rules_and_the_worst_traces_and_sarif_validates
 
 
 def test_small_files_go_many_to_a_task_and_every_worker_gets_work() -> None:
-    from tracecheck.fleet.engine import BATCH_BYTES, BATCH_UNITS, batches
-    from tracecheck.fleet.task import Unit
+    from tracecheck.run.engine import BATCH_BYTES, BATCH_UNITS, batches
+    from tracecheck.run.task import Unit
 
     def members(count: int, size: int) -> list[tuple[int, Unit]]:
         return [(n, Unit(f"f{n}", None, (f"f{n}",), size=size)) for n in range(count)]
@@ -406,16 +407,17 @@ def test_rows_built_by_workers_are_the_rows_of_the_verdicts(
     tmp_path: Path, fleet: tuple[Path, Path]
 ) -> None:
     from tracecheck.fleet import write_verdicts
+    from tracecheck.fleet.verdicts import rows_table
 
     runs, contract = fleet
     spans = run_spans("cd" * 16, ["lookup_order", "issue_refund", "issue_refund"])
     (runs / "split-a.otlp.jsonl").write_text(otlp_line(spans[:4]) + "\n")
     (runs / "split-b.otlp.jsonl").write_text(otlp_line(spans[4:]) + "\n")
     tables = []
-    for rows in (False, True):
-        target = tmp_path / f"rows-{rows}.parquet"
+    for rows in (None, rows_table):
+        target = tmp_path / f"rows-{rows is not None}.parquet"
         outcomes = list(check_many([str(runs)], [str(contract)], rows=rows))
-        assert all(bool(outcome.rows) is rows for outcome in outcomes)
+        assert all(bool(outcome.rows) is (rows is not None) for outcome in outcomes)
         write_verdicts(str(target), outcomes)
         tables.append(pq.read_table(target).to_pylist())
     assert tables[0] == tables[1]
@@ -425,9 +427,10 @@ def test_rows_built_by_workers_are_the_rows_of_the_verdicts(
 def test_a_large_file_is_checked_in_parts_by_trace(
     tmp_path: Path, fleet: tuple[Path, Path]
 ) -> None:
-    from tracecheck.fleet.engine import outcomes, runner
-    from tracecheck.fleet.plan import plan
-    from tracecheck.fleet.task import Work
+    from tracecheck.run.engine import outcomes
+    from tracecheck.run.executors import runner
+    from tracecheck.run.plan import plan
+    from tracecheck.run.task import Work
 
     _, contract = fleet
     big = tmp_path / "big.otlp.jsonl"
@@ -440,7 +443,9 @@ def test_a_large_file_is_checked_in_parts_by_trace(
     assert big.stat().st_size > 4 << 20  # the streaming reader indexes files this large
     (planned,) = plan([str(big)], workers=2, part_bytes=1 << 20)
     assert [unit.part for unit in planned.units] == [(k, 4) for k in range(4)]
-    work = Work((compile_contract(str(contract)),), rows=True)
+    from tracecheck.fleet.verdicts import rows_table
+
+    work = Work((compile_contract(str(contract)),), rows=rows_table)
     target = tmp_path / "parts.parquet"
     with runner(work) as run:
         write_verdicts(str(target), outcomes(run, work, [planned]))
@@ -570,7 +575,7 @@ def test_a_url_whose_fsspec_backend_is_not_installed_names_the_package(
     rest go on; a worker missing a package says which, not `internal error: ImportError`."""
     from fsspec.registry import known_implementations, register_implementation
 
-    from tracecheck.fleet.task import Unit, failed_unit
+    from tracecheck.run.task import Unit, failed_unit
 
     runs, contract = fleet
     register_implementation(
@@ -638,7 +643,7 @@ def test_a_scheduler_address_dask_cannot_use_is_a_usage_error(fleet: tuple[Path,
 
 def test_check_reads_a_glob_as_the_fleet_does(tmp_path: Path, fleet: tuple[Path, Path]) -> None:
     """A pattern no shell expanded (quoted, or a shell that does not) is its matches in sorted
-    order for `check` as for `fleet check`; one that matches nothing is not found (exit 3)."""
+    order for `check` as for `fleet check`; one that matches nothing says so (exit 3)."""
     runs, contract = fleet
     pattern = str(runs / "run-001*.otlp.jsonl")
     code, expected = _check_rows(
@@ -654,5 +659,5 @@ def test_check_reads_a_glob_as_the_fleet_does(tmp_path: Path, fleet: tuple[Path,
     code, _, err = _main(["check", nothing, "--contract", str(contract)])
     assert (
         code == ExitCode.UNREADABLE
-        and err == f"tracecheck: error: {nothing}: no such file or directory\n"
+        and err == f"tracecheck: error: {nothing}: matches no file\n"
     )

@@ -1,5 +1,5 @@
 """No module imports in a circle (issue 29): the import graph of `tracecheck` and `redact` has no
-strongly connected component of more than one module, except those listed in `KNOWN`.
+strongly connected component of more than one module.
 
 A circle makes the order modules load in matter, and makes every module on it depend on every
 other. Imports inside functions and under `TYPE_CHECKING` count (grimp counts them): the circle
@@ -14,30 +14,6 @@ from collections.abc import Iterable, Iterator
 from itertools import pairwise
 
 import grimp
-
-# The circles not removed yet, each as the set of modules on it. This set must become empty:
-# an entry is removed with its circle (the test fails while a listed circle no longer occurs),
-# and a circle not listed fails the test, so the set only shrinks.
-KNOWN: frozenset[frozenset[str]] = frozenset(
-    {
-        frozenset(
-            {
-                "tracecheck.fleet.engine",
-                "tracecheck.fleet.plan",
-                "tracecheck.fleet.task",
-                "tracecheck.fleet.verdicts",
-            }
-        ),
-        frozenset(
-            {
-                "tracecheck.cli.check",
-                "tracecheck.cli.fleet",
-                "tracecheck.cli.parallel",
-                "tracecheck.cli.report",
-            }
-        ),
-    }
-)
 
 
 def circles(graph: grimp.ImportGraph) -> list[frozenset[str]]:
@@ -137,28 +113,15 @@ def _step(graph: grimp.ImportGraph, importer: str, imported: str) -> str:
     return f"{where} imports {imported}"
 
 
-def problems(
-    graph: grimp.ImportGraph,
-    found: Iterable[frozenset[str]],
-    known: frozenset[frozenset[str]],
-) -> list[str]:
-    """What the test reports: each circle not in `known` with its shortest chain, and each
-    entry of `known` that no longer occurs."""
-    seen = list(found)
+def problems(graph: grimp.ImportGraph, found: Iterable[frozenset[str]]) -> list[str]:
+    """What the test reports: each circle with its shortest chain."""
     reported = []
-    for component in seen:
-        if component in known:
-            continue
+    for component in found:
         chain = "\n".join(f"  {step}" for step in shortest_circle(graph, component))
         reported.append(
             f"{len(component)} modules import one another in a circle: "
             f"{', '.join(sorted(component))}\na shortest circle among them:\n{chain}\n"
             "cut one of these imports"
-        )
-    for component in sorted(known - set(seen), key=sorted):
-        reported.append(
-            f"no longer a circle, remove it from KNOWN (or list what is left of it): "
-            f"{', '.join(sorted(component))}"
         )
     return reported
 
@@ -176,9 +139,9 @@ def made_up(*imports: tuple[str, str, int | None]) -> grimp.ImportGraph:
     return graph
 
 
-def test_no_module_imports_in_a_circle_but_the_known_ones() -> None:
+def test_no_module_imports_in_a_circle() -> None:
     graph = grimp.build_graph("tracecheck", "redact", cache_dir=None)
-    reported = problems(graph, circles(graph), KNOWN)
+    reported = problems(graph, circles(graph))
     assert not reported, "\n\n".join(reported)
 
 
@@ -196,19 +159,17 @@ def test_circles_are_found_with_a_shortest_chain() -> None:
     found = circles(graph)
     assert found == [frozenset({"pkg.a", "pkg.b", "pkg.c"}), frozenset({"pkg.d", "pkg.e"})]
     assert shortest_circle(graph, found[0]) == ["pkg.a:3 imports pkg.b", "pkg.b:7 imports pkg.a"]
-    assert problems(graph, found, frozenset({found[1]})) == [
+    assert problems(graph, found) == [
         "3 modules import one another in a circle: pkg.a, pkg.b, pkg.c\n"
         "a shortest circle among them:\n"
         "  pkg.a:3 imports pkg.b\n"
         "  pkg.b:7 imports pkg.a\n"
-        "cut one of these imports"
-    ]
-    assert problems(graph, found, frozenset({found[0]})) == [
+        "cut one of these imports",
         "2 modules import one another in a circle: pkg.d, pkg.e\n"
         "a shortest circle among them:\n"
         "  pkg.d:1 imports pkg.e\n"
         "  pkg.e imports pkg.d\n"
-        "cut one of these imports"
+        "cut one of these imports",
     ]
 
 
@@ -218,15 +179,7 @@ def test_an_acyclic_graph_has_no_circle() -> None:
         ("pkg", "pkg.a", 1), ("pkg", "pkg.b", 2), ("pkg.a", "pkg.c", 3), ("pkg.b", "pkg.c", 4)
     )
     assert circles(graph) == []
-    assert problems(graph, [], frozenset()) == []
-
-
-def test_a_known_circle_that_no_longer_occurs_is_reported() -> None:
-    graph = made_up(("pkg.a", "pkg.b", 1))
-    gone = frozenset({"pkg.a", "pkg.b"})
-    assert problems(graph, circles(graph), frozenset({gone})) == [
-        "no longer a circle, remove it from KNOWN (or list what is left of it): pkg.a, pkg.b"
-    ]
+    assert problems(graph, []) == []
 
 
 def test_a_circle_longer_than_the_recursion_limit_is_found() -> None:

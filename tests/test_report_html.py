@@ -24,7 +24,8 @@ from report_html_support import (
 )
 
 import tracecheck.cli.extras as extras
-import tracecheck.cli.parallel as parallel
+import tracecheck.cli.running as running
+import tracecheck.run.executors as executors
 from tracecheck import read_traces
 from tracecheck.cli import Environment, ExitCode, main
 from tracecheck.report import (
@@ -170,15 +171,15 @@ def test_without_matplotlib_the_command_names_the_extra(
 def test_jobs_2_writes_the_page_one_process_writes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(parallel, "WORTH_BYTES", 0)  # small inputs go to the workers too
+    monkeypatch.setattr(running, "WORTH_BYTES", 0)  # small inputs go to the workers too
     pools: list[object] = []
-    pool = parallel._pool
 
-    def counted(*args: Any) -> Any:
-        pools.append(args)
-        return pool(*args)
+    class Counted(executors._Pool):
+        def __init__(self, *args: Any) -> None:
+            pools.append(args)
+            super().__init__(*args)
 
-    monkeypatch.setattr(parallel, "_pool", counted)
+    monkeypatch.setattr(executors, "_Pool", Counted)
     folder = tmp_path / "traces"
     folder.mkdir()
     write_run(folder, "a-run.otlp.json")

@@ -6,23 +6,28 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import time
-from collections.abc import Callable, Iterator, Sequence
+import os
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
-from tracecheck.cli.arguments import jobs_count, trace_arguments
-from tracecheck.cli.codes import EPILOG, PRECEDENCE, ExitCode, Stop, internal_error
+from tracecheck.cli.arguments import (
+    capture_arguments,
+    html_arguments,
+    jobs_count,
+    prices_argument,
+    storage_option,
+    timeline_profile,
+    trace_arguments,
+)
+from tracecheck.cli.codes import EPILOG, PRECEDENCE, ExitCode, Stop
 from tracecheck.cli.environment import Environment
 
 if TYPE_CHECKING:
-    from tracecheck.cli.inputs import Read
     from tracecheck.contract import Contract
     from tracecheck.report.model import CheckedTrace, ReadFailure
     from tracecheck.report.spool import Records, Spool
-    from tracecheck.rules.capture import CaptureMode
-    from tracecheck.verdict import Verdict
 
-__all__ = ["add_parser", "html_arguments", "run", "timeline_profile", "visitor"]
+__all__ = ["add_parser", "load_contracts", "run"]
 
 SUMMARY = "check traces against contracts"
 DESCRIPTION = (
@@ -69,12 +74,8 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
         help="read and check on the Dask scheduler at ADDRESS (tcp://HOST:8786; the fleet "
         "extra); the reports are those of one process",
     )
-    parser.add_argument(
-        "--storage-option",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="an fsspec storage option for s3://, gs://, https:// inputs (repeatable)",
+    storage_option(
+        parser, "an fsspec storage option for s3://, gs://, https:// inputs (repeatable)"
     )
     verbosity = parser.add_mutually_exclusive_group()
     verbosity.add_argument("-q", "--quiet", action="store_true", help="one line per verdict")
@@ -92,7 +93,7 @@ def run(args: argparse.Namespace, env: Environment) -> ExitCode:
         env.error(f"--sarif - and {other} - both want stdout: send one of them to a file")
         raise Stop(ExitCode.USAGE)
     if args.html is not None:  # before any reading: the page needs matplotlib
-        from tracecheck.cli.report import refuse_stdout, require_report_extra
+        from tracecheck.cli.page import refuse_stdout, require_report_extra
 
         refuse_stdout(env, args.html)
         require_report_extra(env, "--html")
@@ -113,9 +114,9 @@ def _check_all(
     spool: Spool,
     verdicts: Records,
 ) -> ExitCode:
-    """Each trace checked as it is read (by `--jobs` processes, when asked); the verdicts wait
-    on disk (pickled, in order, with no handle kept per trace), so memory holds one trace and
-    its verdicts, and the reports are written one verdict at a time."""
+    """Each trace checked as it is read (by `--jobs` processes or on `--scheduler`, when
+    asked); the verdicts wait on disk (pickled, in order, with no handle kept per trace), so
+    memory holds one input's verdicts, and the reports are written one verdict at a time."""
     import pickle
 
     from tracecheck.cli.inputs import failure_code
@@ -130,15 +131,8 @@ def _check_all(
     from tracecheck.report.text import text_lines
     from tracecheck.verdict import worst
 
-    timelines = timeline_profile(args)
-    visit = visitor(env.checker(), contracts, args.capture, verdicts.append, timelines)
-    from tracecheck.cli.fleet import expanded_globs, fleet_inputs, read_on_fleet
-
     args.traces = expanded_globs(args.traces)
-    if args.scheduler or fleet_inputs(args.traces):
-        failures = read_on_fleet(env, args, contracts, verdicts)
-    else:
-        failures = _read_here(env, args, contracts, visit, verdicts)
+    failures = _read(env, args, contracts, verdicts)
 
     def checked() -> Iterator[CheckedTrace]:
         for data in verdicts:
@@ -179,7 +173,7 @@ def _check_all(
         names = [c.source or c.name for c in contracts]
         append_summary(env, summary, summary_parts(checked, failures, names))
     if args.html is not None and verdicts:
-        from tracecheck.cli.report import write_page
+        from tracecheck.cli.page import write_page
 
         names = [c.source or c.name for c in contracts]
         write_page(env, args.html, checked, failures, args.traces, names, status, args.html_profile)
@@ -187,137 +181,56 @@ def _check_all(
     return max([code, *(failure_code(failure) for failure in failures)])
 
 
-def _read_here(
-    env: Environment,
-    args: argparse.Namespace,
-    contracts: list[Contract],
-    visit: Callable[[Read], None],
-    verdicts: Records,
+def _read(
+    env: Environment, args: argparse.Namespace, contracts: list[Contract], kept: Records
 ) -> list[ReadFailure]:
-    """Read and check every input on this machine (with `--jobs` processes, when asked), the
-    cyclic garbage collector paused meanwhile: a trace of 100k spans is millions of objects in
-    no reference cycle, yet every pass of the collector walks all of them (0.15-0.3 s of a 3 s
-    check), and checking 2,000 traces leaves fewer than 600 objects in cycles behind. (The
-    reports and the page are written with it running: the page's figures are cycles.)"""
-    from tracecheck.cli.inputs import read_sources
-    from tracecheck.readers.common import collector_paused
-
-    with collector_paused():
-        failures = None
-        if args.jobs > 1:
-            from tracecheck.cli.parallel import read_in_parallel
-
-            failures = read_in_parallel(env, args, contracts, visit, verdicts)
-        if failures is None:
-            failures = read_sources(env, args.traces, args.format, args.trace_id, visit, verdicts)
-    return failures
-
-
-def visitor(
-    check: Callable[..., Verdict],
-    contracts: Sequence[Contract],
-    capture: CaptureMode | None,
-    keep: Callable[[bytes], object],
-    timelines: str | None = None,
-) -> Callable[[Read], None]:
-    """What `check` does with each trace read: every contract's verdict, pickled, to `keep`
-    (the spool of verdicts; in a worker of `--jobs`, what it sends back). With `timelines`
-    (a redaction profile: `--html`), the first verdict of each trace carries what the page
-    draws of it, its names redacted, its spans capped."""
-    import dataclasses
+    """Every input read and checked (`tracecheck.run`), the verdicts pickled into `kept` in
+    input order; failures and notes printed once every input was read. With `--jobs`, inputs
+    too small to repay starting the workers are read here all the same."""
     import pickle
 
-    def visit(read: Read) -> None:  # all a trace leaves behind
-        for number, contract in enumerate(contracts):
-            item = _timed(check, read, contract, capture)
-            if timelines is not None and number == 0:
-                from tracecheck.report.timeline import timeline_of
+    from tracecheck.cli.inputs import SourceRead, finish_reads, input_size, wanted_trace
+    from tracecheck.cli.running import WORTH_BYTES, outcomes
 
-                timeline = timeline_of(read.trace, profile=timelines)
-                item = dataclasses.replace(item, timeline=timeline)
-            keep(pickle.dumps(item, pickle.HIGHEST_PROTOCOL))
-
-    return visit
-
-
-# What gives reason to doubt that every call was recorded, as the options' help says it.
-CAPTURE_DOUBT = "a span like a call no convention maps, a tool call with no tool name"
-
-
-def capture_arguments(
-    parser: argparse.ArgumentParser, *, lenient: str | None = None, strict: bool = True
-) -> None:
-    """`--lenient-capture` (its help `lenient`, default: what it does to a check) and, when
-    `strict`, `--strict-capture`, one or the other, into `args.capture`."""
-    group = parser.add_mutually_exclusive_group()
-    group.add_argument(
-        "--lenient-capture",
-        dest="capture",
-        action="store_const",
-        const="lenient",
-        help=lenient
-        or "judge rules about tools and models even when the trace gives reason to doubt "
-        f"that every call was recorded ({CAPTURE_DOUBT}), with a note only; by default such "
-        "rules could not be evaluated (exit 2)",
+    wanted_trace(env, args.traces, args.trace_id)
+    jobs = args.jobs
+    if jobs > 1 and sum(map(input_size, args.traces)) < WORTH_BYTES:
+        jobs = 1
+    # A large file is read in a part per worker once it is worth starting them.
+    parts = max(1, WORTH_BYTES // 2)
+    reads = []
+    checks = outcomes(
+        env, args, contracts, jobs=jobs, timelines=timeline_profile(args), part_bytes=parts
     )
-    if not strict:
-        return
-    group.add_argument(
-        "--strict-capture",
-        dest="capture",
-        action="store_const",
-        const="strict",
-        help="hold every contract to the default strict capture, even one that says "
-        "`capture: lenient`",
-    )
+    for outcome in checks:
+        for checked in outcome.checked():
+            kept.append(pickle.dumps(checked, pickle.HIGHEST_PROTOCOL))
+        notes = dict.fromkeys(outcome.notes)
+        visited = len(outcome.traces)
+        reads.append(
+            SourceRead(outcome.read, visited, notes, outcome.spans, list(outcome.failures))
+        )
+    return finish_reads(env, reads, args.trace_id)
 
 
-def prices_argument(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--prices",
-        metavar="FILE",
-        help="price table (JSON or YAML: model → input, output, cacheRead, cacheWrite in USD "
-        "per million tokens) for llm.maxCostUsd; replaces the contracts' own prices",
-    )
+def expanded_globs(sources: Sequence[str]) -> list[str]:
+    """`check`'s inputs with each local glob pattern that names no file itself (one a shell
+    left as it was: quoted, or a shell that does not expand) replaced by its matches in sorted
+    order, as the fleet reads a glob; a pattern that matches nothing stays, to be reported."""
+    expanded: list[str] = []
+    for source in sources:
+        if "://" not in source and not _GLOB.isdisjoint(source) and not os.path.lexists(source):
+            import glob
+
+            matches = sorted(glob.glob(source, recursive=True))  # noqa: PTH207 (a pattern)
+            if matches:
+                expanded.extend(matches)
+                continue
+        expanded.append(source)
+    return expanded
 
 
-def html_arguments(parser: argparse.ArgumentParser) -> None:
-    from tracecheck.cli.report import PROFILES
-
-    parser.add_argument(
-        "--html",
-        metavar="PATH",
-        help="write the verdicts as a self-contained HTML page to PATH (needs the report extra)",
-    )
-    parser.add_argument(
-        "--html-profile",
-        choices=PROFILES,
-        default="default",
-        help="redaction profile of the names the --html page draws (default: default)",
-    )
-
-
-def timeline_profile(args: argparse.Namespace) -> str | None:
-    """The redaction profile of the timelines `check` keeps: only with `--html`."""
-    return args.html_profile if getattr(args, "html", None) is not None else None
-
-
-def _timed(
-    check: Callable[..., Verdict], read: Read, contract: Contract, capture: CaptureMode | None
-) -> CheckedTrace:
-    from tracecheck.report.model import CheckedTrace
-    from tracecheck.verdict import RuleResult, Verdict
-
-    trace = read.trace
-    started = time.perf_counter()
-    try:
-        verdict = check(trace, contract, capture=capture)
-    except Exception as exc:  # a bug in one rule must not hide the other verdicts
-        error = internal_error(exc)
-        rule = RuleResult("(check)", None, "error", error=error)
-        verdict = Verdict(contract.name, trace.trace_id, "error", (rule,), 0.0, "0/1 rules passed")
-    seconds = time.perf_counter() - started
-    return CheckedTrace(read.source, contract.source, verdict, seconds, read.sources)
+_GLOB = frozenset("*?[")
 
 
 def load_contracts(

@@ -8,7 +8,7 @@ import argparse
 import time
 from typing import TYPE_CHECKING
 
-from tracecheck.cli.check import CAPTURE_DOUBT, capture_arguments
+from tracecheck.cli.arguments import CAPTURE_DOUBT, capture_arguments
 from tracecheck.cli.codes import EPILOG, ExitCode, Stop
 from tracecheck.cli.environment import Environment
 from tracecheck.formats import FORMATS

@@ -1,6 +1,6 @@
-"""`tracecheck fleet`: check many runs on Dask and write their verdicts as Parquet (`fleet
-check`), or summarize such verdicts and compare two runs of a suite (`fleet summarize`). Also
-what `check --scheduler` (and `check` of an `s3://`, `gs://` or `https://` input) reads with."""
+"""`tracecheck fleet`: check many runs on Dask or local worker processes and write their
+verdicts as Parquet (`fleet check`), or summarize such verdicts and compare two runs of a suite
+(`fleet summarize`)."""
 
 from __future__ import annotations
 
@@ -8,23 +8,28 @@ import argparse
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from tracecheck.cli.arguments import jobs_count, trace_arguments
+from tracecheck.cli.arguments import (
+    capture_arguments,
+    html_arguments,
+    jobs_count,
+    prices_argument,
+    storage_option,
+    trace_arguments,
+)
 from tracecheck.cli.codes import EPILOG, PRECEDENCE, ExitCode, Stop
 from tracecheck.cli.environment import Environment
+from tracecheck.cli.running import require_fleet, storage_options
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from tracecheck.contract import Contract
-    from tracecheck.fleet.engine import InputOutcome
     from tracecheck.fleet.summary import FleetSummary, RuleChange
-    from tracecheck.fleet.task import TraceResult
     from tracecheck.fleet.verdicts import VerdictWriter
     from tracecheck.report.html import TraceView
     from tracecheck.report.model import CheckedTrace, ReadFailure
-    from tracecheck.report.spool import Records
+    from tracecheck.run import TraceResult
 
-__all__ = ["add_parser", "expanded_globs", "fleet_inputs", "read_on_fleet", "run"]
+__all__ = ["add_parser", "run"]
 
 SUMMARY = "check many runs on Dask; summarize and compare their verdicts"
 DESCRIPTION = (
@@ -33,15 +38,11 @@ DESCRIPTION = (
     "written as Parquet (one row per trace, contract and rule) and summarized by rule. "
     "fleet summarize: the summary of such verdicts, compared with an earlier run's."
 )
-FLEET = ("dask", "distributed", "pyarrow", "fsspec")
 STARTED_FAILING = "started failing"
-_GLOB = frozenset("*?[")
 NOTES_SHOWN = 20
 
 
 def add_parser(parser: argparse.ArgumentParser) -> None:
-    from tracecheck.cli.check import capture_arguments, prices_argument
-
     commands = parser.add_subparsers(title="fleet commands", metavar="COMMAND", dest="fleet")
     checking = commands.add_parser(
         "check", help="check many inputs; verdicts as Parquet", epilog=EPILOG + PRECEDENCE
@@ -60,7 +61,7 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
         type=jobs_count,
         default=0,
         metavar="N",
-        help="local Dask worker processes (0 or auto: one per available core; 1: this process)",
+        help="local worker processes (0 or auto: one per available core; 1: this process)",
     )
     place.add_argument(
         "--scheduler",
@@ -87,12 +88,8 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
 
 
 def _storage_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--storage-option",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="an fsspec storage option for URLs (repeatable; e.g. endpoint_url=http://…)",
+    storage_option(
+        parser, "an fsspec storage option for URLs (repeatable; e.g. endpoint_url=http://…)"
     )
 
 
@@ -108,8 +105,6 @@ def _summary_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="PATH",
         help="write the summary as JSON (version 1) to PATH, or - for stdout",
     )
-    from tracecheck.cli.check import html_arguments
-
     html_arguments(parser)
 
 
@@ -117,15 +112,9 @@ def run(args: argparse.Namespace, env: Environment) -> ExitCode:
     if args.fleet is None:
         env.error("fleet needs a command: check or summarize")
         raise Stop(ExitCode.USAGE)
-    _require(env, f"tracecheck fleet {args.fleet}")
+    require_fleet(env, f"tracecheck fleet {args.fleet}")
     code: ExitCode = args.fleet_run(args, env)
     return code
-
-
-def _require(env: Environment, subject: str) -> None:
-    from tracecheck.cli.extras import require_extra
-
-    require_extra(env, subject, "fleet", FLEET)
 
 
 def _check(args: argparse.Namespace, env: Environment) -> ExitCode:
@@ -135,7 +124,10 @@ def _check(args: argparse.Namespace, env: Environment) -> ExitCode:
     from dataclasses import replace
     from pathlib import Path
 
+    from tracecheck.cli.arguments import available_cores, timeline_profile
     from tracecheck.cli.check import load_contracts
+    from tracecheck.cli.running import outcomes
+    from tracecheck.fleet.verdicts import rows_table
     from tracecheck.report.safe import printable
     from tracecheck.report.spool import Records
 
@@ -144,7 +136,7 @@ def _check(args: argparse.Namespace, env: Environment) -> ExitCode:
         raise Stop(ExitCode.USAGE)
     _require_page(env, args)
     contracts = load_contracts(env, args.contract, args.prices)
-    options = _options(env, args.storage_option)
+    options = storage_options(env, args.storage_option)
     failures: list[ReadFailure] = []
     notes: dict[str, None] = {}
     worst = _Worst()
@@ -152,8 +144,14 @@ def _check(args: argparse.Namespace, env: Environment) -> ExitCode:
     with tempfile.TemporaryDirectory(prefix="tracecheck-fleet-") as spare, closing(kept):
         target = args.verdicts or str(Path(spare) / "verdicts.parquet")
         with _writer(env, target, options) as writer:
-            for outcome in _fleet(
-                env, args, contracts, options, failing_only=True, rows=not args.sarif
+            for outcome in outcomes(
+                env,
+                args,
+                contracts,
+                jobs=args.jobs or available_cores(),
+                timelines=timeline_profile(args),
+                failing_only=True,
+                rows=None if args.sarif else rows_table,
             ):
                 writer.add(outcome)
                 for failure in outcome.failures:
@@ -236,7 +234,7 @@ class _Worst:
 
 def _require_page(env: Environment, args: argparse.Namespace) -> None:
     if args.html is not None:
-        from tracecheck.cli.report import refuse_stdout, require_report_extra
+        from tracecheck.cli.page import refuse_stdout, require_report_extra
 
         refuse_stdout(env, args.html)
         require_report_extra(env, "--html")
@@ -253,7 +251,7 @@ def _page(
     if args.html is None:
         return
     from tracecheck.cli.output import encoded, write_parts
-    from tracecheck.cli.report import created
+    from tracecheck.cli.page import created
     from tracecheck.report.html import PageHeader, html_parts
 
     header = PageHeader(
@@ -273,7 +271,7 @@ def _page(
 
 def _summarize(args: argparse.Namespace, env: Environment) -> ExitCode:
     _require_page(env, args)
-    options = _options(env, args.storage_option)
+    options = storage_options(env, args.storage_option)
     summary = _summary(env, args.verdicts, options)
     code = max(_code(summary), _report(env, args, summary, options))
     contracts = sorted({tally.contract for tally in summary.tallies})
@@ -340,123 +338,3 @@ def _writer(env: Environment, target: str, options: dict[str, Any]) -> VerdictWr
     except OSError as exc:
         env.error(f"{printable(target)}: cannot write: {exc.strerror or type(exc).__name__}")
         raise Stop(ExitCode.USAGE) from None
-
-
-def _fleet(
-    env: Environment,
-    args: argparse.Namespace,
-    contracts: list[Contract],
-    options: dict[str, Any],
-    *,
-    failing_only: bool = False,
-    rows: bool = False,
-) -> Iterator[InputOutcome]:
-    """The outcomes of `args.traces`, on the cluster `args` names; a scheduler that cannot be
-    reached stops the command (exit 2). With `--html`, traces carry timelines (only those
-    some contract did not pass, when `failing_only`); with `rows`, workers send verdict rows
-    back instead of verdicts."""
-    from tracecheck.cli.arguments import available_cores
-    from tracecheck.fleet.engine import SchedulerAddressError, check_many
-    from tracecheck.report.safe import printable
-
-    scheduler = getattr(args, "scheduler", None)
-    jobs = args.jobs or available_cores()
-    try:
-        yield from check_many(
-            args.traces,
-            contracts,
-            scheduler=scheduler,
-            jobs=jobs,
-            format=args.format,
-            capture=args.capture,
-            trace_id=args.trace_id,
-            storage_options=options,
-            timelines=args.html_profile if args.html is not None else None,
-            failing_only=failing_only,
-            rows=rows,
-        )
-    except SchedulerAddressError as exc:
-        env.error(
-            f"--scheduler {printable(scheduler or '')}: not an address Dask connects to "
-            f"({printable(str(exc))})"
-        )
-        raise Stop(ExitCode.USAGE) from None
-    except (OSError, TimeoutError) as exc:
-        if scheduler is None:
-            raise
-        env.error(
-            f"the Dask scheduler at {printable(scheduler)} cannot be reached "
-            f"({exc.strerror if isinstance(exc, OSError) and exc.strerror else type(exc).__name__})"
-        )
-        raise Stop(ExitCode.USAGE) from None
-
-
-def _options(env: Environment, pairs: Iterable[str]) -> dict[str, Any]:
-    """`--storage-option KEY=VALUE` as fsspec takes them (values as JSON when they parse:
-    `anon=true`, `client_kwargs={"region_name": "eu-west-1"}`)."""
-    import json
-
-    options: dict[str, Any] = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key.strip():
-            env.error(f"--storage-option needs KEY=VALUE, not {pair.partition('=')[0]!r}…")
-            raise Stop(ExitCode.USAGE)
-        try:
-            options[key.strip()] = json.loads(value)
-        except ValueError:
-            options[key.strip()] = value
-    return options
-
-
-def expanded_globs(sources: Sequence[str]) -> list[str]:
-    """`check`'s inputs with each local glob pattern that names no file itself (one a shell
-    left as it was: quoted, or a shell that does not expand) replaced by its matches in sorted
-    order, as the fleet reads a glob; a pattern that matches nothing stays, to be reported."""
-    import os
-
-    expanded: list[str] = []
-    for source in sources:
-        if "://" not in source and not _GLOB.isdisjoint(source) and not os.path.lexists(source):
-            import glob
-
-            matches = sorted(glob.glob(source, recursive=True))  # noqa: PTH207 (a pattern)
-            if matches:
-                expanded.extend(matches)
-                continue
-        expanded.append(source)
-    return expanded
-
-
-def fleet_inputs(sources: Iterable[str]) -> bool:
-    """Whether `check` must read these inputs on the fleet: some are URLs only fsspec opens."""
-    sources = list(sources)
-    if not any("://" in source for source in sources):  # no URL: the storage module can wait
-        return False
-    from tracecheck.fleet.storage import is_remote
-
-    return any(is_remote(source) for source in sources)
-
-
-def read_on_fleet(
-    env: Environment, args: argparse.Namespace, contracts: list[Contract], kept: Records
-) -> list[ReadFailure]:
-    """`check`'s reading done by the fleet (`--scheduler`, or inputs in object storage): the
-    verdicts pickled into `kept` in input order, failures and notes printed as `check` prints
-    them."""
-    import pickle
-
-    from tracecheck.cli.inputs import SourceRead, finish_reads, wanted_trace
-
-    _require(env, "check --scheduler" if args.scheduler else "check of an fsspec URL")
-    wanted_trace(env, args.traces, args.trace_id)
-    reads = []
-    for outcome in _fleet(env, args, contracts, _options(env, args.storage_option)):
-        for checked in outcome.checked():
-            kept.append(pickle.dumps(checked, pickle.HIGHEST_PROTOCOL))
-        visited = len(outcome.traces)
-        notes = dict.fromkeys(outcome.notes)
-        reads.append(
-            SourceRead(outcome.read, visited, notes, outcome.spans, list(outcome.failures))
-        )
-    return finish_reads(env, reads, args.trace_id)

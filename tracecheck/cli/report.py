@@ -8,19 +8,14 @@ verdict on stdout, and the page. It needs the `report` extra (matplotlib draws t
 from __future__ import annotations
 
 import argparse
-from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
-from typing import TYPE_CHECKING
 
-from tracecheck.cli.arguments import trace_arguments
+from tracecheck.cli import check
+from tracecheck.cli.arguments import PROFILES, prices_argument, trace_arguments
 from tracecheck.cli.codes import EPILOG, PRECEDENCE, ExitCode, Stop
 from tracecheck.cli.environment import Environment
+from tracecheck.cli.page import require_report_extra
 
-if TYPE_CHECKING:
-    from tracecheck.report.model import CheckedTrace, ReadFailure
-    from tracecheck.verdict import VerdictStatus
-
-__all__ = ["PROFILES", "add_parser", "require_report_extra", "run", "write_page"]
+__all__ = ["add_parser", "run"]
 
 SUMMARY = "write the verdicts as a self-contained HTML page"
 DESCRIPTION = (
@@ -29,8 +24,6 @@ DESCRIPTION = (
     "timeline with every violation marked on its span. Names from the traces are redacted "
     "(--profile). TRACE is a file, a directory, or - for standard input."
 )
-# The redaction profiles a page's names go through (redact's built-in profiles).
-PROFILES = ("default", "share", "strict")
 
 
 def add_parser(parser: argparse.ArgumentParser) -> None:
@@ -48,15 +41,11 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
         default="default",
         help="redaction profile of the names drawn from the traces (default: default)",
     )
-    from tracecheck.cli.check import prices_argument
-
     prices_argument(parser)
 
 
 def run(args: argparse.Namespace, env: Environment) -> ExitCode:
     """`check` of the same inputs with `-q --html`, its GitHub outputs left to `check`."""
-    from tracecheck.cli import check
-
     require_report_extra(env, "report")
     if args.output == "-":
         env.error("-o needs a file: the page is read in a browser, not on stdout")
@@ -78,62 +67,3 @@ def run(args: argparse.Namespace, env: Environment) -> ExitCode:
 
 # What `check` does under GitHub Actions; `report` leaves annotations and summaries to it.
 _GITHUB = ("GITHUB_ACTIONS", "GITHUB_STEP_SUMMARY")
-
-
-def require_report_extra(env: Environment, subject: str) -> None:
-    """Stop with exit 2, naming the `report` extra, when matplotlib is not installed."""
-    from tracecheck.cli.extras import require_extra
-
-    require_extra(env, subject, "report", ("matplotlib",))
-
-
-def write_page(
-    env: Environment,
-    target: str,
-    checked: Callable[[], Iterator[CheckedTrace]],
-    failures: Sequence[ReadFailure],
-    inputs: Sequence[str],
-    contracts: Sequence[str],
-    status: VerdictStatus,
-    profile: str,
-) -> None:
-    """The page of `checked` (read twice: the tallies, then one trace at a time) to `target`."""
-    from tracecheck.cli.output import encoded, write_parts
-    from tracecheck.report.html import PageHeader, html_parts, tallies_of, trace_views
-
-    counts: Counter[str] = Counter()
-    traces = 0
-    for item in checked():
-        counts[item.verdict.status] += 1
-        traces += item.timeline is not None
-    header = PageHeader(
-        status=status,
-        inputs=tuple(inputs),
-        contracts=tuple(contracts),
-        traces=traces,
-        verdicts=tuple((s, counts[s]) for s in ("pass", "fail", "error") if counts[s]),
-        unread=tuple(failure.message for failure in failures),
-        created=created(env),
-    )
-    tallies = tallies_of(checked())
-    write_parts(
-        env, target, encoded(html_parts(header, tallies, trace_views(checked()), profile=profile))
-    )
-
-
-def created(env: Environment) -> str:
-    """When the page is made, in UTC: `SOURCE_DATE_EPOCH` when set (a reproducible build's
-    clock, which tests set too), otherwise now."""
-    from datetime import UTC, datetime
-
-    epoch = env.environ.get("SOURCE_DATE_EPOCH", "").strip()
-    when = datetime.now(UTC)
-    if epoch.isdigit():
-        when = datetime.fromtimestamp(int(epoch), UTC)
-    return when.strftime("%Y-%m-%d %H:%M:%S UTC")
-
-
-def refuse_stdout(env: Environment, target: str) -> None:
-    if target == "-":
-        env.error("--html needs a file: the page is read in a browser, not on stdout")
-        raise Stop(ExitCode.USAGE)

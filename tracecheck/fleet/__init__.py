@@ -1,7 +1,7 @@
 """Checking a fleet of runs: many inputs (files, directories, globs, object storage through
-fsspec) on a Dask cluster or local worker processes, verdicts written as a Parquet dataset
-(one row per trace, contract and rule), and summaries of those rows that compare two runs of a
-suite. Needs the `fleet` extra (`pip install 'agent-tracecheck[fleet]'`)."""
+fsspec) checked by `tracecheck.run` on a Dask cluster or local worker processes, verdicts
+written as a Parquet dataset (one row per trace, contract and rule), and summaries of those
+rows that compare two runs of a suite. Needs the `fleet` extra (`pip install 'agent-tracecheck[fleet]'`)."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ from typing import TYPE_CHECKING
 from tracecheck.lazy import lazy_names
 
 if TYPE_CHECKING:
-    from tracecheck.fleet.engine import InputOutcome, check_many
-    from tracecheck.fleet.facts import TraceFacts
     from tracecheck.fleet.summary import FleetSummary, RuleChange, compare, summarize
     from tracecheck.fleet.verdicts import read_verdicts, verdict_schema, write_verdicts
+    from tracecheck.run.engine import InputOutcome, check_many
+    from tracecheck.run.facts import TraceFacts
 
 __all__ = [
     "FleetSummary",
@@ -29,9 +29,10 @@ __all__ = [
 ]
 
 _HOMES = {
-    "InputOutcome": "tracecheck.fleet.engine",
-    "check_many": "tracecheck.fleet.engine",
-    "TraceFacts": "tracecheck.fleet.facts",
+    # What runs the checks is the library's (`tracecheck.run`); the fleet names it too.
+    "InputOutcome": "tracecheck.run.engine",
+    "check_many": "tracecheck.run.engine",
+    "TraceFacts": "tracecheck.run.facts",
     "FleetSummary": "tracecheck.fleet.summary",
     "RuleChange": "tracecheck.fleet.summary",
     "compare": "tracecheck.fleet.summary",

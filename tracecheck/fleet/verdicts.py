@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import pyarrow
 
-    from tracecheck.fleet.engine import InputOutcome
-    from tracecheck.fleet.task import TraceResult
     from tracecheck.report.model import ReadFailure
+    from tracecheck.run.engine import InputOutcome
+    from tracecheck.run.task import TraceResult
 
 __all__ = [
     "COLUMNS",
@@ -185,7 +185,7 @@ def read_verdicts(
     Raises ValueError when it lacks a column the summaries need."""
     import pyarrow.parquet as pq
 
-    from tracecheck.fleet.storage import is_remote
+    from tracecheck.run.storage import is_remote
 
     path = os.fspath(path)
     if is_remote(path):

@@ -1,6 +1,8 @@
-"""Checking many inputs on Dask: the tasks of `plan`, run by a Dask cluster (a scheduler's
-address, a `distributed.Client` of the caller's, or local worker processes) or in this process,
-their results taken back in input order with a bounded number in flight.
+"""The one way checks run: every trace of every input (files, directories, globs, fsspec URLs,
+open streams) against every contract, the tasks of `plan` run where `executors.runner` says
+(this process, local worker processes, a Dask cluster), their outcomes taken back in input
+order with a bounded number in flight, so that all three give the same verdicts, notes,
+failures and order. `check`, `fleet check` and the library all call `check_many`.
 
 A trace can be spread over several files of a directory (a run saved in pieces). Each file is
 checked alone first; a trace found in more than one file of the same input is then read again
@@ -10,23 +12,24 @@ spread over files is never judged in pieces (a false PASS of `atMost`)."""
 from __future__ import annotations
 
 import dataclasses
-import logging
 import os
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from tracecheck.fleet.plan import Planned, plan
-from tracecheck.fleet.task import TraceResult, Unit, UnitResult, Work, check_units, failed_unit
 from tracecheck.report.model import CheckedTrace, ReadFailure
+from tracecheck.run.executors import Pending, Runner, in_this_process, runner
+from tracecheck.run.plan import PART_BYTES, Planned, plan
+from tracecheck.run.task import TraceResult, Unit, UnitResult, Work, failed_unit
 
 if TYPE_CHECKING:
     from tracecheck.contract import Contract
     from tracecheck.rules.capture import CaptureMode
+    from tracecheck.run.plan import Input
 
-__all__ = ["InputOutcome", "Runner", "SchedulerAddressError", "check_many", "runner"]
+__all__ = ["InputOutcome", "Progress", "check_many"]
 
 # Tasks in flight per worker: enough to keep every worker busy while results are taken back
 # in order, few enough that a fleet of millions of files is not all queued at once.
@@ -56,23 +59,21 @@ class InputOutcome:
             yield from trace.checked
 
 
-class Pending(Protocol):
-    def result(self) -> Sequence[UnitResult]: ...
+class Progress(Protocol):
+    """What the caller shows while an input's outcome is awaited (`check`'s progress line):
+    made with the input's name and size in bytes, stopped when its results are in, then told
+    how many spans were read."""
 
+    def stop(self) -> None: ...
 
-class Runner(Protocol):
-    """Where tasks run: `submit` returns at once; `workers` is how many run side by side."""
-
-    workers: int
-
-    def submit(self, units: tuple[Unit, ...]) -> Pending: ...
+    def done(self, spans: int) -> None: ...
 
 
 def check_many(
-    inputs: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
+    inputs: Input | Sequence[Input],
     contracts: Contract | str | os.PathLike[str] | Mapping[str, Any] | Sequence[Any],
     *,
-    client: Any = None,
+    executor: Any = None,
     scheduler: str | None = None,
     jobs: int = 1,
     format: str | None = None,
@@ -81,39 +82,66 @@ def check_many(
     storage_options: dict[str, Any] | None = None,
     timelines: str | None = None,
     failing_only: bool = False,
-    rows: bool = False,
+    rows: Callable[[Sequence[TraceResult]], Any] | None = None,
+    progress: Callable[[str, int], Progress] | None = None,
+    read: Callable[..., Any] | None = None,
+    check: Callable[..., Any] | None = None,
+    part_bytes: int = PART_BYTES,
+    client: Any = None,
 ) -> Iterator[InputOutcome]:
     """Every trace of every input checked against every contract, input by input in the
-    order given (a glob's matches in sorted order). Inputs are files, directories, globs or
-    fsspec URLs (`s3://bucket/runs/`), as `str` or `os.PathLike`, one or a sequence; contracts
-    are compiled `Contract`s or what `compile_contract` takes, one or a sequence. Work runs on
-    `client` (a `distributed.Client`), on the Dask scheduler at `scheduler`, on `jobs` local
-    worker processes, or (jobs=1) here. With
-    `timelines` (a redaction profile), each trace's first verdict carries the timeline an HTML
-    page draws (only of traces some contract did not pass, when `failing_only`). With `rows`,
-    workers send back verdict rows (`InputOutcome.rows`) and only the traces with a timeline."""
-    sources = [os.fspath(source) for source in _many(inputs)]
+    order given (a glob's matches in sorted order, each input once however it is spelled).
+    Inputs are files, directories, globs, fsspec URLs (`s3://bucket/runs/`), as `str` or
+    `os.PathLike`, or open binary streams (`NamedStream` names one), one or a sequence;
+    contracts are compiled `Contract`s or what `compile_contract` takes, one or a sequence.
+
+    Work runs on `executor` (a `concurrent.futures.Executor` or a `distributed.Client`; the
+    `client=` of earlier releases is the same), on the Dask scheduler at `scheduler`, on
+    `jobs` local worker processes, or (jobs=1) here; the outcomes are the same from each.
+    With `timelines` (a redaction profile), each trace's first verdict carries the timeline
+    an HTML page draws (only of traces some contract did not pass, when `failing_only`).
+    With `rows` (`tracecheck.fleet.verdicts.rows_table`), workers send back verdict rows
+    (`InputOutcome.rows`) and only the traces with a timeline. `progress` is told when an
+    input is awaited; `read` and `check` stand in for the reader and the checker. A local
+    file of records larger than `part_bytes` is checked in parts, by trace."""
     work = Work(
         tuple(_compiled(contract) for contract in _many(contracts, contracts=True)),
         format,
         capture,
         trace_id.strip().lower() if trace_id is not None else None,
         dict(storage_options or {}),
+        check=check,
+        read=read,
         timelines=timelines,
         failing_only=failing_only,
         rows=rows,
     )
-    with runner(work, client=client, scheduler=scheduler, jobs=jobs) as run:
-        yield from outcomes(
-            run,
-            work,
-            plan(sources, format=format, workers=run.workers, storage_options=work.storage_options),
-        )
+    place = executor if executor is not None else client
+    given = _many(inputs)
+    options: dict[str, Any] = {
+        "format": format,
+        "storage_options": work.storage_options,
+        "part_bytes": part_bytes,
+    }
+    with ExitStack() as stack:
+        if place is None and scheduler is None:
+            # Local work is planned first: a pool is started only for two tasks or more.
+            planned = plan(given, workers=jobs, spool=stack, **options)
+            tasks = sum(not unit.spooled for item in planned for unit in item.units)
+            run = stack.enter_context(runner(work, jobs=jobs if tasks > 1 else 1))
+        else:
+            run = stack.enter_context(runner(work, executor=place, scheduler=scheduler))
+            planned = plan(given, workers=run.workers, spool=stack, **options)
+        yield from outcomes(run, work, planned, progress)
 
 
 def _many(given: Any, *, contracts: bool = False) -> list[Any]:
-    """`given` as a list: one input (a `str` or path; for `contracts`, also a `Contract` or a
-    contract's mapping) or a sequence of them."""
+    """`given` as a list: one input (a `str`, a path or a stream; for `contracts`, also a
+    `Contract` or a contract's mapping) or a sequence of them."""
+    from tracecheck.run.plan import NamedStream
+
+    if not contracts and (isinstance(given, NamedStream) or hasattr(given, "read")):
+        return [given]
     one: tuple[type, ...] = (str, os.PathLike)
     if contracts:
         from tracecheck.contract import Contract
@@ -122,35 +150,53 @@ def _many(given: Any, *, contracts: bool = False) -> list[Any]:
     return [given] if isinstance(given, one) else list(given)
 
 
-def outcomes(run: Runner, work: Work, planned: Sequence[Planned]) -> Iterator[InputOutcome]:
+def outcomes(
+    run: Runner,
+    work: Work,
+    planned: Sequence[Planned],
+    progress: Callable[[str, int], Progress] | None = None,
+) -> Iterator[InputOutcome]:
     """Each planned input's outcome in order, its tasks submitted ahead of time in batches of
-    neighbouring units (`batches`)."""
+    neighbouring units (`batches`); a stream spooled here is read here, whatever `run` is."""
     window = max(2, run.workers * IN_FLIGHT_PER_WORKER)
     members = [(number, unit) for number, item in enumerate(planned) for unit in item.units]
     pending_batches = iter(batches(members, run.workers))
     queue: deque[tuple[list[tuple[int, Unit]], Pending]] = deque()
     ready: deque[tuple[int, UnitResult]] = deque()
+    here = in_this_process(work)
 
     def fill() -> None:
         while len(queue) < window:
             batch = next(pending_batches, None)
             if batch is None:
                 return
-            queue.append((batch, run.submit(tuple(unit for _, unit in batch))))
+            units = tuple(unit for _, unit in batch)
+            queue.append((batch, (here if units[0].spooled else run).submit(units)))
 
     fill()
     for number, item in enumerate(planned):
+        watch = progress(item.name, item.size) if progress is not None else None
         done: list[UnitResult] = []
-        while True:
-            while ready and ready[0][0] == number:
-                done.append(ready.popleft()[1])
-            if ready or not queue:  # the next results are a later input's, or none are left
-                break
-            batch, pending = queue.popleft()
-            units = [unit for _, unit in batch]
-            ready.extend(zip([n for n, _ in batch], _results(run, units, pending), strict=True))
-            fill()
-        yield _outcome(run, item, done)
+        try:
+            while True:
+                while ready and ready[0][0] == number:
+                    done.append(ready.popleft()[1])
+                if ready or not queue:  # the next results are a later input's, or none are left
+                    break
+                batch, pending = queue.popleft()
+                units = [unit for _, unit in batch]
+                retry = here if units[0].spooled else run
+                ready.extend(
+                    zip([n for n, _ in batch], _results(retry, units, pending), strict=True)
+                )
+                fill()
+        finally:
+            if watch is not None:
+                watch.stop()
+        outcome = _outcome(run, item, done)
+        if watch is not None:
+            watch.done(outcome.spans)
+        yield outcome
 
 
 def batches(members: Sequence[tuple[int, Unit]], workers: int) -> Iterator[list[tuple[int, Unit]]]:
@@ -161,7 +207,8 @@ def batches(members: Sequence[tuple[int, Unit]], workers: int) -> Iterator[list[
     batch: list[tuple[int, Unit]] = []
     size = 0
     for member in members:
-        if batch and (len(batch) >= cap or size + member[1].size > BATCH_BYTES):
+        alone = member[1].spooled or (batch and batch[-1][1].spooled)  # read here, not sent
+        if batch and (alone or len(batch) >= cap or size + member[1].size > BATCH_BYTES):
             yield batch
             batch, size = [], 0
         batch.append(member)
@@ -187,14 +234,15 @@ def _outcome(run: Runner, item: Planned, results: list[UnitResult]) -> InputOutc
         return InputOutcome(item.source, (), (failure,), (), 0, 0)
     results = _regrouped(run, results)
     traces = tuple(trace for result in results for trace in result.traces)
-    failures = tuple(failure for result in results for failure in result.failures)
+    # The parts of one file each read all of it: a failure of the file is theirs alike.
+    failures = tuple(dict.fromkeys(failure for result in results for failure in result.failures))
     notes = tuple(dict.fromkeys(note for result in results for note in result.notes))
     read = sum(result.read for result in results)
     if not read and not failures:
         message = (
-            f"{item.source}: holds no spans, so there is nothing to check"
+            f"{item.name}: holds no spans, so there is nothing to check"
             if any(result.trace_files for result in results)
-            else f"{item.source}: holds no trace file this command reads"  # as `check` says
+            else f"{item.name}: holds no trace file this command reads"
         )
         failures = (ReadFailure(item.source, "unreadable", message),)
     spans = sum(result.spans for result in results)
@@ -283,79 +331,3 @@ def _compiled(contract: Any) -> Contract:
     if isinstance(contract, str):
         contract = contract_source(contract)
     return compile_contract(contract)
-
-
-# --- where the tasks run ---------------------------------------------------------------------
-
-
-class SchedulerAddressError(ValueError):
-    """A scheduler address no Dask client connects with (`runner`): why, in Dask's words."""
-
-
-class _Here:
-    """Tasks run in this process, each when its result is asked for."""
-
-    workers = 1
-
-    def __init__(self, work: Work) -> None:
-        self.work = work
-
-    def submit(self, units: tuple[Unit, ...]) -> Pending:
-        return _Deferred(lambda: check_units(units, self.work))
-
-
-class _Deferred:
-    def __init__(self, compute: Callable[[], Sequence[UnitResult]]) -> None:
-        self.compute = compute
-
-    def result(self) -> Sequence[UnitResult]:
-        return self.compute()
-
-
-class _Dask:
-    """Tasks run by a Dask cluster's workers."""
-
-    def __init__(self, client: Any, work: Work) -> None:
-        self.client = client
-        self.workers = max(1, len(client.scheduler_info().get("workers", {})))
-        # Sent with every task (a few kilobytes), not scattered once: scattered data lives only
-        # on workers, and when the workers holding it die, every task that needs it is lost.
-        self.work = work
-
-    def submit(self, units: tuple[Unit, ...]) -> Pending:
-        future: Pending = self.client.submit(check_units, units, self.work, pure=False)
-        return future
-
-
-@contextmanager
-def runner(
-    work: Work, *, client: Any = None, scheduler: str | None = None, jobs: int = 1
-) -> Iterator[Runner]:
-    """Where a fleet's tasks run, for as long as they run there."""
-    if client is not None:
-        yield _Dask(client, work)
-        return
-    if scheduler is None and jobs <= 1:
-        yield _Here(work)
-        return
-    from distributed import Client, LocalCluster
-
-    if scheduler is not None:
-        try:
-            remote = Client(scheduler, timeout="10s")  # type: ignore[no-untyped-call]
-        except (ValueError, TypeError) as exc:  # no port, an unknown scheme, no transport
-            words = str(exc) if isinstance(exc, ValueError) else "Dask has no transport for it"
-            raise SchedulerAddressError(words) from exc
-        with remote:
-            yield _Dask(remote, work)
-        return
-    cluster = LocalCluster(  # type: ignore[no-untyped-call]
-        n_workers=jobs,
-        threads_per_worker=1,
-        processes=True,
-        host="127.0.0.1",
-        dashboard_address=":0",
-        silence_logs=logging.ERROR,
-    )
-    with cluster, Client(cluster) as local:  # type: ignore[no-untyped-call]
-        yield _Dask(local, work)

@@ -1,4 +1,4 @@
-"""One task of a fleet, as a worker runs it: read one unit of input (a file, some files of a
+"""One task of a check, as a worker runs it: read one unit of input (a file, some files of a
 directory, or a part of a large file's traces) and check every trace read against every
 contract. What comes back is small: verdicts and a few facts per trace, never spans."""
 
@@ -12,14 +12,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from tracecheck.bugs import internal_error
-from tracecheck.fleet.storage import Staged, staged
 from tracecheck.report.model import CheckedTrace, ReadFailure
+from tracecheck.run.storage import Staged, staged
 
 if TYPE_CHECKING:
     from tracecheck.contract import Contract
     from tracecheck.errors import TraceReadError
-    from tracecheck.fleet.facts import TraceFacts
     from tracecheck.rules.capture import CaptureMode
+    from tracecheck.run.facts import TraceFacts
     from tracecheck.spans import Trace
 
 __all__ = [
@@ -39,7 +39,9 @@ class Unit:
     """What one task reads of an input (`source`, as given): its single file, or some files
     of its directory `root` (a local path or a URL); of a large file's traces in first-seen
     order the k-th of n runs (`part`); when traces spread over several files are read again
-    together, only the traces `only` names."""
+    together, only the traces `only` names. A stream given as an input was copied to a file
+    here (`spooled`), which only this process reads, and is named `label` in what reports
+    say of it."""
 
     source: str
     root: str | None
@@ -47,11 +49,18 @@ class Unit:
     part: tuple[int, int] | None = None
     only: frozenset[str] | None = None
     size: int = 0  # bytes, as listed: how tasks are batched
+    label: str | None = None
+    spooled: bool = False
+
+    @property
+    def name(self) -> str:
+        """The input as messages and reports name it."""
+        return self.label or self.source
 
 
 @dataclass(frozen=True, slots=True)
 class Work:
-    """What every task of a fleet needs, sent once to each worker."""
+    """What every task of a check needs, sent with it to a worker."""
 
     contracts: tuple[Contract, ...]
     format: str | None = None
@@ -59,15 +68,16 @@ class Work:
     wanted: str | None = None  # one trace id, as traces spell it
     storage_options: dict[str, Any] = field(default_factory=dict)
     check: Callable[..., Any] | None = None  # None: tracecheck.check.check
+    read: Callable[..., Any] | None = None  # None: tracecheck.readers.by_trace.visit_traces
     # The redaction profile of the timelines an HTML page draws (None: no page is drawn);
     # the first verdict of a trace carries its timeline, of every trace or only of those
     # some contract did not pass (`failing_only`: a fleet's page shows its worst traces).
     timelines: str | None = None
     failing_only: bool = False
-    # Send back verdict rows (an Arrow table per unit) instead of verdicts, and only the
-    # verdicts of traces that carry a timeline: what `fleet check` needs, at a fraction of
-    # the client's work per run.
-    rows: bool = False
+    # Send back verdict rows (what this makes of a unit's traces: an Arrow table) instead of
+    # verdicts, and only the verdicts of traces that carry a timeline: what `fleet check`
+    # needs, at a fraction of the client's work per run.
+    rows: Callable[[Sequence[TraceResult]], Any] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,22 +105,31 @@ class UnitResult:
 
 
 def check_units(units: Sequence[Unit], work: Work) -> list[UnitResult]:
-    """`check_unit` of each unit, in order: one task of several small files."""
-    return [check_unit(unit, work) for unit in units]
+    """`check_unit` of each unit, in order: one task of several small files. The cyclic
+    garbage collector is paused meanwhile: a trace of 100k spans is millions of objects in no
+    reference cycle, yet every pass of the collector walks all of them (0.15-0.3 s of a 3 s
+    check)."""
+    from tracecheck.readers.common import collector_paused
+
+    with collector_paused():
+        return [check_unit(unit, work) for unit in units]
 
 
 def check_unit(unit: Unit, work: Work) -> UnitResult:
     """Read `unit` and check its traces; a reader's or checker's bug fails the unit alone."""
     try:
+        if unit.spooled:  # a stream copied to a file here: named as the stream
+            return _read_and_check(unit, work, Staged(unit.files[0], unit.files, {}))
         with staged(unit.root, unit.files, work.storage_options) as local:
             return _read_and_check(unit, work, local)
     except Exception as exc:  # a bug, or remote storage that fails while it is copied
         return failed_unit(unit, exc)
 
 
-def failed_unit(unit: Unit, exc: BaseException) -> UnitResult:
-    """The result of a unit that could not be read or checked at all (a worker that died)."""
-    where = unit.files[0] if len(unit.files) == 1 else unit.source
+def failed_unit(unit: Unit, exc: BaseException, *, reading: bool = False) -> UnitResult:
+    """The result of a unit that could not be read (a reader's bug: `reading`) or checked at
+    all (a worker that died)."""
+    where = unit.files[0] if len(unit.files) == 1 and not unit.spooled else unit.name
     if isinstance(exc, OSError) and not isinstance(exc, FileNotFoundError):
         reason = f"cannot be read: {exc.strerror or type(exc).__name__}"
     elif isinstance(exc, FileNotFoundError):
@@ -118,7 +137,7 @@ def failed_unit(unit: Unit, exc: BaseException) -> UnitResult:
     elif isinstance(exc, ImportError):  # where the unit ran: fsspec's backend, or tracecheck
         reason = missing_package(exc)
     else:
-        reason = f"could not be checked: {internal_error(exc)}"
+        reason = f"could not be {'read' if reading else 'checked'}: {internal_error(exc)}"
     return UnitResult(unit, failures=(ReadFailure(where, "unreadable", f"{where}: {reason}"),))
 
 
@@ -135,6 +154,7 @@ def _read_and_check(unit: Unit, work: Work, local: Staged) -> UnitResult:
     from tracecheck.errors import TraceReadError
     from tracecheck.readers.by_trace import visit_traces
 
+    read = work.read or visit_traces
     results: list[TraceResult] = []
     notes: dict[str, None] = {}
     counts = {"read": 0, "spans": 0}
@@ -160,19 +180,21 @@ def _read_and_check(unit: Unit, work: Work, local: Staged) -> UnitResult:
         options["share"] = [Path(path) for path in local.files]
     if unit.part is not None:
         options["part"] = unit.part
+    if unit.spooled:
+        options["name"] = unit.name
     try:
-        visit_traces(local.source, each, **options)
+        read(local.source, each, **options)
     except TraceReadError as exc:
         restart()
         broken.append(exc)
-    failures = tuple(_read_failure(exc, local) for exc in broken)
+    except Exception as exc:  # a reader's bug: this input is unreadable, the others are not
+        return failed_unit(unit, exc, reading=True)
+    failures = tuple(_read_failure(exc, unit, local) for exc in broken)
     trace_files = bool(counts["read"] or broken or unit.root is None or _trace_files(local))
     trace_ids = tuple(trace.trace_id for trace in results)
     rows = None
-    if work.rows:
-        from tracecheck.fleet.verdicts import rows_table
-
-        rows = rows_table(results)
+    if work.rows is not None:
+        rows = work.rows(results)
         results = [trace for trace in results if trace.checked and trace.checked[0].timeline]
     return UnitResult(
         unit,
@@ -206,9 +228,9 @@ def _trace_files(local: Staged) -> bool:
 
 def _checked(trace: Trace, unit: Unit, work: Work, local: Staged) -> TraceResult:
     from tracecheck.check import check, check_guarded
-    from tracecheck.fleet.facts import trace_facts
+    from tracecheck.run.facts import trace_facts
 
-    source = local.rename(trace.source) if unit.root is not None and trace.source else unit.source
+    source = local.rename(trace.source) if unit.root is not None and trace.source else unit.name
     sources = tuple(local.rename(name) for name in trace.sources) if unit.root else ()
     sources = sources if len(sources) > 1 else ()
     verdicts = []
@@ -226,10 +248,12 @@ def _checked(trace: Trace, unit: Unit, work: Work, local: Staged) -> TraceResult
     return TraceResult(trace.trace_id, trace_facts(trace), tuple(verdicts))
 
 
-def _read_failure(exc: TraceReadError, local: Staged) -> ReadFailure:
+def _read_failure(exc: TraceReadError, unit: Unit, local: Staged) -> ReadFailure:
+    """The failure of the unit's input, or of the file of its directory that broke."""
     from tracecheck.errors import AmbiguousFormatError
 
     kind: Literal["unreadable", "ambiguous"] = (
         "ambiguous" if isinstance(exc, AmbiguousFormatError) else "unreadable"
     )
-    return ReadFailure(local.rename(exc.source), kind, local.rename(str(exc)))
+    where = unit.source if unit.root is None else local.rename(exc.source)
+    return ReadFailure(where, kind, local.rename(str(exc)))

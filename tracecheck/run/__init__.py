@@ -1,0 +1,44 @@
+"""The one way checks run: inputs (paths, globs, fsspec URLs, open streams) and contracts in,
+each input's verdicts, reading notes and failures out, in input order, from an executor given as
+a parameter: this process, local worker processes, or a Dask cluster. `check`, `check --jobs`,
+`check --scheduler`, `fleet check` and the library all call `check_many`.
+
+It imports the checker, the readers, the report model (what a checked trace is) and the
+storage it reads from (fsspec, only for URLs); never the command line, the fleet's Parquet
+verdicts or the pytest plugin, which sit above it. Its names are imported on first use.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from tracecheck.lazy import lazy_names
+
+if TYPE_CHECKING:
+    from tracecheck.run.engine import InputOutcome, Progress, check_many
+    from tracecheck.run.executors import SchedulerAddressError
+    from tracecheck.run.facts import TraceFacts
+    from tracecheck.run.plan import NamedStream
+    from tracecheck.run.task import TraceResult
+
+__all__ = [
+    "InputOutcome",
+    "NamedStream",
+    "Progress",
+    "SchedulerAddressError",
+    "TraceFacts",
+    "TraceResult",
+    "check_many",
+]
+
+_HOMES = {
+    "InputOutcome": "tracecheck.run.engine",
+    "Progress": "tracecheck.run.engine",
+    "check_many": "tracecheck.run.engine",
+    "SchedulerAddressError": "tracecheck.run.executors",
+    "TraceFacts": "tracecheck.run.facts",
+    "NamedStream": "tracecheck.run.plan",
+    "TraceResult": "tracecheck.run.task",
+}
+
+__getattr__, __dir__ = lazy_names(__name__, _HOMES)

@@ -1,0 +1,221 @@
+"""Where the tasks of a check run: in this process, on local worker processes (a
+`concurrent.futures` pool), or on a Dask cluster (a scheduler's address, or a
+`distributed.Client` of the caller's). Each is a `Runner`: `submit` returns at once, and what it
+returns gives the task's results when asked; the engine takes them back in input order, so the
+three give the same verdicts, notes and failures in the same order.
+
+A task that kills its worker (a bug that crashes the interpreter, a process killed) loses only
+what that worker held: Dask gives the other tasks to the workers left; a process pool breaks
+as a whole, so the runner starts a new one and the tasks the broken one held are asked again."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Executor, Future
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, Protocol
+
+from tracecheck.run.task import Unit, UnitResult, Work, check_units
+
+if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
+
+__all__ = ["Pending", "Runner", "SchedulerAddressError", "in_this_process", "runner"]
+
+# What every worker imports, imported once by the process the workers are forked from.
+_PRELOAD = ("tracecheck.run.task", "tracecheck.check", "tracecheck.readers.by_trace")
+
+
+class Pending(Protocol):
+    def result(self) -> Sequence[UnitResult]: ...
+
+
+class Runner(Protocol):
+    """Where tasks run: `submit` returns at once; `workers` is how many run side by side."""
+
+    workers: int
+
+    def submit(self, units: tuple[Unit, ...]) -> Pending: ...
+
+
+class SchedulerAddressError(ValueError):
+    """A scheduler address no Dask client connects with (`runner`): why, in Dask's words."""
+
+
+@contextmanager
+def runner(
+    work: Work, *, executor: Any = None, scheduler: str | None = None, jobs: int = 1
+) -> Iterator[Runner]:
+    """Where a check's tasks run, for as long as they run there: `executor` (a
+    `concurrent.futures.Executor` or a `distributed.Client` of the caller's, left running),
+    the Dask scheduler at `scheduler`, a pool of `jobs` local worker processes, or (jobs=1)
+    this process. What cannot be sent to another process (a reader or checker of a test's
+    making) runs here."""
+    if executor is not None:
+        yield _Futures(executor, work) if isinstance(executor, Executor) else _Dask(executor, work)
+        return
+    if scheduler is not None:
+        with _client(scheduler) as client:
+            yield _Dask(client, work)
+        return
+    if jobs <= 1 or not _sendable(work) or not _main_importable():
+        yield in_this_process(work)
+        return
+    pool = _Pool(jobs, work)
+    try:
+        yield pool
+    finally:  # interrupted: the tasks not yet started are dropped, not waited for
+        pool.close()
+
+
+def in_this_process(work: Work) -> Runner:
+    """Tasks run in this process, each when its result is asked for."""
+    return _Here(work)
+
+
+class _Here:
+    """Tasks run in this process, each when its result is asked for."""
+
+    workers = 1
+
+    def __init__(self, work: Work) -> None:
+        self.work = work
+
+    def submit(self, units: tuple[Unit, ...]) -> Pending:
+        return _Deferred(lambda: check_units(units, self.work))
+
+
+class _Deferred:
+    def __init__(self, compute: Callable[[], Sequence[UnitResult]]) -> None:
+        self.compute = compute
+
+    def result(self) -> Sequence[UnitResult]:
+        return self.compute()
+
+
+class _Futures:
+    """Tasks run by a `concurrent.futures.Executor` of the caller's."""
+
+    def __init__(self, executor: Executor, work: Work) -> None:
+        self.executor = executor
+        self.workers = max(1, int(getattr(executor, "_max_workers", 0) or os.cpu_count() or 1))
+        self.work = work
+
+    def submit(self, units: tuple[Unit, ...]) -> Pending:
+        future: Future[list[UnitResult]] = self.executor.submit(check_units, units, self.work)
+        return future
+
+
+class _Pool:
+    """Tasks run by local worker processes, started from a fork server that has imported the
+    reader and checker once. A worker that dies breaks the pool, and with it every task in
+    flight: the next task starts a new pool, and each task the broken one held is run again
+    alone in a pool of its own (`_Retried`), so that only a task that kills its worker fails."""
+
+    def __init__(self, jobs: int, work: Work) -> None:
+        self.workers = jobs
+        self.work = work
+        self.pool = _started(jobs)
+
+    def submit(self, units: tuple[Unit, ...]) -> Pending:
+        return _Retried(self, units)
+
+    def future(self, units: tuple[Unit, ...]) -> Future[list[UnitResult]]:
+        from concurrent.futures.process import BrokenProcessPool
+
+        try:
+            return self.pool.submit(check_units, units, self.work)
+        except BrokenProcessPool:
+            self.pool.shutdown(wait=False, cancel_futures=True)
+            self.pool = _started(self.workers)
+            return self.pool.submit(check_units, units, self.work)
+
+    def alone(self, units: tuple[Unit, ...]) -> list[UnitResult]:
+        """`units` checked by a worker of their own: whatever else kills workers meanwhile."""
+        pool = _started(1)
+        try:
+            return pool.submit(check_units, units, self.work).result()
+        finally:
+            pool.shutdown(wait=True)
+
+    def close(self) -> None:
+        self.pool.shutdown(wait=True, cancel_futures=True)
+
+
+class _Retried:
+    def __init__(self, pool: _Pool, units: tuple[Unit, ...]) -> None:
+        self.pool = pool
+        self.units = units
+        self.future = pool.future(units)
+
+    def result(self) -> Sequence[UnitResult]:
+        from concurrent.futures.process import BrokenProcessPool
+
+        try:
+            return self.future.result()
+        except BrokenProcessPool:  # this task's worker, or another's, died
+            return self.pool.alone(self.units)
+
+
+def _started(workers: int) -> ProcessPoolExecutor:
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    methods = multiprocessing.get_all_start_methods()
+    context = multiprocessing.get_context("forkserver" if "forkserver" in methods else None)
+    if context.get_start_method() == "forkserver":
+        context.set_forkserver_preload(list(_PRELOAD))
+    return ProcessPoolExecutor(workers, context)
+
+
+def _sendable(work: Work) -> bool:
+    """Whether `work` can be sent to a worker process (its contracts, reader and checker)."""
+    import pickle
+
+    try:
+        pickle.dumps(work, pickle.HIGHEST_PROTOCOL)
+    except Exception:  # a collaborator of a test's making, a contract holding a lambda
+        return False
+    return True
+
+
+def _main_importable() -> bool:
+    """Whether a worker can import the program's main module, as multiprocessing has every
+    worker do: not a script read from standard input (`python - < script.py`)."""
+    import sys
+    from pathlib import Path
+
+    main = sys.modules.get("__main__")
+    path = getattr(main, "__file__", None)
+    if getattr(main, "__spec__", None) is not None or path is None:
+        return True
+    return Path(path).is_file()
+
+
+class _Dask:
+    """Tasks run by a Dask cluster's workers."""
+
+    def __init__(self, client: Any, work: Work) -> None:
+        self.client = client
+        self.workers = max(1, len(client.scheduler_info().get("workers", {})))
+        # Sent with every task (a few kilobytes), not scattered once: scattered data lives only
+        # on workers, and when the workers holding it die, every task that needs it is lost.
+        self.work = work
+
+    def submit(self, units: tuple[Unit, ...]) -> Pending:
+        future: Pending = self.client.submit(check_units, units, self.work, pure=False)
+        return future
+
+
+@contextmanager
+def _client(scheduler: str) -> Iterator[Any]:
+    from distributed import Client
+
+    try:
+        client = Client(scheduler, timeout="10s")  # type: ignore[no-untyped-call]
+    except (ValueError, TypeError) as exc:  # no port, an unknown scheme, no transport
+        words = str(exc) if isinstance(exc, ValueError) else "Dask has no transport for it"
+        raise SchedulerAddressError(words) from exc
+    with client:
+        yield client
