@@ -67,10 +67,10 @@ def test_only_alternatives() -> None:
 
 
 def test_compiles_a_source_first(monkeypatch: pytest.MonkeyPatch) -> None:
-    from tracecheck.rules import operators
+    from tracecheck.rules import presence
 
     monkeypatch.setattr(
-        operators.Eventually, "describe", lambda self: f"some span matches {self.p.describe()}"
+        presence.Eventually, "describe", lambda self: f"some span matches {self.p.describe()}"
     )
     text = explain_contract({"name": "c", "tools": {"required": ["Read"]}})
     assert (

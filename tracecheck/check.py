@@ -11,8 +11,8 @@ from tracecheck.contract.prices import priced
 from tracecheck.readers.common import collector_paused
 from tracecheck.readers.duplicates import MergedCalls, merge_duplicate_calls
 from tracecheck.reading import read_subject
+from tracecheck.rules.base import Rule
 from tracecheck.rules.capture import MODELS, TOOLS, CaptureMode, reads_calls
-from tracecheck.rules.operators import Rule
 from tracecheck.rules.predicates import Predicate, RuleError
 from tracecheck.rules.pricing import Prices
 from tracecheck.rules.subject import Subject

@@ -27,7 +27,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Self
 
 from tracecheck.contract.spec import parse_spec
-from tracecheck.rules.operators import Always
+from tracecheck.rules.presence import Always
 
 __all__ = ["DocumentBuilder", "PathBuilder"]
 

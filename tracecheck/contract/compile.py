@@ -15,22 +15,17 @@ from typing import NamedTuple
 from tracecheck.contract.limits_spec import duration_rules, limit_rules
 from tracecheck.contract.spec import ContractSpec, PathSpec, parse_spec
 from tracecheck.errors import ContractProblem
+from tracecheck.rules.argument import Argument
+from tracecheck.rules.base import Rule
 from tracecheck.rules.cost import MaxCost
-from tracecheck.rules.operators import (
-    Argument,
-    AtMost,
-    Eventually,
-    Never,
-    Precedes,
-    RetrySafe,
-    Rule,
-    RunCheck,
-    TokensAtMost,
-    ToolsOffered,
-)
+from tracecheck.rules.offered import ToolsOffered
+from tracecheck.rules.order import Precedes
 from tracecheck.rules.predicates import Exact, OneOf, Predicate
+from tracecheck.rules.presence import AtMost, Eventually, Never, TokensAtMost
 from tracecheck.rules.pricing import Prices
 from tracecheck.rules.requires import Requires
+from tracecheck.rules.retry import RetrySafe
+from tracecheck.rules.run import RunCheck
 from tracecheck.rules.trajectory import Trajectory
 
 __all__ = ["CompiledRule", "compile_spec", "path_rules"]

@@ -18,7 +18,7 @@ from collections.abc import Iterable
 
 from tracecheck.contract.load import ContractSource
 from tracecheck.contract.model import Contract, compile_contract
-from tracecheck.rules.operators import Rule
+from tracecheck.rules.base import Rule
 
 __all__ = ["explain_contract"]
 

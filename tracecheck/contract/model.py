@@ -17,8 +17,8 @@ from tracecheck.contract.compile import compile_spec, path_rules
 from tracecheck.contract.load import ContractSource, load_document
 from tracecheck.contract.spec import ContractSpec, PathSpec
 from tracecheck.errors import ContractError
+from tracecheck.rules.base import Rule
 from tracecheck.rules.capture import CaptureMode
-from tracecheck.rules.operators import Rule
 from tracecheck.rules.predicates import Predicate
 
 if TYPE_CHECKING:

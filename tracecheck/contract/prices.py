@@ -25,8 +25,8 @@ from tracecheck.contract.price_spec import price_table
 from tracecheck.contract.spec import ContractSpec
 from tracecheck.errors import ContractError
 from tracecheck.naming import quote
+from tracecheck.rules.base import Rule
 from tracecheck.rules.cost import MaxCost
-from tracecheck.rules.operators import Rule
 from tracecheck.rules.pricing import Prices
 
 __all__ = ["PricesSource", "cost_findings", "load_prices", "priced"]

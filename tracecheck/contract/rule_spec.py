@@ -17,24 +17,15 @@ from tracecheck.contract.section_spec import (
     SectionChecker,
 )
 from tracecheck.contract.words import describe
-from tracecheck.rules.operators import (
-    Always,
-    Argument,
-    ArgumentCheck,
-    AtMost,
-    Eventually,
-    Never,
-    NeverUnless,
-    Occurrence,
-    OrderMode,
-    Precedes,
-    RetrySafe,
-    Rule,
-    RunCheck,
-    TokensAtMost,
-    ToolsOffered,
-)
+from tracecheck.rules.argument import Argument, ArgumentCheck
+from tracecheck.rules.base import Occurrence, Rule
+from tracecheck.rules.offered import ToolsOffered
+from tracecheck.rules.order import NeverUnless, Precedes
+from tracecheck.rules.ordering import OrderMode
 from tracecheck.rules.predicates import Predicate
+from tracecheck.rules.presence import Always, AtMost, Eventually, Never, TokensAtMost
+from tracecheck.rules.retry import RetrySafe
+from tracecheck.rules.run import RunCheck
 
 __all__ = ["CHECK_KEYS", "RULE_KEYS", "RULE_REQUIRED", "RuleChecker", "RuleSpec"]
 

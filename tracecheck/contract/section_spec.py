@@ -18,7 +18,10 @@ from tracecheck.contract.matcher_spec import (
 from tracecheck.contract.price_spec import usd_amount
 from tracecheck.contract.words import describe, map_path
 from tracecheck.naming import quote
-from tracecheck.rules.operators import ArgumentCheck, Occurrence, OrderMode, WriteTool
+from tracecheck.rules.argument import ArgumentCheck
+from tracecheck.rules.base import Occurrence
+from tracecheck.rules.ordering import OrderMode
+from tracecheck.rules.retry import WriteTool
 
 __all__ = [
     "ARGUMENT_CHECKS",

@@ -40,7 +40,7 @@ from tracecheck.verdict import RuleResult, Violation
 
 if TYPE_CHECKING:
     from tracecheck.contract.model import Contract
-    from tracecheck.rules.operators import Rule
+    from tracecheck.rules.base import Rule
 
 __all__ = [
     "INFORMATION_URI",

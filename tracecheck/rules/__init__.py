@@ -1,25 +1,25 @@
-"""Compiled rules and the predicates they test (contracts.md §3–4)."""
+"""Compiled rules and the predicates they test (contracts.md §3–4), one module per idea.
+
+A rule's `evaluate(subject)` returns the violations (empty: the rule passes) or raises
+`RuleError` when the rule cannot be evaluated. `describe()` is the rule's line in `explain`
+(§7.3). `needs_tool_capture` marks the rules compiled from tool keys and `retries`, which report
+an error when the subject records neither a tool call nor an offered tool set (§4.11).
+
+A violation located at a span carries that span's id (None when the span has none); its detail
+always names the span as `Subject.ref` does (`#<index>` for a span without an id).
+"""
 
 from __future__ import annotations
 
-from tracecheck.rules.operators import (
-    Always,
-    Argument,
-    ArgumentCheck,
-    AtMost,
-    Eventually,
-    Never,
-    NeverUnless,
-    OrderMode,
-    Precedes,
-    RetrySafe,
-    Rule,
-    RunCheck,
-    TokensAtMost,
-    ToolsOffered,
-    WriteTool,
-)
+from tracecheck.rules.argument import Argument, ArgumentCheck
+from tracecheck.rules.base import Rule
+from tracecheck.rules.offered import ToolsOffered
+from tracecheck.rules.order import NeverUnless, Precedes
+from tracecheck.rules.ordering import OrderMode
 from tracecheck.rules.predicates import Exact, Matcher, OneOf, Pattern, Predicate, RuleError
+from tracecheck.rules.presence import Always, AtMost, Eventually, Never, TokensAtMost
+from tracecheck.rules.retry import RetrySafe, WriteTool
+from tracecheck.rules.run import RunCheck
 from tracecheck.rules.subject import Subject
 
 __all__ = [

@@ -295,16 +295,9 @@ def _passes_at_every_corner(
 
 
 def _monotone(rule: Rule) -> bool:
-    from tracecheck.rules.operators import (
-        Always,
-        Argument,
-        AtMost,
-        Eventually,
-        Never,
-        NeverUnless,
-        Precedes,
-        TokensAtMost,
-    )
+    from tracecheck.rules.argument import Argument
+    from tracecheck.rules.order import NeverUnless, Precedes
+    from tracecheck.rules.presence import Always, AtMost, Eventually, Never, TokensAtMost
 
     if isinstance(rule, Argument):
         return rule.occurrence in ("all", "any")

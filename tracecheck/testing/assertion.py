@@ -14,8 +14,8 @@ from tracecheck.check import check
 from tracecheck.contract import Contract, compile_contract
 from tracecheck.contract.prices import PricesSource, load_prices, priced
 from tracecheck.report.safe import printable
+from tracecheck.rules.base import Rule
 from tracecheck.rules.capture import CaptureMode
-from tracecheck.rules.operators import Rule
 from tracecheck.spans import Span, Trace
 from tracecheck.testing.words import phrases
 from tracecheck.verdict import RuleResult, Verdict

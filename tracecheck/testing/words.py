@@ -15,19 +15,12 @@ import re
 from collections.abc import Mapping, Sequence
 
 from tracecheck.report.safe import printable
-from tracecheck.rules.operators import (
-    Always,
-    Argument,
-    AtMost,
-    Eventually,
-    Never,
-    NeverUnless,
-    Precedes,
-    RetrySafe,
-    Rule,
-    TokensAtMost,
-)
+from tracecheck.rules.argument import Argument
+from tracecheck.rules.base import Rule
+from tracecheck.rules.order import NeverUnless, Precedes
 from tracecheck.rules.predicates import Exact, OneOf, Predicate
+from tracecheck.rules.presence import Always, AtMost, Eventually, Never, TokensAtMost
+from tracecheck.rules.retry import RetrySafe
 from tracecheck.spans import Kind, Span
 from tracecheck.verdict import Violation
 
