@@ -212,10 +212,29 @@ class _Dask:
 def _client(scheduler: str) -> Iterator[Any]:
     from distributed import Client
 
+    failure: Exception | None = None
     try:
         client = Client(scheduler, timeout="10s")  # type: ignore[no-untyped-call]
-    except (ValueError, TypeError) as exc:  # no port, an unknown scheme, no transport
-        words = str(exc) if isinstance(exc, ValueError) else "Dask has no transport for it"
-        raise SchedulerAddressError(words) from exc
+    except Exception as exc:
+        failure = _refused(exc)
+    if failure is not None:
+        # The client half made is freed now, while no other one runs: its finalizer, run by a
+        # later collection while another client starts, deadlocks on the loop they share.
+        import gc
+
+        gc.collect()
+        raise failure
     with client:
         yield client
+
+
+def _refused(exc: Exception) -> Exception:
+    """Why a client could not be made, as an exception that holds none of its frames."""
+    if isinstance(exc, (ValueError, TypeError)):  # no port, an unknown scheme, no transport
+        words = str(exc) if isinstance(exc, ValueError) else "Dask has no transport for it"
+        return SchedulerAddressError(words)
+    if isinstance(exc, TimeoutError):
+        return TimeoutError(*exc.args)
+    if isinstance(exc, OSError):
+        return OSError(exc.errno, exc.strerror)
+    return exc
