@@ -53,15 +53,13 @@ def _given(inputs: list[Any]) -> list[Any]:
 def _comparable(outcomes: list[InputOutcome]) -> list[Any]:
     """The outcomes without how long each check took, the one thing two runs never share."""
     return [
-        dataclasses.replace(
-            outcome,
+        outcome._replace(
             traces=tuple(
-                dataclasses.replace(
-                    trace,
-                    checked=tuple(dataclasses.replace(c, seconds=0.0) for c in trace.checked),
+                trace._replace(
+                    checked=tuple(dataclasses.replace(c, seconds=0.0) for c in trace.checked)
                 )
                 for trace in outcome.traces
-            ),
+            )
         )
         for outcome in outcomes
     ]

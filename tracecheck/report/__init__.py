@@ -23,13 +23,8 @@ if TYPE_CHECKING:
     from tracecheck.report.html import html_parts, render_html, tallies_of, trace_views
     from tracecheck.report.json import json_parts, render_json
     from tracecheck.report.junit import junit_parts, render_junit
-    from tracecheck.report.model import (
-        CheckedTrace,
-        PageHeader,
-        ReadFailure,
-        RuleTally,
-        TraceView,
-    )
+    from tracecheck.report.model import CheckedTrace, ReadFailure, RuleTally
+    from tracecheck.report.page import PageHeader, TraceView
     from tracecheck.report.sarif import render_sarif, sarif_parts
     from tracecheck.report.text import render_text, text_lines
     from tracecheck.report.timeline import SpanBar, Timeline, timeline_of
@@ -66,8 +61,8 @@ _HOMES = {
     "CheckedTrace": "tracecheck.report.model",
     "ReadFailure": "tracecheck.report.model",
     "RuleTally": "tracecheck.report.model",
-    "PageHeader": "tracecheck.report.model",
-    "TraceView": "tracecheck.report.model",
+    "PageHeader": "tracecheck.report.page",
+    "TraceView": "tracecheck.report.page",
     "html_parts": "tracecheck.report.html",
     "render_html": "tracecheck.report.html",
     "tallies_of": "tracecheck.report.html",

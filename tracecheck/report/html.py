@@ -16,8 +16,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 
-from tracecheck.report.model import CheckedTrace, PageHeader, RuleTally, TraceView
-from tracecheck.report.page import Cleaner, head, header_section, rules_section, trace_section
+from tracecheck.report.model import CheckedTrace, RuleTally
+from tracecheck.report.page import (
+    Cleaner,
+    PageHeader,
+    TraceView,
+    head,
+    header_section,
+    rules_section,
+    trace_section,
+)
 
 # The page's inputs are defined in `model`, below both this module and `page`, which draws
 # from them; they are named here too, beside the functions that take them.

@@ -7,12 +7,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-from tracecheck.verdict import Verdict, VerdictStatus
+from tracecheck.verdict import Verdict
 
 if TYPE_CHECKING:
     from tracecheck.report.timeline import Timeline
 
-__all__ = ["CheckedTrace", "PageHeader", "ReadFailure", "RuleTally", "TraceView"]
+__all__ = ["CheckedTrace", "ReadFailure", "RuleTally"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,27 +63,3 @@ class RuleTally:
         """The share of traces the rule failed or could not judge (0 when none was checked)."""
         judged = self.total - self.skipped
         return (self.failed + self.errors) / judged if judged else 0.0
-
-
-@dataclass(frozen=True, slots=True)
-class PageHeader:
-    """What the page says first. `created` is shown as given (None: no time is shown, so
-    that two pages of the same verdicts are the same bytes)."""
-
-    status: VerdictStatus
-    inputs: tuple[str, ...] = ()
-    contracts: tuple[str, ...] = ()
-    traces: int = 0
-    verdicts: tuple[tuple[str, int], ...] = ()  # (status, how many), e.g. (("fail", 2),)
-    unread: tuple[str, ...] = ()  # the message of each input that could not be read
-    created: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class TraceView:
-    """One trace as the page draws it: its timeline, the file it was read from, and its
-    verdict under each contract."""
-
-    timeline: Timeline
-    source: str
-    verdicts: tuple[Verdict, ...]

@@ -12,15 +12,23 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from tracecheck.report.model import PageHeader, RuleTally, TraceView
+from tracecheck.report.model import RuleTally
 from tracecheck.report.safe import printable, shorten
 from tracecheck.report.timeline import Timeline
-from tracecheck.verdict import Violation
+from tracecheck.verdict import Verdict, VerdictStatus, Violation
 
 if TYPE_CHECKING:
     from tracecheck.report.charts import Mark
 
-__all__ = ["Cleaner", "head", "header_section", "rules_section", "trace_section"]
+__all__ = [
+    "Cleaner",
+    "PageHeader",
+    "TraceView",
+    "head",
+    "header_section",
+    "rules_section",
+    "trace_section",
+]
 
 _NOTE_CHARS = 60  # of a violation's words beside its bar; the list below the chart has them all
 _NAME_CHARS = 60  # of a span's name in the waterfall's label column
@@ -54,6 +62,30 @@ figure svg { max-width: 100%; height: auto; }
 code { font-size: .92em; } .muted { color: #666; }
 ul.violations li { margin: .2em 0; } .rule { font-weight: 600; color: #b21f1f; }
 """
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class PageHeader:
+    """What the page says first. `created` is shown as given (None: no time is shown, so
+    that two pages of the same verdicts are the same bytes)."""
+
+    status: VerdictStatus
+    inputs: tuple[str, ...] = ()
+    contracts: tuple[str, ...] = ()
+    traces: int = 0
+    verdicts: tuple[tuple[str, int], ...] = ()  # (status, how many), e.g. (("fail", 2),)
+    unread: tuple[str, ...] = ()  # the message of each input that could not be read
+    created: str | None = None
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class TraceView:
+    """One trace as the page draws it: its timeline, the file it was read from, and its
+    verdict under each contract."""
+
+    timeline: Timeline
+    source: str
+    verdicts: tuple[Verdict, ...]
 
 
 class Cleaner:

@@ -5,7 +5,10 @@ a parameter: this process, local worker processes, or a Dask cluster. `check`, `
 
 It imports the checker, the readers, the report model (what a checked trace is) and the
 storage it reads from (fsspec, only for URLs); never the command line, the fleet's Parquet
-verdicts or the pytest plugin, which sit above it. Its names are imported on first use.
+verdicts or the pytest plugin, which sit above it. Its names are imported on first use, and
+its values are named tuples rather than frozen dataclasses: `check` imports them on every
+start, and a dataclass costs seven times as much to create (bench/README.md, "Command
+start-up").
 """
 
 from __future__ import annotations

@@ -11,13 +11,11 @@ spread over files is never judged in pieces (a false PASS of `atMost`)."""
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import ExitStack
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from tracecheck.report.model import CheckedTrace, ReadFailure
 from tracecheck.run.executors import Pending, Runner, in_this_process, runner
@@ -39,8 +37,7 @@ BATCH_BYTES = 8 << 20
 BATCH_UNITS = 64
 
 
-@dataclass(frozen=True, slots=True)
-class InputOutcome:
+class InputOutcome(NamedTuple):
     """What checking one input gave: each trace's verdicts and facts, in reading order, the
     input's failures and notes, and how many traces and spans were read."""
 
@@ -273,8 +270,7 @@ def _regrouped(run: Runner, results: list[UnitResult]) -> list[UnitResult]:
         (again,) = _results(run, [unit], run.submit((unit,)))
         # Only the traces re-read count; what the files say alone is already in `kept`.
         alone = kept[min(members)]
-        kept[min(members)] = dataclasses.replace(
-            alone,
+        kept[min(members)] = alone._replace(
             traces=again.traces + alone.traces,
             failures=alone.failures + again.failures,
             notes=tuple(dict.fromkeys(alone.notes + again.notes)),
@@ -294,8 +290,7 @@ def _without(result: UnitResult, spread: Iterable[str]) -> UnitResult:
 
         kept = pc.invert(pc.is_in(rows["trace_id"], value_set=pa.array(sorted(gone))))
         rows = rows.filter(kept)
-    return dataclasses.replace(
-        result,
+    return result._replace(
         traces=tuple(trace for trace in result.traces if trace.trace_id not in gone),
         trace_ids=tuple(trace_id for trace_id in result.trace_ids if trace_id not in gone),
         rows=rows,

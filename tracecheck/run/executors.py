@@ -12,14 +12,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Executor, Future
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Protocol
 
 from tracecheck.run.task import Unit, UnitResult, Work, check_units
 
 if TYPE_CHECKING:
-    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures import Executor, Future, ProcessPoolExecutor
 
 __all__ = ["Pending", "Runner", "SchedulerAddressError", "in_this_process", "runner"]
 
@@ -53,6 +52,9 @@ def runner(
     this process. What cannot be sent to another process (a reader or checker of a test's
     making) runs here."""
     if executor is not None:
+        # Here, not at the top: `check` of one small file starts no pool (and its logging).
+        from concurrent.futures import Executor
+
         yield _Futures(executor, work) if isinstance(executor, Executor) else _Dask(executor, work)
         return
     if scheduler is not None:

@@ -4,15 +4,14 @@ took, how many tokens its model calls used, which models it called, how many spa
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from tracecheck.spans import Kind, Trace
 
 __all__ = ["TraceFacts", "trace_facts"]
 
 
-@dataclass(frozen=True, slots=True)
-class TraceFacts:
+class TraceFacts(NamedTuple):
     duration_ms: float | None  # the run record's, else first start to last end; None: unknown
     tokens: int | None  # summed over model calls that recorded a total; None: none did
     model: str | None  # the models called, in first-use order, joined by ", "

@@ -10,7 +10,6 @@ import os
 import stat
 from collections.abc import Sequence
 from contextlib import ExitStack
-from dataclasses import dataclass
 from typing import IO, Any, NamedTuple, TypeAlias
 
 from tracecheck.run.storage import is_remote, listing
@@ -35,8 +34,7 @@ class NamedStream(NamedTuple):
 Input: TypeAlias = "str | os.PathLike[str] | IO[bytes] | NamedStream"
 
 
-@dataclass(frozen=True, slots=True)
-class Planned:
+class Planned(NamedTuple):
     """One input as given, and its tasks in order; `problem` when it names nothing readable."""
 
     source: str

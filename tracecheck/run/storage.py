@@ -7,9 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 __all__ = ["Listing", "is_remote", "listing", "staged"]
 
@@ -22,8 +21,7 @@ def is_remote(source: str) -> bool:
     return bool(sep) and scheme.isidentifier() and scheme.lower() not in ("file", "local")
 
 
-@dataclass(frozen=True, slots=True)
-class Listing:
+class Listing(NamedTuple):
     """What one input names: a single file, or a directory (`root`) and the files below it
     that may hold traces, in sorted order. `sizes` are in bytes, in the order of `files`."""
 
@@ -99,8 +97,7 @@ def _url(protocol: str, fs: Any, path: str) -> str:
     return f"{protocol}://{path}"
 
 
-@dataclass(frozen=True, slots=True)
-class Staged:
+class Staged(NamedTuple):
     """Remote files copied here: the local source to read (a file, or a directory standing
     for the remote one), the local paths of the files, and how to name a local path as the
     remote one."""

@@ -7,9 +7,8 @@ from __future__ import annotations
 import dataclasses
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from tracecheck.bugs import internal_error
 from tracecheck.report.model import CheckedTrace, ReadFailure
@@ -34,8 +33,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
-class Unit:
+class Unit(NamedTuple):
     """What one task reads of an input (`source`, as given): its single file, or some files
     of its directory `root` (a local path or a URL); of a large file's traces in first-seen
     order the k-th of n runs (`part`); when traces spread over several files are read again
@@ -58,15 +56,14 @@ class Unit:
         return self.label or self.source
 
 
-@dataclass(frozen=True, slots=True)
-class Work:
+class Work(NamedTuple):
     """What every task of a check needs, sent with it to a worker."""
 
     contracts: tuple[Contract, ...]
     format: str | None = None
     capture: CaptureMode | None = None  # None: each contract's own (strict unless it says)
     wanted: str | None = None  # one trace id, as traces spell it
-    storage_options: dict[str, Any] = field(default_factory=dict)
+    storage_options: dict[str, Any] | None = None
     check: Callable[..., Any] | None = None  # None: tracecheck.check.check
     read: Callable[..., Any] | None = None  # None: tracecheck.readers.by_trace.visit_traces
     # The redaction profile of the timelines an HTML page draws (None: no page is drawn);
@@ -80,8 +77,7 @@ class Work:
     rows: Callable[[Sequence[TraceResult]], Any] | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class TraceResult:
+class TraceResult(NamedTuple):
     """One trace's verdicts (one per contract, in contract order) and facts."""
 
     trace_id: str | None
@@ -89,8 +85,7 @@ class TraceResult:
     checked: tuple[CheckedTrace, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class UnitResult:
+class UnitResult(NamedTuple):
     unit: Unit
     traces: tuple[TraceResult, ...] = ()
     failures: tuple[ReadFailure, ...] = ()
