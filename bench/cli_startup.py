@@ -16,7 +16,9 @@ By default the children cache bytecode, as Python does unless told not to (this 
 environment sets PYTHONDONTWRITEBYTECODE=1; `--no-bytecode-cache` keeps it); one warm-up run of
 each variant fills the caches. `--tracecheck-path DIR` runs the tracecheck and redact packages
 found in DIR instead of the installed ones (put first on PYTHONPATH), to measure another
-revision: `git archive <rev> tracecheck redact | tar -x -C DIR`.
+revision: `git archive <rev> tracecheck redact | tar -x -C DIR`. `--against DIR` adds a variant
+`check @DIR`, the same check run with DIR's packages, interleaved with the others: how this
+tree's start-up compares with another revision's in one run (issue 29: no slower than before).
 
 Printed: the median wall time and the median CPU time (user + system of the child process) of
 each variant with the CPU quartiles, and each variant's ratio to `orjson`. The goal is a ratio
@@ -67,9 +69,7 @@ def _run_once(command: list[str], env: dict[str, str], cwd: str) -> tuple[float,
     return took, cpu
 
 
-def measure(
-    python: str, runs: int, *, bytecode: bool, source: str | None = None
-) -> dict[str, list[tuple[float, float]]]:
+def _environment(bytecode: bool, source: str | None) -> dict[str, str]:
     env = dict(os.environ)
     if source is not None:
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [source, env.get("PYTHONPATH")]))
@@ -77,17 +77,34 @@ def measure(
         env.pop("PYTHONDONTWRITEBYTECODE", None)
     else:
         env["PYTHONDONTWRITEBYTECODE"] = "1"
-    commands = variants(python)
-    missing = [name for name, command in commands.items() if not Path(command[0]).exists()]
+    return env
+
+
+def measure(
+    python: str,
+    runs: int,
+    *,
+    bytecode: bool,
+    source: str | None = None,
+    against: str | None = None,
+) -> dict[str, list[tuple[float, float]]]:
+    env = _environment(bytecode, source)
+    commands = {name: (command, env) for name, command in variants(python).items()}
+    if against is not None:
+        commands[f"check @{Path(against).name}"] = (
+            commands["check"][0],
+            _environment(bytecode, against),
+        )
+    missing = [name for name, (command, _) in commands.items() if not Path(command[0]).exists()]
     if missing:
-        raise SystemExit(f"{commands[missing[0]][0]} not found: install tracecheck beside it")
+        raise SystemExit(f"{commands[missing[0]][0][0]} not found: install tracecheck beside it")
     times: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
     with tempfile.TemporaryDirectory() as folder:  # no source tree on the children's path
-        for command in commands.values():  # warm-up: file caches, bytecode caches
-            _run_once(command, env, folder)
+        for command, environ in commands.values():  # warm-up: file caches, bytecode caches
+            _run_once(command, environ, folder)
         for _ in range(runs):
-            for name, command in commands.items():
-                times[name].append(_run_once(command, env, folder))
+            for name, (command, environ) in commands.items():
+                times[name].append(_run_once(command, environ, folder))
     return times
 
 
@@ -105,12 +122,24 @@ def main(argv: list[str] | None = None) -> int:
         metavar="DIR",
         help="a folder holding the tracecheck and redact packages to run instead",
     )
+    parser.add_argument(
+        "--against",
+        metavar="DIR",
+        help="also run check with the tracecheck and redact packages of DIR, interleaved",
+    )
     args = parser.parse_args(argv)
     times = measure(
-        args.python, args.runs, bytecode=not args.no_bytecode_cache, source=args.tracecheck_path
+        args.python,
+        args.runs,
+        bytecode=not args.no_bytecode_cache,
+        source=args.tracecheck_path,
+        against=args.against,
     )
     print(f"start-up, {args.runs} interleaved runs of each in fresh processes, medians:")
-    print(f"  {'variant':11} {'wall ms':>8} {'CPU ms':>8}  {'CPU quartiles':>13}  ratio to orjson")
+    width = max(11, *map(len, times))
+    print(
+        f"  {'variant':{width}} {'wall ms':>8} {'CPU ms':>8}  {'CPU quartiles':>13}  ratio to orjson"
+    )
     medians: dict[str, tuple[float, float]] = {}
     for name, pairs in times.items():
         wall = statistics.median(w for w, _ in pairs) * 1000
@@ -121,7 +150,7 @@ def main(argv: list[str] | None = None) -> int:
         wall, cpu = medians[name]
         low, _, high = statistics.quantiles([c * 1000 for _, c in pairs], n=4)
         print(
-            f"  {name:11} {wall:8.1f} {cpu:8.1f}  {low:6.1f}-{high:<6.1f}  "
+            f"  {name:{width}} {wall:8.1f} {cpu:8.1f}  {low:6.1f}-{high:<6.1f}  "
             f"CPU {cpu / base_cpu:.2f}, wall {wall / base_wall:.2f}"
         )
     met = True
