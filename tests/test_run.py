@@ -139,3 +139,22 @@ def test_a_bare_stream_is_named_by_its_name(tmp_path: Path) -> None:
     assert outcome.source == str(STREAMED) and outcome.traces[0].checked[0].source == str(STREAMED)
     (outcome,) = check_many(io.BytesIO(b"not a trace"), CONTRACTS[0])
     assert outcome.source == "<stream>" and outcome.failures[0].message.startswith("<stream>: ")
+
+
+def test_a_verdict_crosses_processes_whole(inputs: list[Any]) -> None:
+    import pickle
+
+    checked = [c for outcome in check_many(_given(inputs), CONTRACTS) for c in outcome.checked()]
+    assert any(rule.violations for c in checked for rule in c.verdict.rules)
+    assert [pickle.loads(pickle.dumps(c)) for c in checked] == checked
+
+
+def test_traces_checked_here_wait_on_disk_and_read_back_alike(inputs: list[Any]) -> None:
+    from tracecheck.run.task import Chained, Spilled
+
+    outcomes = list(check_many(_given(inputs), CONTRACTS))
+    folder = outcomes[0]
+    assert isinstance(folder.traces, (Spilled, Chained))  # not held in memory
+    assert len(folder.traces) == len(list(folder.traces)) == len(FILES) - 1
+    assert list(folder.traces) == list(folder.traces)  # read again, the same
+    assert folder.traces[0] == next(iter(folder.traces))

@@ -23,6 +23,11 @@ class Violation:
     tool: str | None = None
     pointer: str | None = None
 
+    def __reduce__(self) -> tuple[type[Violation], tuple[object, ...]]:
+        # Pickled by its fields in order: the state methods of a slots dataclass call
+        # `fields()` for every object, most of what sending verdicts between processes cost.
+        return (Violation, (self.span_id, self.detail, self.tool, self.pointer))
+
 
 @dataclass(frozen=True, slots=True)
 class RuleResult:
@@ -40,6 +45,10 @@ class RuleResult:
     error: str | None = None
     kind: str | None = None
 
+    def __reduce__(self) -> tuple[type[RuleResult], tuple[object, ...]]:
+        fields = (self.label, self.alternative, self.status, self.violations, self.error)
+        return (RuleResult, (*fields, self.kind))
+
 
 @dataclass(frozen=True, slots=True)
 class Verdict:
@@ -54,6 +63,10 @@ class Verdict:
     reading_notes: tuple[str, ...] = ()
     # How many of the checked spans each producer convention read, by convention name.
     conventions: tuple[tuple[str, int], ...] = ()
+
+    def __reduce__(self) -> tuple[type[Verdict], tuple[object, ...]]:
+        judged = (self.contract, self.trace_id, self.status, self.rules, self.score, self.notes)
+        return (Verdict, (*judged, self.reading_notes, self.conventions))
 
     @property
     def ok(self) -> bool:

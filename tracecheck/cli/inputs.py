@@ -1,6 +1,7 @@
-"""Reading the traces a command is given (`check`, `show`): files, directories and standard
-input, one trace at a time, every input read even when one fails, each failure printed once,
-and a progress line when reading takes long."""
+"""Reading the traces a command is given to look at (`show`, `diff`, `init`): files,
+directories and standard input, one trace at a time, every input read even when one fails,
+each failure printed once, and a progress line when reading takes long. (`check` reads through
+`tracecheck.run`, and prints its failures and notes with `finish_reads` as these commands do.)"""
 
 from __future__ import annotations
 
@@ -31,10 +32,7 @@ __all__ = [
     "SourceRead",
     "failure_code",
     "finish_reads",
-    "progress_of",
-    "read_source",
     "read_sources",
-    "unique_sources",
     "wanted_trace",
 ]
 

@@ -27,6 +27,11 @@ class CheckedTrace:
     # of each trace only, so that it travels with the verdicts (to disk, from `--jobs` workers).
     timeline: Timeline | None = None
 
+    def __reduce__(self) -> tuple[type[CheckedTrace], tuple[object, ...]]:
+        # Pickled by its fields in order, as `Verdict` is (verdict.py says why).
+        where = (self.source, self.contract_source, self.verdict, self.seconds, self.sources)
+        return (CheckedTrace, (*where, self.timeline))
+
     @property
     def files(self) -> str:
         """How a report names where the trace was read: its file, or every file it spans."""

@@ -129,7 +129,11 @@ class Records:
 
     def __iter__(self) -> Iterator[bytes]:
         """The records appended so far, in order (not those appended while iterating)."""
-        position, end = 0, self._end
+        return self.between((0, 0), self.mark())
+
+    def between(self, start: Mark, stop: Mark) -> Iterator[bytes]:
+        """The records appended from mark `start` to mark `stop`, in order."""
+        position, end = start[0], stop[0]
         read, seek = self._file.read, self._file.seek
         while position < end:
             seek(position)

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 from tracecheck.report.model import CheckedTrace, ReadFailure
 from tracecheck.run.executors import Pending, Runner, in_this_process, runner
 from tracecheck.run.plan import PART_BYTES, Planned, plan
-from tracecheck.run.task import TraceResult, Unit, UnitResult, Work, failed_unit
+from tracecheck.run.task import Spilled, TraceResult, Unit, UnitResult, Work, failed_unit, joined
 
 if TYPE_CHECKING:
     from tracecheck.contract import Contract
@@ -42,7 +42,7 @@ class InputOutcome(NamedTuple):
     input's failures and notes, and how many traces and spans were read."""
 
     source: str
-    traces: tuple[TraceResult, ...]
+    traces: Sequence[TraceResult]
     failures: tuple[ReadFailure, ...]
     notes: tuple[str, ...]
     read: int
@@ -230,7 +230,7 @@ def _outcome(run: Runner, item: Planned, results: list[UnitResult]) -> InputOutc
         failure = ReadFailure(item.source, "unreadable", item.problem)
         return InputOutcome(item.source, (), (failure,), (), 0, 0)
     results = _regrouped(run, results)
-    traces = tuple(trace for result in results for trace in result.traces)
+    traces = joined(result.traces for result in results)
     # The parts of one file each read all of it: a failure of the file is theirs alike.
     failures = tuple(dict.fromkeys(failure for result in results for failure in result.failures))
     notes = tuple(dict.fromkeys(note for result in results for note in result.notes))
@@ -271,7 +271,7 @@ def _regrouped(run: Runner, results: list[UnitResult]) -> list[UnitResult]:
         # Only the traces re-read count; what the files say alone is already in `kept`.
         alone = kept[min(members)]
         kept[min(members)] = alone._replace(
-            traces=again.traces + alone.traces,
+            traces=joined([again.traces, alone.traces]),
             failures=alone.failures + again.failures,
             notes=tuple(dict.fromkeys(alone.notes + again.notes)),
             trace_ids=again.trace_ids + alone.trace_ids,
@@ -291,7 +291,11 @@ def _without(result: UnitResult, spread: Iterable[str]) -> UnitResult:
         kept = pc.invert(pc.is_in(rows["trace_id"], value_set=pa.array(sorted(gone))))
         rows = rows.filter(kept)
     return result._replace(
-        traces=tuple(trace for trace in result.traces if trace.trace_id not in gone),
+        traces=(
+            result.traces.without(gone)
+            if isinstance(result.traces, Spilled)
+            else tuple(trace for trace in result.traces if trace.trace_id not in gone)
+        ),
         trace_ids=tuple(trace_id for trace_id in result.trace_ids if trace_id not in gone),
         rows=rows,
     )

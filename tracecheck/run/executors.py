@@ -77,12 +77,15 @@ def in_this_process(work: Work) -> Runner:
 
 
 class _Here:
-    """Tasks run in this process, each when its result is asked for."""
+    """Tasks run in this process, each when its result is asked for; the traces they check
+    wait pickled in one spool (`Spilled`), not in memory."""
 
     workers = 1
 
     def __init__(self, work: Work) -> None:
-        self.work = work
+        from tracecheck.report.spool import Records
+
+        self.work = work._replace(spill=Records())
 
     def submit(self, units: tuple[Unit, ...]) -> Pending:
         return _Deferred(lambda: check_units(units, self.work))

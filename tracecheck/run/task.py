@@ -5,8 +5,9 @@ contract. What comes back is small: verdicts and a few facts per trace, never sp
 from __future__ import annotations
 
 import dataclasses
+import pickle
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
@@ -17,11 +18,14 @@ from tracecheck.run.storage import Staged, staged
 if TYPE_CHECKING:
     from tracecheck.contract import Contract
     from tracecheck.errors import TraceReadError
+    from tracecheck.report.spool import Mark, Records
     from tracecheck.rules.capture import CaptureMode
     from tracecheck.run.facts import TraceFacts
     from tracecheck.spans import Trace
 
 __all__ = [
+    "Chained",
+    "Spilled",
     "TraceResult",
     "Unit",
     "UnitResult",
@@ -75,6 +79,8 @@ class Work(NamedTuple):
     # verdicts, and only the verdicts of traces that carry a timeline: what `fleet check`
     # needs, at a fraction of the client's work per run.
     rows: Callable[[Sequence[TraceResult]], Any] | None = None
+    # In this process: where the traces checked wait, pickled, instead of in memory (`Spilled`).
+    spill: Records | None = None
 
 
 class TraceResult(NamedTuple):
@@ -87,7 +93,7 @@ class TraceResult(NamedTuple):
 
 class UnitResult(NamedTuple):
     unit: Unit
-    traces: tuple[TraceResult, ...] = ()
+    traces: Sequence[TraceResult] = ()
     failures: tuple[ReadFailure, ...] = ()
     notes: tuple[str, ...] = ()
     read: int = 0  # traces read, the wanted one or not
@@ -151,13 +157,26 @@ def _read_and_check(unit: Unit, work: Work, local: Staged) -> UnitResult:
 
     read = work.read or visit_traces
     results: list[TraceResult] = []
+    trace_ids: list[str | None] = []
     notes: dict[str, None] = {}
     counts = {"read": 0, "spans": 0}
+    spill = work.spill
+    start = spill.mark() if spill is not None else (0, 0)
 
     def restart() -> None:
         results.clear()
+        trace_ids.clear()
         notes.clear()
         counts.update(read=0, spans=0)
+        if spill is not None:
+            spill.truncate(start)
+
+    def keep(trace: TraceResult) -> None:
+        trace_ids.append(trace.trace_id)
+        if spill is None or work.rows is not None:
+            results.append(trace)
+        else:
+            spill.append(pickle.dumps(trace, pickle.HIGHEST_PROTOCOL))
 
     def each(trace: Trace) -> None:
         counts["read"] += 1
@@ -167,7 +186,7 @@ def _read_and_check(unit: Unit, work: Work, local: Staged) -> UnitResult:
         if unit.only is not None and trace.trace_id not in unit.only:
             return
         notes.update(dict.fromkeys(local.rename(str(note)) for note in trace.notes))
-        results.append(_checked(trace, unit, work, local))
+        keep(_checked(trace, unit, work, local))
 
     broken: list[TraceReadError] = []
     options: dict[str, Any] = {"format": work.format, "failures": broken, "restart": restart}
@@ -186,19 +205,21 @@ def _read_and_check(unit: Unit, work: Work, local: Staged) -> UnitResult:
         return failed_unit(unit, exc, reading=True)
     failures = tuple(_read_failure(exc, unit, local) for exc in broken)
     trace_files = bool(counts["read"] or broken or unit.root is None or _trace_files(local))
-    trace_ids = tuple(trace.trace_id for trace in results)
     rows = None
     if work.rows is not None:
         rows = work.rows(results)
         results = [trace for trace in results if trace.checked and trace.checked[0].timeline]
+    traces: Sequence[TraceResult] = tuple(results)
+    if spill is not None and work.rows is None:
+        traces = Spilled(spill, start, spill.mark())
     return UnitResult(
         unit,
-        tuple(results),
+        traces,
         failures,
         tuple(notes),
         counts["read"],
         counts["spans"],
-        trace_ids,
+        tuple(trace_ids),
         rows,
         trace_files,
     )
@@ -252,3 +273,57 @@ def _read_failure(exc: TraceReadError, unit: Unit, local: Staged) -> ReadFailure
     )
     where = unit.source if unit.root is None else local.rename(exc.source)
     return ReadFailure(where, kind, local.rename(str(exc)))
+
+
+class Spilled(Sequence[TraceResult]):
+    """The traces a unit checked in this process, pickled in the run's spool (`Records`: in
+    memory up to 256 KiB, then on disk) and read back in order when asked, so that memory does
+    not grow with the verdicts of a large input; without the traces `gone` names (read again
+    elsewhere)."""
+
+    def __init__(
+        self, records: Records, start: Mark, stop: Mark, gone: frozenset[str | None] = frozenset()
+    ) -> None:
+        self.records, self.start, self.stop, self.gone = records, start, stop, gone
+        self.size = stop[1] - start[1] if not gone else sum(1 for _ in self)
+
+    def without(self, gone: Iterable[str | None]) -> Spilled:
+        return Spilled(self.records, self.start, self.stop, self.gone | frozenset(gone))
+
+    def __iter__(self) -> Iterator[TraceResult]:
+        for data in self.records.between(self.start, self.stop):
+            trace: TraceResult = pickle.loads(data)
+            if trace.trace_id not in self.gone:
+                yield trace
+
+    def __len__(self) -> int:
+        return self.size
+
+    def __getitem__(self, index: Any) -> Any:  # read whole: only a caller that indexes pays
+        return list(self)[index]
+
+
+class Chained(Sequence[TraceResult]):
+    """Traces of several units in order, read from each when iterated."""
+
+    def __init__(self, parts: Iterable[Sequence[TraceResult]]) -> None:
+        self.parts = tuple(part for part in parts if len(part))
+
+    def __iter__(self) -> Iterator[TraceResult]:
+        for part in self.parts:
+            yield from part
+
+    def __len__(self) -> int:
+        return sum(len(part) for part in self.parts)
+
+    def __getitem__(self, index: Any) -> Any:
+        return list(self)[index]
+
+
+def joined(parts: Iterable[Sequence[TraceResult]]) -> Sequence[TraceResult]:
+    """The traces of `parts` in order: a tuple when every part is one (what crosses processes),
+    otherwise read from each part when asked."""
+    parts = list(parts)
+    if all(isinstance(part, tuple) for part in parts):
+        return tuple(trace for part in parts for trace in part)
+    return Chained(parts)
