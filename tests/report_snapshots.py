@@ -11,8 +11,8 @@ report changed, and `--diff` shows how (it writes both trees' reports and runs `
 Every fixture trace file is one input of one `check` (each against every bundled contract), with
 the JSON, JUnit, SARIF and GitHub reports, and what it printed; a smaller set draws the HTML page,
 and `fleet check` of the same inputs writes its Parquet verdicts and summary. What two runs never
-share (how long a check took, when the page was made) is blanked, and so are the page's charts
-(matplotlib's drawing); the rest is compared as written.
+share (how long a check took, when the page was made, where the repository is) is blanked,
+and so are the page's charts (matplotlib's drawing); the rest is compared as written.
 """
 
 from __future__ import annotations
@@ -64,7 +64,9 @@ def at_root() -> Iterator[None]:
 
 
 def _blank(text: str) -> str:
-    """`text` without what differs from run to run: how long each check took and when."""
+    """`text` without what differs from run to run: how long each check took and when, and
+    where the repository is (SARIF names its root)."""
+    text = text.replace(ROOT.as_uri() + "/", "file:///ROOT/")
     text = re.sub(r' (time|timestamp)="[^"]+"', r' \1="-"', text)
     return re.sub(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC", "-", text)
 
