@@ -657,7 +657,4 @@ def test_check_reads_a_glob_as_the_fleet_does(tmp_path: Path, fleet: tuple[Path,
     assert fleet_code == code and rows_of_parquet(target) == expected
     nothing = str(runs / "*.nothing")
     code, _, err = _main(["check", nothing, "--contract", str(contract)])
-    assert (
-        code == ExitCode.UNREADABLE
-        and err == f"tracecheck: error: {nothing}: matches no file\n"
-    )
+    assert code == ExitCode.UNREADABLE and err == f"tracecheck: error: {nothing}: matches no file\n"
