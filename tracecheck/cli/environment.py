@@ -70,13 +70,6 @@ class Environment(NamedTuple):
 
         return visit_traces
 
-    def checker(self) -> Callable[..., Verdict]:
-        if self.check is not None:
-            return self.check
-        from tracecheck.check import check
-
-        return check
-
     def compiler(self) -> Callable[[Any], Contract]:
         if self.compile is not None:
             return self.compile
