@@ -177,10 +177,14 @@ def rows_of_parquet(path: Path) -> list[tuple[Any, ...]]:
 
 @contextmanager
 def dask_cluster(
-    tmp_path: Path, workers: int = 2, environ: dict[str, str] | None = None
+    tmp_path: Path,
+    workers: int = 2,
+    environ: dict[str, str] | None = None,
+    cwd: Path | None = None,
 ) -> Iterator[str]:
     """A Dask scheduler and `workers` single-threaded workers, each its own process on
-    127.0.0.1, for as long as the block runs; yields the scheduler's address."""
+    127.0.0.1 (working in `cwd`, when given), for as long as the block runs; yields the
+    scheduler's address."""
     scheduler_file = tmp_path / "scheduler.json"
     env = {**os.environ, **(environ or {})}
     env["PYTHONPATH"] = os.pathsep.join([str(Path(__file__).parent), env.get("PYTHONPATH", "")])
@@ -222,6 +226,7 @@ def dask_cluster(
                         "--no-dashboard",
                     ],
                     env=env,
+                    cwd=cwd,
                     stdout=logs,
                     stderr=subprocess.STDOUT,
                 )

@@ -107,6 +107,33 @@ def test_check_on_a_scheduler_reports_as_one_process(
     assert json.loads(many.read_text()) == json.loads(one.read_text())
 
 
+def test_relative_inputs_are_the_callers_on_workers_elsewhere(
+    tmp_path: Path, fleet: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Workers that start in another working directory read the files the caller named with
+    relative paths and a quoted glob, and the reports spell them as the caller did."""
+    runs, contract = fleet
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(runs.parent)
+    inputs = [runs.name, f"{runs.name}/run-000*.otlp.jsonl", f"./{runs.name}/run-0011.otlp.jsonl"]
+    argv = ["check", *inputs, "--contract", str(contract), "--json"]
+    here = _main([*argv, "here.json"])
+    with dask_cluster(tmp_path, cwd=elsewhere) as address:
+        there = _main([*argv, "there.json", "--scheduler", address])
+        target = tmp_path / "fleet.parquet"
+        fleet_code, _, _ = _main(
+            ["fleet", "check", *inputs, "--contract", str(contract), "--scheduler", address,
+             "-o", str(target)]
+        )  # fmt: skip
+    report = (runs.parent / "here.json").read_text()
+    assert there == here and (runs.parent / "there.json").read_text() == report
+    assert '"source": "runs/run-0003.otlp.jsonl"' in report
+    assert "no such file" not in here[2]
+    rows = rows_of_check_report(json.loads(report))
+    assert fleet_code == here[0] and rows_of_parquet(target) == rows
+
+
 def test_local_worker_processes_give_the_rows_of_one_process(
     tmp_path: Path, fleet: tuple[Path, Path]
 ) -> None:

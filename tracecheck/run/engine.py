@@ -266,7 +266,7 @@ def _regrouped(run: Runner, results: list[UnitResult]) -> list[UnitResult]:
         first = results[min(members)].unit
         files = tuple(file for number in sorted(members) for file in results[number].unit.files)
         only = frozenset(t for t, numbers in spread.items() if set(numbers) <= members)
-        unit = Unit(first.source, first.root, files, only=only)
+        unit = Unit(first.source, first.root, files, only=only, given=first.given)
         (again,) = _results(run, [unit], run.submit((unit,)))
         # Only the traces re-read count; what the files say alone is already in `kept`.
         alone = kept[min(members)]

@@ -10,9 +10,10 @@ import os
 import stat
 from collections.abc import Sequence
 from contextlib import ExitStack
+from pathlib import Path
 from typing import IO, Any, NamedTuple, TypeAlias
 
-from tracecheck.run.storage import is_remote, listing
+from tracecheck.run.storage import Listing, is_remote, listing
 from tracecheck.run.task import Unit, missing_package
 
 __all__ = ["PART_BYTES", "Input", "NamedStream", "Planned", "plan"]
@@ -95,14 +96,30 @@ def plan(
                     named = NamedStream(opened, found.source, found.source)
                     planned.append(_spooled(named, spool))
                 continue
-            planned.append(Planned(found.source, _units(found, format, workers, part_bytes)))
+            units = _units(_absolute(found), format, workers, part_bytes)
+            planned.append(Planned(found.source, units))
     return planned
 
 
-def _units(found: Any, format: str | None, workers: int, part_bytes: int) -> tuple[Unit, ...]:
+def _absolute(found: Listing) -> Listing:
+    """A local listing with absolute paths, and how the caller spelled them (`Unit.given`):
+    a worker of a Dask cluster starts in a working directory of its own."""
+    if is_remote(found.source):
+        return found
+    if found.root is None:
+        (file,) = found.files
+        absolute = str(Path(file).absolute())
+        return found._replace(files=(absolute,), given=((absolute, file),))
+    spelled = str(Path(found.root))
+    root = str(Path(spelled).absolute())
+    files = tuple(str(Path(file).absolute()) for file in found.files)
+    return found._replace(root=root, files=files, given=((root + os.sep, spelled + os.sep),))
+
+
+def _units(found: Listing, format: str | None, workers: int, part_bytes: int) -> tuple[Unit, ...]:
     if found.root is not None:
         return tuple(
-            Unit(found.source, found.root, (file,), size=size)
+            Unit(found.source, found.root, (file,), size=size, given=found.given)
             for file, size in zip(found.files, found.sizes, strict=True)
         )
     (file,), (size,) = found.files, found.sizes
@@ -113,9 +130,10 @@ def _units(found: Any, format: str | None, workers: int, part_bytes: int) -> tup
         if splits_by_trace(file, format):
             share = size // parts
             return tuple(
-                Unit(found.source, None, (file,), part=(k, parts), size=share) for k in range(parts)
+                Unit(found.source, None, (file,), part=(k, parts), size=share, given=found.given)
+                for k in range(parts)
             )
-    return (Unit(found.source, None, (file,), size=size),)
+    return (Unit(found.source, None, (file,), size=size, given=found.given),)
 
 
 def _listing_problem(source: str, exc: BaseException) -> str:
@@ -142,8 +160,6 @@ def _stream(given: Any) -> NamedStream | None:
 def _special(path: str) -> bool:
     """Whether `path` is a pipe, a device or a file descriptor (`/dev/fd/63`, `/dev/stdin`):
     readable once, or only by this process (`/dev/fd/N` names another file in another one)."""
-    from pathlib import Path
-
     if path.startswith(("/dev/", "/proc/")):
         return True
     try:
@@ -157,7 +173,6 @@ def _spooled(named: NamedStream, spool: ExitStack | None) -> Planned:
     """The stream copied to a temporary file, one unit that this process reads."""
     import shutil
     import tempfile
-    from pathlib import Path
 
     with tempfile.NamedTemporaryFile(prefix="tracecheck-stdin-", delete=False) as copy:
         shutil.copyfileobj(named.stream, copy, 1 << 20)

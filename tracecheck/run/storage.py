@@ -29,6 +29,7 @@ class Listing(NamedTuple):
     root: str | None
     files: tuple[str, ...]
     sizes: tuple[int, ...]
+    given: tuple[tuple[str, str], ...] = ()  # absolute prefixes and the caller's spelling
 
 
 def listing(source: str, storage_options: dict[str, Any] | None = None) -> list[Listing]:

@@ -43,7 +43,9 @@ class Unit(NamedTuple):
     order the k-th of n runs (`part`); when traces spread over several files are read again
     together, only the traces `only` names. A stream given as an input was copied to a file
     here (`spooled`), which only this process reads, and is named `label` in what reports
-    say of it."""
+    say of it. Local paths are absolute, so that a worker in another working directory reads
+    the files the caller named; `given` pairs each absolute prefix with the caller's spelling,
+    which reports keep."""
 
     source: str
     root: str | None
@@ -53,11 +55,18 @@ class Unit(NamedTuple):
     size: int = 0  # bytes, as listed: how tasks are batched
     label: str | None = None
     spooled: bool = False
+    given: tuple[tuple[str, str], ...] = ()
 
     @property
     def name(self) -> str:
         """The input as messages and reports name it."""
         return self.label or self.source
+
+    def as_given(self, text: str) -> str:
+        """`text` (a message, a file name) with the absolute paths spelled as the caller did."""
+        for absolute, spelled in self.given:
+            text = text.replace(absolute, spelled)
+        return text
 
 
 class Work(NamedTuple):
@@ -122,7 +131,8 @@ def check_unit(unit: Unit, work: Work) -> UnitResult:
         if unit.spooled:  # a stream copied to a file here: named as the stream
             return _read_and_check(unit, work, Staged(unit.files[0], unit.files, {}))
         with staged(unit.root, unit.files, work.storage_options) as local:
-            return _read_and_check(unit, work, local)
+            names = {**local.names, **dict(unit.given)}
+            return _read_and_check(unit, work, local._replace(names=names))
     except Exception as exc:  # a bug, or remote storage that fails while it is copied
         return failed_unit(unit, exc)
 
@@ -130,7 +140,7 @@ def check_unit(unit: Unit, work: Work) -> UnitResult:
 def failed_unit(unit: Unit, exc: BaseException, *, reading: bool = False) -> UnitResult:
     """The result of a unit that could not be read (a reader's bug: `reading`) or checked at
     all (a worker that died)."""
-    where = unit.files[0] if len(unit.files) == 1 and not unit.spooled else unit.name
+    where = unit.as_given(unit.files[0]) if len(unit.files) == 1 and not unit.spooled else unit.name
     if isinstance(exc, OSError) and not isinstance(exc, FileNotFoundError):
         reason = f"cannot be read: {exc.strerror or type(exc).__name__}"
     elif isinstance(exc, FileNotFoundError):
@@ -254,6 +264,9 @@ def _checked(trace: Trace, unit: Unit, work: Work, local: Staged) -> TraceResult
         started = time.perf_counter()
         verdict = check_guarded(work.check or check, trace, contract, capture=work.capture)
         took = time.perf_counter() - started
+        if local.names and verdict.reading_notes:  # the reader's notes name the files it read
+            notes = tuple(map(local.rename, verdict.reading_notes))
+            verdict = dataclasses.replace(verdict, reading_notes=notes)
         verdicts.append(CheckedTrace(source, contract.source, verdict, took, sources))
     drawn = work.timelines is not None and verdicts
     if drawn and (not work.failing_only or any(not v.verdict.ok for v in verdicts)):
