@@ -248,6 +248,24 @@ def test_a_worker_that_dies_fails_its_input_and_the_rest_go_on(
     assert DOOMED not in checked and len(checked) == 24 - 1 + 3  # four files hold two runs
 
 
+def test_verdicts_take_their_name_only_when_written_whole(
+    tmp_path: Path, fleet: tuple[Path, Path]
+) -> None:
+    runs, contract = fleet
+    target = tmp_path / "verdicts.parquet"
+
+    def stopped() -> Any:
+        yield from check_many([str(runs)], [str(contract)])
+        raise KeyboardInterrupt  # the run stops before its end
+
+    with pytest.raises(KeyboardInterrupt):
+        write_verdicts(str(target), stopped())
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["payments.json", "runs"]  # no part
+    assert write_verdicts(str(target), check_many([str(runs)], [str(contract)])) == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["payments.json", "runs", target.name]
+    assert read_verdicts(str(target)).num_rows > 0
+
+
 def test_summaries_compare_two_runs_of_a_suite(tmp_path: Path, fleet: tuple[Path, Path]) -> None:
     runs, contract = fleet
     before, after = tmp_path / "before.parquet", tmp_path / "after.parquet"
@@ -348,6 +366,7 @@ def test_bad_verdicts_and_an_unreachable_scheduler_are_clear_errors(
     pq.write_table(pa.table({"a": [1]}), other)
     code, _, err = _main(["fleet", "summarize", str(other)])
     assert code == ExitCode.UNREADABLE and "has no column source" in err
+    target = tmp_path / "never.parquet"
     code, _, err = _main(
         [
             "fleet",
@@ -357,12 +376,15 @@ def test_bad_verdicts_and_an_unreachable_scheduler_are_clear_errors(
             str(contract),
             "--scheduler",
             "tcp://127.0.0.1:9",
+            "-o",
+            str(target),
         ]
     )
     assert code == ExitCode.USAGE
     assert err.startswith(
         "tracecheck: error: the Dask scheduler at tcp://127.0.0.1:9 cannot be reached"
     )
+    assert list(tmp_path.glob("never.parquet*")) == []  # no file, whole or in part
     code, _, err = _main(["fleet"])
     assert code == ExitCode.USAGE and "fleet needs a command" in err
 

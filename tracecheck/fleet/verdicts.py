@@ -118,7 +118,9 @@ def rows_table(traces: Iterable[TraceResult]) -> pyarrow.Table:
 class VerdictWriter:
     """Rows written to the Parquet file `path` (a local path or an fsspec URL) outcome by
     outcome, in row groups, so memory holds one batch of rows at a time. Opening raises
-    OSError when the file cannot be written; the file is complete once the writer closes."""
+    OSError when the file cannot be written. The rows go to a file beside `path` first, which
+    takes its name only once the writer closes whole: a run that stops (an error, the
+    scheduler lost, an interrupt) leaves no file a later query would take for the verdicts."""
 
     def __init__(
         self, path: str | os.PathLike[str], storage_options: dict[str, Any] | None = None
@@ -127,7 +129,9 @@ class VerdictWriter:
         import pyarrow.parquet as pq
 
         self.schema = verdict_schema()
-        self.file = fsspec.open(os.fspath(path), "wb", **(storage_options or {})).open()
+        self.fs, self.target = fsspec.core.url_to_fs(os.fspath(path), **(storage_options or {}))
+        self.partial = f"{self.target}.tracecheck-{os.getpid()}.partial"
+        self.file = self.fs.open(self.partial, "wb")
         self.writer = pq.ParquetWriter(self.file, self.schema, compression="zstd")
         self.batch: list[dict[str, Any]] = []
         self.tables: list[pyarrow.Table] = []  # rows workers built, waiting with `batch`
@@ -151,17 +155,37 @@ class VerdictWriter:
         self.batch, self.tables, self.waiting = [], [], 0
 
     def close(self) -> None:
+        """The last rows written, and the file given its name."""
         try:
             self._flush()
             self.writer.close()
-        finally:
+        except BaseException:
+            self.abort()
+            raise
+        self.file.close()
+        self.fs.mv(self.partial, self.target)
+
+    def abort(self) -> None:
+        """The rows written so far thrown away: no file is left."""
+        import contextlib
+
+        # Closed here, or pyarrow closes it when collected, into a file already gone.
+        with contextlib.suppress(Exception):  # the file is removed whatever it says
+            self.writer.close()
+        try:
             self.file.close()
+        finally:
+            if self.fs.exists(self.partial):
+                self.fs.rm(self.partial)
 
     def __enter__(self) -> VerdictWriter:
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    def __exit__(self, kind: object, *exc: object) -> None:
+        if kind is None:
+            self.close()
+        else:
+            self.abort()
 
 
 def write_verdicts(
