@@ -137,6 +137,18 @@ def dying_check(trace: Any, contract: Any, **options: Any) -> Any:
     return check(trace, contract, **options)
 
 
+def slow_check(trace: Any, contract: Any, **options: Any) -> Any:
+    """The real check, half a second late, after touching the file $TRACECHECK_TEST_STARTED
+    names (a test waits for it to know that the run has begun)."""
+    import time
+
+    from tracecheck.check import check
+
+    Path(os.environ["TRACECHECK_TEST_STARTED"]).touch()
+    time.sleep(0.5)
+    return check(trace, contract, **options)
+
+
 def rows_of_check_report(
     report: dict[str, Any], rename: dict[str, str] | None = None
 ) -> list[tuple[Any, ...]]:
@@ -181,10 +193,11 @@ def dask_cluster(
     workers: int = 2,
     environ: dict[str, str] | None = None,
     cwd: Path | None = None,
+    started: list[subprocess.Popen[bytes]] | None = None,
 ) -> Iterator[str]:
     """A Dask scheduler and `workers` single-threaded workers, each its own process on
     127.0.0.1 (working in `cwd`, when given), for as long as the block runs; yields the
-    scheduler's address."""
+    scheduler's address. `started` is given the processes, the scheduler first."""
     scheduler_file = tmp_path / "scheduler.json"
     env = {**os.environ, **(environ or {})}
     env["PYTHONPATH"] = os.pathsep.join([str(Path(__file__).parent), env.get("PYTHONPATH", "")])
@@ -232,6 +245,8 @@ def dask_cluster(
                 )
             )
         _wait_for_workers(address, workers)
+        if started is not None:
+            started.extend(processes)
         yield address
     finally:
         for process in reversed(processes):

@@ -8,6 +8,7 @@ from __future__ import annotations
 import io
 import json
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -246,6 +247,60 @@ def test_a_worker_that_dies_fails_its_input_and_the_rest_go_on(
     assert failed[0].message.endswith("could not be checked: internal error: KilledWorker")
     checked = {trace.trace_id for trace in outcome.traces}
     assert DOOMED not in checked and len(checked) == 24 - 1 + 3  # four files hold two runs
+
+
+def _lost_mid_run(
+    tmp_path: Path, fleet: tuple[Path, Path], lost: Callable[[list[Any]], None]
+) -> tuple[list[int], str, str]:
+    """`fleet check` on a real cluster, `lost` done to the cluster's processes (the scheduler
+    first) once a worker has begun checking: the exit codes the command ended with (none
+    when it hangs), what it printed on stderr, and the scheduler's address."""
+    import subprocess
+    import threading
+
+    from fleet_support import slow_check
+
+    runs, contract = fleet
+    target, begun = tmp_path / "verdicts.parquet", tmp_path / "begun"
+    cluster: list[subprocess.Popen[bytes]] = []
+    stderr = io.StringIO()
+    env = Environment(io.TextIOWrapper(io.BytesIO()), io.StringIO(), stderr, {}, check=slow_check)
+    ended: list[int] = []
+    environ = {"TRACECHECK_TEST_STARTED": str(begun)}
+    with dask_cluster(tmp_path, environ=environ, started=cluster) as address:
+        argv = ["fleet", "check", str(runs), "--contract", str(contract), "-o", str(target)]
+        command = threading.Thread(
+            target=lambda: ended.append(main([*argv, "--scheduler", address], env=env)),
+            daemon=True,
+        )
+        command.start()
+        while not begun.exists() and command.is_alive():  # a worker has begun checking
+            command.join(0.05)
+        lost(cluster)
+        command.join(120)  # the issue's bound is 60 s; a command that hangs never ends
+    assert list(tmp_path.glob("verdicts.parquet*")) == []  # no file, whole or in part
+    return ended, stderr.getvalue(), address
+
+
+def test_a_scheduler_lost_mid_run_ends_the_command_and_leaves_no_verdicts(
+    tmp_path: Path, fleet: tuple[Path, Path]
+) -> None:
+    ended, stderr, address = _lost_mid_run(tmp_path, fleet, lambda cluster: cluster[0].kill())
+    assert ended == [ExitCode.UNREADABLE]
+    assert f"tracecheck: error: the Dask cluster at {address} is lost: its scheduler" in stderr
+
+
+def test_every_worker_lost_ends_the_command_and_leaves_no_verdicts(
+    tmp_path: Path, fleet: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tracecheck.run import executors
+
+    monkeypatch.setattr(executors._Awaited, "WORKERLESS", 4.0)  # 30 s in a real run
+    ended, stderr, address = _lost_mid_run(
+        tmp_path, fleet, lambda cluster: [worker.kill() for worker in cluster[1:]]
+    )
+    assert ended == [ExitCode.UNREADABLE]
+    assert f"tracecheck: error: the Dask cluster at {address} is lost: it has had no wor" in stderr
 
 
 def test_verdicts_take_their_name_only_when_written_whole(

@@ -40,7 +40,7 @@ def outcomes(
     command (exit 2). A local file of records larger than `part_bytes` is checked in parts
     (by default, those of `check_many`)."""
     from tracecheck.report.safe import printable
-    from tracecheck.run import NamedStream, SchedulerAddressError, check_many
+    from tracecheck.run import ClusterLost, NamedStream, SchedulerAddressError, check_many
     from tracecheck.run.storage import is_remote
 
     scheduler = getattr(args, "scheduler", None)
@@ -71,6 +71,9 @@ def outcomes(
             f"({printable(str(exc))})"
         )
         raise Stop(ExitCode.USAGE) from None
+    except ClusterLost as exc:
+        env.error(f"the Dask cluster at {printable(scheduler or '')} is lost: {exc}")
+        raise Stop(ExitCode.UNREADABLE) from None
     except (OSError, TimeoutError) as exc:
         if scheduler is None:
             raise

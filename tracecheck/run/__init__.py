@@ -19,12 +19,13 @@ from tracecheck.lazy import lazy_names
 
 if TYPE_CHECKING:
     from tracecheck.run.engine import InputOutcome, Progress, check_many
-    from tracecheck.run.executors import SchedulerAddressError
+    from tracecheck.run.executors import ClusterLost, SchedulerAddressError
     from tracecheck.run.facts import TraceFacts
     from tracecheck.run.plan import NamedStream
     from tracecheck.run.task import TraceResult
 
 __all__ = [
+    "ClusterLost",
     "InputOutcome",
     "NamedStream",
     "Progress",
@@ -38,6 +39,7 @@ _HOMES = {
     "InputOutcome": "tracecheck.run.engine",
     "Progress": "tracecheck.run.engine",
     "check_many": "tracecheck.run.engine",
+    "ClusterLost": "tracecheck.run.executors",
     "SchedulerAddressError": "tracecheck.run.executors",
     "TraceFacts": "tracecheck.run.facts",
     "NamedStream": "tracecheck.run.plan",

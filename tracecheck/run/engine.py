@@ -18,7 +18,7 @@ from contextlib import ExitStack
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from tracecheck.report.model import CheckedTrace, ReadFailure
-from tracecheck.run.executors import Pending, Runner, in_this_process, runner
+from tracecheck.run.executors import ClusterLost, Pending, Runner, in_this_process, runner
 from tracecheck.run.plan import PART_BYTES, Planned, plan
 from tracecheck.run.task import Spilled, TraceResult, Unit, UnitResult, Work, failed_unit, joined
 
@@ -219,6 +219,8 @@ def _results(run: Runner, units: Sequence[Unit], pending: Pending) -> Sequence[U
     its own, so that only the unit that kills its worker fails and the rest go on."""
     try:
         return pending.result()
+    except ClusterLost:  # nothing left to ask again
+        raise
     except Exception as exc:
         if len(units) == 1:
             return [failed_unit(units[0], exc)]

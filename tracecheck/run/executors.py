@@ -20,7 +20,14 @@ from tracecheck.run.task import Unit, UnitResult, Work, check_units
 if TYPE_CHECKING:
     from concurrent.futures import Executor, Future, ProcessPoolExecutor
 
-__all__ = ["Pending", "Runner", "SchedulerAddressError", "in_this_process", "runner"]
+__all__ = [
+    "ClusterLost",
+    "Pending",
+    "Runner",
+    "SchedulerAddressError",
+    "in_this_process",
+    "runner",
+]
 
 # What every worker imports, imported once by the process the workers are forked from.
 _PRELOAD = ("tracecheck.run.task", "tracecheck.check", "tracecheck.readers.by_trace")
@@ -40,6 +47,11 @@ class Runner(Protocol):
 
 class SchedulerAddressError(ValueError):
     """A scheduler address no Dask client connects with (`runner`): why, in Dask's words."""
+
+
+class ClusterLost(RuntimeError):
+    """The Dask cluster a check ran on went away before its tasks were done: the scheduler,
+    or every worker. No task can be asked again; the check stops."""
 
 
 @contextmanager
@@ -209,8 +221,42 @@ class _Dask:
         self.work = work
 
     def submit(self, units: tuple[Unit, ...]) -> Pending:
-        future: Pending = self.client.submit(check_units, units, self.work, pure=False)
-        return future
+        return _Awaited(self.client, self.client.submit(check_units, units, self.work, pure=False))
+
+
+class _Awaited:
+    """A Dask future, waited for a few seconds at a time: between waits, the client is asked
+    whether its cluster is still there. A scheduler lost (the client gives up reconnecting
+    after its timeout) or no worker left for `WORKERLESS` seconds ends the wait with
+    `ClusterLost`, where Dask's own future would wait for ever."""
+
+    POLL = 2.0
+    WORKERLESS = 30.0
+
+    def __init__(self, client: Any, future: Any) -> None:
+        self.client = client
+        self.future = future
+
+    def result(self) -> Sequence[UnitResult]:
+        alone = 0.0
+        while True:
+            try:
+                results: Sequence[UnitResult] = self.future.result(timeout=self.POLL)
+            except TimeoutError:
+                alone = alone + self.POLL if not self._workers() else 0.0
+                if alone >= self.WORKERLESS:
+                    raise ClusterLost(f"it has had no worker for {alone:.0f} s") from None
+            except BaseException:  # a task's own failure, or a future the client cancelled
+                if self.client.status not in ("running", "connecting"):
+                    raise ClusterLost("its scheduler is gone") from None
+                raise
+            else:
+                return results
+            if self.client.status not in ("running", "connecting"):
+                raise ClusterLost("its scheduler is gone")
+
+    def _workers(self) -> int:
+        return len(self.client.scheduler_info().get("workers", {}))
 
 
 @contextmanager
