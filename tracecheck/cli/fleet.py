@@ -23,6 +23,7 @@ from tracecheck.cli.running import require_fleet, storage_options
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from tracecheck.cli.progress import RunProgress
     from tracecheck.fleet.summary import FleetSummary, RuleChange
     from tracecheck.fleet.verdicts import VerdictWriter
     from tracecheck.report.html import TraceView
@@ -76,6 +77,13 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
         "--sarif",
         metavar="PATH",
         help="write every violation as a SARIF 2.1.0 log (for code scanning) to PATH, or - for stdout",
+    )
+    checking.add_argument(
+        "-q",
+        "--quiet",
+        action="store_true",
+        help="say nothing while the run goes (by default: traces read, how fast, inputs not "
+        "read, on stderr: redrawn on a terminal, every 10 seconds elsewhere)",
     )
     checking.set_defaults(fleet_run=_check)
     summarizing = commands.add_parser(
@@ -141,6 +149,7 @@ def _check(args: argparse.Namespace, env: Environment) -> ExitCode:
     notes: dict[str, None] = {}
     worst = _Worst()
     kept = Records()  # with --sarif: every verdict, pickled, in order
+    progress = _progress(env, args)
     with tempfile.TemporaryDirectory(prefix="tracecheck-fleet-") as spare, closing(kept):
         target = args.verdicts or str(Path(spare) / "verdicts.parquet")
         with _writer(env, target, options) as writer:
@@ -152,10 +161,15 @@ def _check(args: argparse.Namespace, env: Environment) -> ExitCode:
                 timelines=timeline_profile(args),
                 failing_only=True,
                 rows=None if args.sarif else rows_table,
+                each_input=False,
             ):
                 writer.add(outcome)
+                if outcome.failures and progress is not None:
+                    progress.clear()
                 for failure in outcome.failures:
                     env.error(printable(failure.message))
+                if progress is not None:
+                    progress.add(outcome.read, len(outcome.failures))
                 failures.extend(outcome.failures)
                 notes.update(dict.fromkeys(outcome.notes))
                 worst.offer(outcome.traces)
@@ -163,6 +177,8 @@ def _check(args: argparse.Namespace, env: Environment) -> ExitCode:
                     kept.append(
                         pickle.dumps(replace(checked, timeline=None), pickle.HIGHEST_PROTOCOL)
                     )
+        if progress is not None:
+            progress.done()
         summary = _summary(env, target, options)
         if args.trace_id is not None and not summary.traces:  # as `check` stops
             env.error(f"no trace has id {printable(args.trace_id)}")
@@ -179,6 +195,17 @@ def _check(args: argparse.Namespace, env: Environment) -> ExitCode:
     code = max(_code(summary), _report(env, args, summary, options))
     _page(env, args, summary, worst.views(), [c.source or c.name for c in contracts])
     return code
+
+
+def _progress(env: Environment, args: argparse.Namespace) -> RunProgress | None:
+    """How far the run has got, on stderr, unless `-q`: a line every five progress intervals
+    of `check` (10 s) elsewhere than on a terminal."""
+    if args.quiet:
+        return None
+    from tracecheck.cli.progress import RunProgress
+
+    tty = bool(getattr(env.stderr, "isatty", lambda: False)())
+    return RunProgress(env.stderr, env.progress_seconds * 5, tty=tty)
 
 
 def _print_notes(env: Environment, notes: Sequence[str]) -> None:

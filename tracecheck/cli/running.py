@@ -34,11 +34,13 @@ def outcomes(
     failing_only: bool = False,
     rows: Callable[[Sequence[TraceResult]], Any] | None = None,
     part_bytes: int | None = None,
+    each_input: bool = True,
 ) -> Iterator[InputOutcome]:
     """The outcome of each of `args.traces` in order, checked on the scheduler `args` names,
     on `jobs` local worker processes, or here; a scheduler that cannot be reached stops the
     command (exit 2). A local file of records larger than `part_bytes` is checked in parts
-    (by default, those of `check_many`)."""
+    (by default, those of `check_many`). With `each_input`, an input that takes long to read
+    says so (`check`'s progress line)."""
     from tracecheck.report.safe import printable
     from tracecheck.run import ClusterLost, NamedStream, SchedulerAddressError, check_many
     from tracecheck.run.storage import is_remote
@@ -60,7 +62,7 @@ def outcomes(
             timelines=timelines,
             failing_only=failing_only,
             rows=rows,
-            progress=lambda name, size: _progress(env, name, size),
+            progress=(lambda name, size: _progress(env, name, size)) if each_input else None,
             read=env.read,
             check=env.check,
             **({} if part_bytes is None else {"part_bytes": part_bytes}),
