@@ -16,6 +16,8 @@ def _row(task: str, run: int, rule: str, status: str, **more: Any) -> dict[str, 
         "contract": "payments",
         "rule": rule,
         "status": status,
+        "verdict": status,
+        "violations": int(status == "fail"),
         "first_violating_span": more.get("span"),
         "detail": more.get("detail"),
     }
@@ -34,7 +36,7 @@ def _suite() -> list[dict[str, Any]]:
             )
             rows.append(_row(task, run, "budget", "fail" if task == "a" else "pass"))
             rows.append(_row(task, run, "order", "error" if (task, run) == ("a", 0) else "pass"))
-    rows.append({"source": "runs/c/broken.jsonl", "rule": None, "status": "error"})
+    rows.append({"source": "runs/c/broken.jsonl", "rule": None, "status": "error", "violations": 0})
     return rows
 
 
@@ -70,3 +72,49 @@ def test_runs_grouped_by_file_are_tasks_of_one_run() -> None:
     shell = next(r for r in reliability(_suite(), group_by="file") if r.rule == "shell")
     assert (shell.tasks, shell.k, shell.stability) == (8, 1, "stable fail")
     assert shell.pass_hat_k == pytest.approx(7 / 8)
+
+
+def test_fleet_summarize_says_how_reliable_each_rule_is(tmp_path: Any) -> None:
+    import io
+    import json
+
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    from tracecheck.cli import Environment, main
+    from tracecheck.fleet.verdicts import COLUMNS, verdict_schema
+
+    rows = [{name: row.get(name) for name, _, _ in COLUMNS} for row in _suite()]
+    verdicts, report = tmp_path / "v.parquet", tmp_path / "summary.json"
+    pq.write_table(pa.Table.from_pylist(rows, verdict_schema()), verdicts)
+    stdout = io.StringIO()
+    env = Environment(io.StringIO(), stdout, io.StringIO(), {})
+    argv = ["fleet", "summarize", str(verdicts), "--reliability", "--json", str(report)]
+    main(argv, env=env)
+    lines = stdout.getvalue().splitlines()
+    start = lines.index("reliability over repeated runs (tasks by directory; pass^k of k=4 runs):")
+    assert lines[start + 1] == (
+        "  payments / shell: flaky — 7/8 runs passed (87.5%, 95% CI 52.9%–97.8%, few runs (8)), "
+        "pass^4 0.50, flaky on 1 of 2 tasks; e.g. runs/b/run-2.otlp.jsonl span 5: ran sh"
+    )
+    assert [line.split(":")[0] for line in lines[start + 1 : start + 5]] == [
+        "  payments / shell",
+        "  payments / order",
+        "  payments / budget",
+        "  payments / ok",
+    ]
+    written = json.loads(report.read_text())["reliability"]
+    assert written[0] == {
+        "contract": "payments",
+        "rule": "ok",
+        "tasks": 2,
+        "runs": 8,
+        "passes": 8,
+        "pass_rate": 1.0,
+        "interval_95": [pytest.approx(0.675592, abs=1e-6), 1.0],
+        "k": 4,
+        "pass_hat_k": 1.0,
+        "stability": "stable pass",
+        "flaky_tasks": 0,
+        "example": None,
+    }
+    assert "reliability" not in stdout.getvalue().split("reliability over")[0]  # asked only

@@ -12,6 +12,7 @@ from tracecheck.cli.arguments import (
     capture_arguments,
     html_arguments,
     jobs_count,
+    positive_int,
     prices_argument,
     storage_option,
     trace_arguments,
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from tracecheck.cli.progress import RunProgress
+    from tracecheck.fleet.reliability import RuleReliability
     from tracecheck.fleet.summary import FleetSummary, RuleChange
     from tracecheck.fleet.verdicts import VerdictWriter
     from tracecheck.report.html import TraceView
@@ -102,6 +104,25 @@ def _storage_option(parser: argparse.ArgumentParser) -> None:
 
 
 def _summary_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--reliability",
+        action="store_true",
+        help="also say how reliable each rule is over repeated runs of the same tasks: pass "
+        "rate with its 95%% Wilson interval, pass^k, stable or flaky, a failing run's example",
+    )
+    parser.add_argument(
+        "--group-by",
+        choices=("directory", "file"),
+        default="directory",
+        help="with --reliability: the runs of one task are those of a directory (default) or "
+        "of a file",
+    )
+    parser.add_argument(
+        "-k",
+        type=positive_int,
+        metavar="K",
+        help="with --reliability: pass^k of K runs (default: the fewest runs any task has)",
+    )
     parser.add_argument(
         "--baseline",
         metavar="VERDICTS",
@@ -192,7 +213,7 @@ def _check(args: argparse.Namespace, env: Environment) -> ExitCode:
 
             write_parts(env, args.sarif, sarif_parts(spooled, failures, contracts))
     _print_notes(env, list(notes))
-    code = max(_code(summary), _report(env, args, summary, options))
+    code = max(_code(summary), _report(env, args, summary, options, target))
     _page(env, args, summary, worst.views(), [c.source or c.name for c in contracts])
     return code
 
@@ -300,7 +321,7 @@ def _summarize(args: argparse.Namespace, env: Environment) -> ExitCode:
     _require_page(env, args)
     options = storage_options(env, args.storage_option)
     summary = _summary(env, args.verdicts, options)
-    code = max(_code(summary), _report(env, args, summary, options))
+    code = max(_code(summary), _report(env, args, summary, options, args.verdicts))
     contracts = sorted({tally.contract for tally in summary.tallies})
     _page(env, args, summary, (), contracts)  # verdict rows hold no spans to draw
     return code
@@ -315,26 +336,53 @@ def _code(summary: FleetSummary) -> ExitCode:
 
 
 def _report(
-    env: Environment, args: argparse.Namespace, summary: FleetSummary, options: dict[str, Any]
+    env: Environment,
+    args: argparse.Namespace,
+    summary: FleetSummary,
+    options: dict[str, Any],
+    path: str,
 ) -> ExitCode:
     """The summary printed (and written as JSON when asked), compared with the baseline when
-    one is given: exit 1 at least when a rule started failing."""
+    one is given, with each rule's reliability over repeated runs when asked (the verdicts at
+    `path` read again): exit 1 at least when a rule started failing."""
     from tracecheck.cli.output import encoded, print_parts, write_parts
-    from tracecheck.fleet.render import summary_json, summary_lines
+    from tracecheck.fleet.render import (
+        reliability_json,
+        reliability_lines,
+        summary_json,
+        summary_lines,
+    )
     from tracecheck.fleet.summary import compare
 
     changes: list[RuleChange] | None = None
     if args.baseline:
         changes = compare(summary, _summary(env, args.baseline, options))
     human = env.stderr if args.json == "-" else env.stdout
-    print_parts(["\n".join(summary_lines(summary, changes, args.baseline or "")), "\n"], human)
+    lines = summary_lines(summary, changes, args.baseline or "")
+    reliable = _reliability(args, path, options) if args.reliability else None
+    if reliable:
+        lines += ["", *reliability_lines(reliable, args.group_by)]
+    print_parts(["\n".join(lines), "\n"], human)
     if args.json:
         import json
 
-        text = json.dumps(summary_json(summary, changes), indent=2, ensure_ascii=False) + "\n"
+        report = summary_json(summary, changes)
+        if reliable is not None:
+            report["reliability"] = reliability_json(reliable)
+        text = json.dumps(report, indent=2, ensure_ascii=False) + "\n"
         write_parts(env, args.json, encoded([text]))
     started = any(change.change == STARTED_FAILING for change in changes or ())
     return ExitCode.FAILED if started else ExitCode.OK
+
+
+def _reliability(
+    args: argparse.Namespace, path: str, options: dict[str, Any]
+) -> list[RuleReliability]:
+    from tracecheck.fleet.reliability import reliability
+    from tracecheck.fleet.verdicts import read_verdicts
+
+    rows = read_verdicts(path, options).to_pylist()  # read whole once already by `_summary`
+    return reliability(rows, args.group_by, args.k)
 
 
 def _summary(env: Environment, path: str, options: dict[str, Any]) -> FleetSummary:

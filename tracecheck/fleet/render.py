@@ -6,11 +6,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from tracecheck.fleet.reliability import RuleReliability
 from tracecheck.fleet.summary import FleetSummary, RuleChange
 from tracecheck.report.model import RuleTally
 from tracecheck.report.safe import printable, shorten
 
-__all__ = ["summary_json", "summary_lines"]
+__all__ = ["reliability_json", "reliability_lines", "summary_json", "summary_lines"]
+
+# Fewer runs than this of a rule are said to be few: their interval is wide, not a finding.
+FEW_RUNS = 20
 
 NOT_READ_SHOWN = 20  # inputs named in the text; the JSON names every one
 
@@ -120,3 +124,57 @@ def _tally(tally: RuleTally) -> dict[str, Any]:
         "skipped": tally.skipped,
         "failure_rate": round(tally.failure_rate, 6),
     }
+
+
+def reliability_lines(items: Sequence[RuleReliability], group_by: str) -> list[str]:
+    """Each rule's reliability over repeated runs, a line each, flaky rules first."""
+    if not items:
+        return []
+    k = ", ".join(sorted({str(item.k) for item in items}))
+    lines = [f"reliability over repeated runs (tasks by {group_by}; pass^k of k={k} runs):"]
+    order = {"flaky": 0, "stable fail": 1, "stable pass": 2}
+    for item in sorted(items, key=lambda item: order[item.stability]):
+        low, high = item.interval
+        hat = "n/a" if item.pass_hat_k is None else f"{item.pass_hat_k:.2f}"
+        few = f", few runs ({item.runs})" if item.runs < FEW_RUNS else ""
+        line = (
+            f"  {printable(item.contract)} / {printable(item.rule)}: {item.stability} — "
+            f"{item.passes}/{item.runs} runs passed ({item.rate:.1%}, 95% CI "
+            f"{low:.1%}–{high:.1%}{few}), pass^{item.k} {hat}"
+        )
+        if item.flaky_tasks:
+            line += f", flaky on {item.flaky_tasks} of {item.tasks} tasks"
+        if item.example is not None:
+            where = printable(item.example.source)
+            span = f" span {printable(item.example.span_id)}" if item.example.span_id else ""
+            detail = shorten(printable(item.example.detail or ""), 120)
+            line += f"; e.g. {where}{span}: {detail}"
+        lines.append(line)
+    return lines
+
+
+def reliability_json(items: Sequence[RuleReliability]) -> list[dict[str, Any]]:
+    return [
+        {
+            "contract": item.contract,
+            "rule": item.rule,
+            "tasks": item.tasks,
+            "runs": item.runs,
+            "passes": item.passes,
+            "pass_rate": round(item.rate, 6),
+            "interval_95": [round(item.interval[0], 6), round(item.interval[1], 6)],
+            "k": item.k,
+            "pass_hat_k": None if item.pass_hat_k is None else round(item.pass_hat_k, 6),
+            "stability": item.stability,
+            "flaky_tasks": item.flaky_tasks,
+            "example": None
+            if item.example is None
+            else {
+                "source": item.example.source,
+                "trace_id": item.example.trace_id,
+                "span_id": item.example.span_id,
+                "detail": item.example.detail,
+            },
+        }
+        for item in items
+    ]
