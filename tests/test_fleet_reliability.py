@@ -118,3 +118,27 @@ def test_fleet_summarize_says_how_reliable_each_rule_is(tmp_path: Any) -> None:
         "example": None,
     }
     assert "reliability" not in stdout.getvalue().split("reliability over")[0]  # asked only
+
+
+def test_fleet_check_says_it_too_without_keeping_its_verdicts(tmp_path: Any) -> None:
+    import io
+    import shutil
+    from pathlib import Path
+
+    pytest.importorskip("pyarrow")
+    from tracecheck.cli import Environment, main
+
+    fixtures = Path(__file__).resolve().parent.parent / "fixtures" / "otel-genai"
+    for task in ("task-a", "task-b"):
+        (tmp_path / task).mkdir()
+        for name in ("clean.otlp.jsonl", "forbidden.otlp.jsonl"):
+            shutil.copyfile(fixtures / name, tmp_path / task / name)
+    stdout = io.StringIO()
+    env = Environment(io.StringIO(), stdout, io.StringIO(), {})
+    contract = str(fixtures.parent.parent / "contracts" / "refund-desk.json")
+    tasks = [str(tmp_path / "task-a"), str(tmp_path / "task-b")]  # the runs of two tasks
+    argv = ["fleet", "check", *tasks, "--contract", contract, "-j", "1", "-q"]
+    main([*argv, "--reliability"], env=env)
+    assert (
+        "  refund-desk / tools.forbidden[run_shell]: flaky — 2/4 runs passed" in stdout.getvalue()
+    )

@@ -201,6 +201,7 @@ def _check(args: argparse.Namespace, env: Environment) -> ExitCode:
         if progress is not None:
             progress.done()
         summary = _summary(env, target, options)
+        reliable = _reliability(args, target, options)  # while the verdicts are there
         if args.trace_id is not None and not summary.traces:  # as `check` stops
             env.error(f"no trace has id {printable(args.trace_id)}")
             raise Stop(max(ExitCode.USAGE, _code(summary)))
@@ -213,7 +214,7 @@ def _check(args: argparse.Namespace, env: Environment) -> ExitCode:
 
             write_parts(env, args.sarif, sarif_parts(spooled, failures, contracts))
     _print_notes(env, list(notes))
-    code = max(_code(summary), _report(env, args, summary, options, target))
+    code = max(_code(summary), _report(env, args, summary, options, reliable))
     _page(env, args, summary, worst.views(), [c.source or c.name for c in contracts])
     return code
 
@@ -321,7 +322,8 @@ def _summarize(args: argparse.Namespace, env: Environment) -> ExitCode:
     _require_page(env, args)
     options = storage_options(env, args.storage_option)
     summary = _summary(env, args.verdicts, options)
-    code = max(_code(summary), _report(env, args, summary, options, args.verdicts))
+    reliable = _reliability(args, args.verdicts, options)
+    code = max(_code(summary), _report(env, args, summary, options, reliable))
     contracts = sorted({tally.contract for tally in summary.tallies})
     _page(env, args, summary, (), contracts)  # verdict rows hold no spans to draw
     return code
@@ -340,11 +342,11 @@ def _report(
     args: argparse.Namespace,
     summary: FleetSummary,
     options: dict[str, Any],
-    path: str,
+    reliable: list[RuleReliability] | None,
 ) -> ExitCode:
     """The summary printed (and written as JSON when asked), compared with the baseline when
-    one is given, with each rule's reliability over repeated runs when asked (the verdicts at
-    `path` read again): exit 1 at least when a rule started failing."""
+    one is given, with each rule's reliability over repeated runs when it was asked for: exit
+    1 at least when a rule started failing."""
     from tracecheck.cli.output import encoded, print_parts, write_parts
     from tracecheck.fleet.render import (
         reliability_json,
@@ -359,7 +361,6 @@ def _report(
         changes = compare(summary, _summary(env, args.baseline, options))
     human = env.stderr if args.json == "-" else env.stdout
     lines = summary_lines(summary, changes, args.baseline or "")
-    reliable = _reliability(args, path, options) if args.reliability else None
     if reliable:
         lines += ["", *reliability_lines(reliable, args.group_by)]
     print_parts(["\n".join(lines), "\n"], human)
@@ -377,12 +378,15 @@ def _report(
 
 def _reliability(
     args: argparse.Namespace, path: str, options: dict[str, Any]
-) -> list[RuleReliability]:
+) -> list[RuleReliability] | None:
+    """Each rule's reliability over repeated runs, from the verdicts at `path` (read whole a
+    second time, after `_summary`), when `--reliability` asks for it."""
+    if not args.reliability:
+        return None
     from tracecheck.fleet.reliability import reliability
     from tracecheck.fleet.verdicts import read_verdicts
 
-    rows = read_verdicts(path, options).to_pylist()  # read whole once already by `_summary`
-    return reliability(rows, args.group_by, args.k)
+    return reliability(read_verdicts(path, options).to_pylist(), args.group_by, args.k)
 
 
 def _summary(env: Environment, path: str, options: dict[str, Any]) -> FleetSummary:
