@@ -8,6 +8,7 @@ import argparse
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
+from tracecheck.cli import fleet_compare
 from tracecheck.cli.arguments import (
     capture_arguments,
     html_arguments,
@@ -19,6 +20,7 @@ from tracecheck.cli.arguments import (
 )
 from tracecheck.cli.codes import EPILOG, PRECEDENCE, ExitCode, Stop
 from tracecheck.cli.environment import Environment
+from tracecheck.cli.fleet_compare import verdict_table
 from tracecheck.cli.running import require_fleet, storage_options
 
 if TYPE_CHECKING:
@@ -95,6 +97,7 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
     _storage_option(summarizing)
     _summary_arguments(summarizing)
     summarizing.set_defaults(fleet_run=_summarize)
+    fleet_compare.add_parser(commands)
 
 
 def _storage_option(parser: argparse.ArgumentParser) -> None:
@@ -139,7 +142,7 @@ def _summary_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace, env: Environment) -> ExitCode:
     if args.fleet is None:
-        env.error("fleet needs a command: check or summarize")
+        env.error("fleet needs a command: check, summarize or compare")
         raise Stop(ExitCode.USAGE)
     require_fleet(env, f"tracecheck fleet {args.fleet}")
     code: ExitCode = args.fleet_run(args, env)
@@ -391,21 +394,8 @@ def _reliability(
 
 def _summary(env: Environment, path: str, options: dict[str, Any]) -> FleetSummary:
     from tracecheck.fleet.summary import summarize
-    from tracecheck.fleet.verdicts import read_verdicts
-    from tracecheck.report.safe import printable
 
-    try:
-        return summarize(read_verdicts(path, options))
-    except FileNotFoundError:
-        env.error(f"{printable(path)}: does not exist")
-    except (OSError, ValueError) as exc:  # not Parquet, or not ours: named by its kind only
-        reason = (
-            str(exc)
-            if isinstance(exc, ValueError) and str(exc).startswith("has no")
-            else (f"cannot be read as Parquet verdicts ({type(exc).__name__})")
-        )
-        env.error(f"{printable(path)}: {reason}")
-    raise Stop(ExitCode.UNREADABLE)
+    return summarize(verdict_table(env, path, options))
 
 
 def _writer(env: Environment, target: str, options: dict[str, Any]) -> VerdictWriter:

@@ -6,12 +6,20 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from tracecheck.fleet.comparison import RuleComparison
 from tracecheck.fleet.reliability import RuleReliability
 from tracecheck.fleet.summary import FleetSummary, RuleChange
 from tracecheck.report.model import RuleTally
 from tracecheck.report.safe import printable, shorten
 
-__all__ = ["reliability_json", "reliability_lines", "summary_json", "summary_lines"]
+__all__ = [
+    "comparison_json",
+    "comparison_lines",
+    "reliability_json",
+    "reliability_lines",
+    "summary_json",
+    "summary_lines",
+]
 
 # Fewer runs than this of a rule are said to be few: their interval is wide, not a finding.
 FEW_RUNS = 20
@@ -178,3 +186,49 @@ def reliability_json(items: Sequence[RuleReliability]) -> list[dict[str, Any]]:
         }
         for item in items
     ]
+
+
+def comparison_lines(items: Sequence[RuleComparison], before: str, after: str) -> list[str]:
+    """Each rule's change between two fleets, regressions first, at the level the test used."""
+    alpha = items[0].alpha if items else 0.05
+    regressed = sum(item.change == "regressed" for item in items)
+    improved = sum(item.change == "improved" for item in items)
+    lines = [
+        f"{printable(after)} against {printable(before)}: {regressed} rule(s) regressed, "
+        f"{improved} improved (Fisher's exact test, one-sided, α = {alpha:g})"
+    ]
+    order = ["regressed", "improved", "no significant change", "only before", "only after"]
+    for item in sorted(items, key=lambda item: order.index(item.change)):
+        line = f"  {printable(item.contract)} / {printable(item.rule)}: {item.change}"
+        if item.before is not None and item.after is not None:
+            (p0, n0), (p1, n1) = item.before, item.after
+            line += f" — {p0}/{n0} → {p1}/{n1} runs passed ({p0 / n0:.1%} → {p1 / n1:.1%})"
+            line += f", p = {item.p_value:.3g}"
+            differs = p0 * n1 != p1 * n0
+            if item.change == "no significant change" and differs and min(n0, n1) < FEW_RUNS:
+                line += f"; few runs ({min(n0, n1)}): a difference this size may be chance"
+        lines.append(line)
+    return lines
+
+
+def comparison_json(items: Sequence[RuleComparison]) -> dict[str, Any]:
+    return {
+        "version": 1,
+        "alpha": items[0].alpha if items else None,
+        "test": "fisher-exact-one-sided",
+        "rules": [
+            {
+                "contract": item.contract,
+                "rule": item.rule,
+                "change": item.change,
+                "before": _passes(item.before),
+                "after": _passes(item.after),
+                "p_value": item.p_value,
+            }
+            for item in items
+        ],
+    }
+
+
+def _passes(counts: tuple[int, int] | None) -> dict[str, int] | None:
+    return None if counts is None else {"pass": counts[0], "runs": counts[1]}
