@@ -10,10 +10,10 @@ trace per file, OTLP JSON Lines), copied into a temporary directory, checked aga
 
 - `check`: `tracecheck check DIR -q`, one process (the floor every ratio is taken against);
 - `fleet -j 1`: `tracecheck fleet check DIR -j 1` (the fleet's code, no Dask);
-- `fleet -j 2`: `tracecheck fleet check DIR -j 2` (a Dask LocalCluster of two worker
-  processes, its start included);
-- steady state, in this process, with the cluster already up (`check_many(client=...,
-  rows=True)`, what `fleet check` asks for: verdict rows back as Arrow tables): the
+- `fleet -j 2`: `tracecheck fleet check DIR -j 2` (a pool of two worker processes, its start
+  included; a Dask LocalCluster until issue 29 gave every check one engine);
+- steady state, in this process, with the cluster already up (`check_many(executor=...,
+  rows=rows_table)`, what `fleet check` asks for: verdict rows back as Arrow tables): the
   fleet's code in this process (no Dask, no start-up), a LocalCluster of one and of two workers, and a scheduler and two workers started as separate
   `dask` processes on 127.0.0.1 (what a real cluster adds: every task and result crosses TCP).
 
@@ -84,14 +84,18 @@ def command(argv: list[str]) -> Callable[[], object]:
 
 def on(client: object, runs: Path, contract: object) -> Callable[[], object]:
     from tracecheck.fleet import check_many
+    from tracecheck.fleet.verdicts import rows_table
 
-    return lambda: sum(1 for _ in check_many([str(runs)], [contract], client=client, rows=True))
+    return lambda: sum(
+        1 for _ in check_many([str(runs)], [contract], executor=client, rows=rows_table)
+    )
 
 
 def here(runs: Path, contract: object) -> Callable[[], object]:
     from tracecheck.fleet import check_many
+    from tracecheck.fleet.verdicts import rows_table
 
-    return lambda: sum(1 for _ in check_many([str(runs)], [contract], jobs=1, rows=True))
+    return lambda: sum(1 for _ in check_many([str(runs)], [contract], jobs=1, rows=rows_table))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -119,7 +123,7 @@ def main(argv: list[str] | None = None) -> int:
             "fleet -j 1 (no Dask)": command(
                 [TRACECHECK, "fleet", "check", str(runs), "-j", "1", "--contract", str(CONTRACT)]
             ),
-            "fleet -j 2 (LocalCluster, its start included)": command(
+            "fleet -j 2 (process pool, its start included)": command(
                 [TRACECHECK, "fleet", "check", str(runs), "-j", "2", "--contract", str(CONTRACT)]
             ),
         }
