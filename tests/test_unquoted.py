@@ -22,6 +22,10 @@ from tracecheck.unquoted import without_credentials
 
 _RNG = random.Random(20261205)
 TOKEN = "gh" + "p_" + "".join(_RNG.choice(string.ascii_letters + string.digits) for _ in range(36))
+# A key whose prefix a dash joins to its random part: cut at the dash, no part reads as a key.
+DASHED = (
+    "sk-" + "proj-" + "".join(_RNG.choice(string.ascii_letters + string.digits) for _ in range(43))
+)
 PASSWORD_URL = (
     "postgres://app:"
     + "Hx9"
@@ -50,12 +54,13 @@ def test_ordinary_names_are_quoted_as_they_are(text: str) -> None:
     [
         (f"execute_tool {TOKEN}", "[REDACTED:github-token]"),
         (f"connect {PASSWORD_URL}", "[REDACTED:url-credentials]"),
+        (f"execute_tool {DASHED}", "[REDACTED:provider-key]"),
     ],
 )
 def test_a_credential_in_a_name_is_its_marker(text: str, marker: str) -> None:
     shown = without_credentials(text)
     assert marker in shown
-    assert TOKEN not in shown and "Hx9" not in shown
+    assert TOKEN not in shown and "Hx9" not in shown and DASHED[8:] not in shown
     assert shown.split()[0] == text.split()[0]
 
 

@@ -14,9 +14,11 @@ from functools import cache
 
 __all__ = ["without_credentials"]
 
-# Hex ids (span, trace, call ids) are left alone: they are what messages name spans by.
+# Hex ids (span, trace, call ids, UUIDs) are left alone: they are what messages name spans by.
+# A dash belongs to the stretch: keys carry one (`sk-proj-…`, `xoxb-…`), and cut at it, the
+# redactor sees only the random part, which it does not know for a key.
 _SUSPECT = (
-    r"(?=[A-Za-z0-9_+/=]*[G-Zg-z_+/=])(?=[A-Za-z0-9_+/=]*[0-9])[A-Za-z0-9_+/=]{20,}"
+    r"(?=[A-Za-z0-9_+/=-]*[G-Zg-z_+/=])(?=[A-Za-z0-9_+/=-]*[0-9])[A-Za-z0-9_+/=-]{20,}"
     r"|[A-Za-z][A-Za-z0-9+.-]*://[^\s/@:\"']*:[^\s/@\"']+@\S*"
     r"|-----BEGIN[A-Z ]*PRIVATE KEY-----[^\"]*"
 )
