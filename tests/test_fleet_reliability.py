@@ -142,3 +142,16 @@ def test_fleet_check_says_it_too_without_keeping_its_verdicts(tmp_path: Any) -> 
     assert (
         "  refund-desk / tools.forbidden[run_shell]: flaky — 2/4 runs passed" in stdout.getvalue()
     )
+
+
+def test_an_example_from_a_shared_verdict_file_quotes_no_credential() -> None:
+    import base64
+    import hashlib
+
+    # A fake key built here, random-looking as a real one is: no scanner trips on this file.
+    body = base64.urlsafe_b64encode(hashlib.sha256(b"tracecheck-test").digest()).decode()
+    secret = "sk-proj-" + body.rstrip("=")
+    rows = [_row("a", 0, "shell", "fail", span="5", detail=f"ran curl -H {secret}")]
+    (item,) = reliability(rows)
+    assert item.example is not None and item.example.detail is not None
+    assert secret not in item.example.detail and item.example.detail.startswith("ran curl -H ")

@@ -203,8 +203,7 @@ def _check(args: argparse.Namespace, env: Environment) -> ExitCode:
                     )
         if progress is not None:
             progress.done()
-        summary = _summary(env, target, options)
-        reliable = _reliability(args, target, options)  # while the verdicts are there
+        summary, reliable = _summarized(env, args, target, options)  # while they are there
         if args.trace_id is not None and not summary.traces:  # as `check` stops
             env.error(f"no trace has id {printable(args.trace_id)}")
             raise Stop(max(ExitCode.USAGE, _code(summary)))
@@ -324,8 +323,7 @@ def _page(
 def _summarize(args: argparse.Namespace, env: Environment) -> ExitCode:
     _require_page(env, args)
     options = storage_options(env, args.storage_option)
-    summary = _summary(env, args.verdicts, options)
-    reliable = _reliability(args, args.verdicts, options)
+    summary, reliable = _summarized(env, args, args.verdicts, options)
     code = max(_code(summary), _report(env, args, summary, options, reliable))
     contracts = sorted({tally.contract for tally in summary.tallies})
     _page(env, args, summary, (), contracts)  # verdict rows hold no spans to draw
@@ -379,17 +377,18 @@ def _report(
     return ExitCode.FAILED if started else ExitCode.OK
 
 
-def _reliability(
-    args: argparse.Namespace, path: str, options: dict[str, Any]
-) -> list[RuleReliability] | None:
-    """Each rule's reliability over repeated runs, from the verdicts at `path` (read whole a
-    second time, after `_summary`), when `--reliability` asks for it."""
-    if not args.reliability:
-        return None
+def _summarized(
+    env: Environment, args: argparse.Namespace, path: str, options: dict[str, Any]
+) -> tuple[FleetSummary, list[RuleReliability] | None]:
+    """The summary of the verdicts at `path`, and each rule's reliability over repeated runs
+    when `--reliability` asks for it, from one reading of them."""
     from tracecheck.fleet.reliability import reliability
-    from tracecheck.fleet.verdicts import read_verdicts
+    from tracecheck.fleet.summary import summarize
 
-    return reliability(read_verdicts(path, options).to_pylist(), args.group_by, args.k)
+    table = verdict_table(env, path, options)
+    if not args.reliability:
+        return summarize(table), None
+    return summarize(table), reliability(table.to_pylist(), args.group_by, args.k)
 
 
 def _summary(env: Environment, path: str, options: dict[str, Any]) -> FleetSummary:

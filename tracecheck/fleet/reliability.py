@@ -15,6 +15,7 @@ from fractions import Fraction
 from typing import Any, Literal
 
 from tracecheck.fleet.statistics import Stability, pass_hat_k, stability, wilson_interval
+from tracecheck.unquoted import without_credentials
 
 __all__ = ["Example", "RuleReliability", "TaskGrouping", "reliability"]
 
@@ -69,8 +70,10 @@ def reliability(
         passed = row["status"] == "pass"
         runs[key][task].append(passed)
         if not passed and key not in examples:
+            # Verdict files are shared: a detail from one written elsewhere quotes no secret.
+            detail = row["detail"] and without_credentials(row["detail"])
             examples[key] = Example(
-                row["source"], row["trace_id"], row["first_violating_span"], row["detail"]
+                row["source"], row["trace_id"], row["first_violating_span"], detail
             )
     return [_judged(key, tasks, examples.get(key), k) for key, tasks in runs.items()]
 

@@ -138,7 +138,7 @@ def reliability_lines(items: Sequence[RuleReliability], group_by: str) -> list[s
     """Each rule's reliability over repeated runs, a line each, flaky rules first."""
     if not items:
         return []
-    k = ", ".join(sorted({str(item.k) for item in items}))
+    k = ", ".join(map(str, sorted({item.k for item in items})))
     lines = [f"reliability over repeated runs (tasks by {group_by}; pass^k of k={k} runs):"]
     order = {"flaky": 0, "stable fail": 1, "stable pass": 2}
     for item in sorted(items, key=lambda item: order[item.stability]):

@@ -102,18 +102,20 @@ def plan(
 
 
 def _absolute(found: Listing) -> Listing:
-    """A local listing with absolute paths, and how the caller spelled them (`Unit.given`):
-    a worker of a Dask cluster starts in a working directory of its own."""
+    """A local listing with absolute paths, and how the caller spelled them where that differs
+    (`Unit.given`): a worker of a Dask cluster starts in a working directory of its own."""
     if is_remote(found.source):
         return found
     if found.root is None:
         (file,) = found.files
         absolute = str(Path(file).absolute())
-        return found._replace(files=(absolute,), given=((absolute, file),))
+        given = ((absolute, file),) if absolute != file else ()
+        return found._replace(files=(absolute,), given=given)
     spelled = str(Path(found.root))
     root = str(Path(spelled).absolute())
     files = tuple(str(Path(file).absolute()) for file in found.files)
-    return found._replace(root=root, files=files, given=((root + os.sep, spelled + os.sep),))
+    given = ((root + os.sep, spelled + os.sep),) if root != spelled else ()
+    return found._replace(root=root, files=files, given=given)
 
 
 def _units(found: Listing, format: str | None, workers: int, part_bytes: int) -> tuple[Unit, ...]:

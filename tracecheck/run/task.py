@@ -221,7 +221,7 @@ def _read_and_check(unit: Unit, work: Work, local: Staged) -> UnitResult:
         results = [trace for trace in results if trace.checked and trace.checked[0].timeline]
     traces: Sequence[TraceResult] = tuple(results)
     if spill is not None and work.rows is None:
-        traces = Spilled(spill, start, spill.mark())
+        traces = Spilled(spill, start, spill.mark(), tuple(trace_ids))
     return UnitResult(
         unit,
         traces,
@@ -266,7 +266,8 @@ def _checked(trace: Trace, unit: Unit, work: Work, local: Staged) -> TraceResult
         took = time.perf_counter() - started
         if local.names and verdict.reading_notes:  # the reader's notes name the files it read
             notes = tuple(map(local.rename, verdict.reading_notes))
-            verdict = dataclasses.replace(verdict, reading_notes=notes)
+            if notes != verdict.reading_notes:
+                verdict = dataclasses.replace(verdict, reading_notes=notes)
         verdicts.append(CheckedTrace(source, contract.source, verdict, took, sources))
     drawn = work.timelines is not None and verdicts
     if drawn and (not work.failing_only or any(not v.verdict.ok for v in verdicts)):
@@ -292,16 +293,22 @@ class Spilled(Sequence[TraceResult]):
     """The traces a unit checked in this process, pickled in the run's spool (`Records`: in
     memory up to 256 KiB, then on disk) and read back in order when asked, so that memory does
     not grow with the verdicts of a large input; without the traces `gone` names (read again
-    elsewhere)."""
+    elsewhere). `ids` are the traces' ids in order: how many are left is told without reading
+    any back."""
 
     def __init__(
-        self, records: Records, start: Mark, stop: Mark, gone: frozenset[str | None] = frozenset()
+        self,
+        records: Records,
+        start: Mark,
+        stop: Mark,
+        ids: tuple[str | None, ...],
+        gone: frozenset[str | None] = frozenset(),
     ) -> None:
-        self.records, self.start, self.stop, self.gone = records, start, stop, gone
-        self.size = stop[1] - start[1] if not gone else sum(1 for _ in self)
+        self.records, self.start, self.stop, self.ids, self.gone = records, start, stop, ids, gone
+        self.size = sum(trace_id not in gone for trace_id in ids)
 
     def without(self, gone: Iterable[str | None]) -> Spilled:
-        return Spilled(self.records, self.start, self.stop, self.gone | frozenset(gone))
+        return Spilled(self.records, self.start, self.stop, self.ids, self.gone | frozenset(gone))
 
     def __iter__(self) -> Iterator[TraceResult]:
         for data in self.records.between(self.start, self.stop):
