@@ -220,9 +220,9 @@ def expanded_globs(sources: Sequence[str]) -> list[str]:
     expanded: list[str] = []
     for source in sources:
         if "://" not in source and not _GLOB.isdisjoint(source) and not os.path.lexists(source):
-            import glob
+            from tracecheck.run.storage import glob_matches
 
-            matches = sorted(glob.glob(source, recursive=True))  # noqa: PTH207 (a pattern)
+            matches = glob_matches(source)
             if matches:
                 expanded.extend(matches)
                 continue

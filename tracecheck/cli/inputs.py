@@ -247,17 +247,14 @@ def progress_of(env: Environment, source: str) -> Progress:
 
 @contextmanager
 def _spooled_stdin(stdin: TextIO) -> Iterator[str]:
-    """Standard input copied to a temporary file, so that it is read like one: one trace at
-    a time, not all of it held."""
-    import shutil  # here: a file given by name needs neither
-    import tempfile
+    """Standard input copied to a temporary file, read like one, removed afterwards."""
+    from tracecheck.run.storage import copied_stream
 
-    with tempfile.NamedTemporaryFile(prefix="tracecheck-stdin-", delete=False) as spool:
-        shutil.copyfileobj(stdin.buffer, spool, 1 << 20)
+    path, _ = copied_stream(stdin.buffer)
     try:
-        yield spool.name
+        yield path
     finally:
-        Path(spool.name).unlink()
+        Path(path).unlink()
 
 
 class Progress:

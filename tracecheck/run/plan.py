@@ -13,7 +13,7 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import IO, Any, NamedTuple, TypeAlias
 
-from tracecheck.run.storage import Listing, is_remote, listing
+from tracecheck.run.storage import Listing, copied_stream, is_remote, listing
 from tracecheck.run.task import Unit, missing_package
 
 __all__ = ["PART_BYTES", "Input", "NamedStream", "Planned", "plan"]
@@ -173,13 +173,8 @@ def _special(path: str) -> bool:
 
 def _spooled(named: NamedStream, spool: ExitStack | None) -> Planned:
     """The stream copied to a temporary file, one unit that this process reads."""
-    import shutil
-    import tempfile
-
-    with tempfile.NamedTemporaryFile(prefix="tracecheck-stdin-", delete=False) as copy:
-        shutil.copyfileobj(named.stream, copy, 1 << 20)
-        size = copy.tell()
+    copy, size = copied_stream(named.stream)
     if spool is not None:
-        spool.callback(Path(copy.name).unlink, missing_ok=True)
-    unit = Unit(named.source, None, (copy.name,), size=size, label=named.name, spooled=True)
+        spool.callback(Path(copy).unlink, missing_ok=True)
+    unit = Unit(named.source, None, (copy,), size=size, label=named.name, spooled=True)
     return Planned(named.source, (unit,), label=named.name)

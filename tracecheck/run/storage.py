@@ -8,9 +8,9 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import IO, Any, NamedTuple
 
-__all__ = ["Listing", "is_remote", "listing", "staged"]
+__all__ = ["Listing", "copied_stream", "glob_matches", "is_remote", "listing", "staged"]
 
 _GLOB = frozenset("*?[")
 
@@ -39,13 +39,7 @@ def listing(source: str, storage_options: dict[str, Any] | None = None) -> list[
         return _remote_listing(source, storage_options or {})
     local = source.removeprefix("file://")
     if _GLOB & set(local):
-        import glob  # here, like shutil and tempfile: `check` asks `is_remote` of every input
-
-        return [
-            item
-            for match in sorted(glob.glob(local, recursive=True))  # noqa: PTH207 (a pattern, not a path)
-            for item in listing(match)
-        ]
+        return [item for match in glob_matches(local) for item in listing(match)]
     path = Path(local)
     if not path.is_dir():
         size = path.stat().st_size if path.is_file() else 0
@@ -56,6 +50,25 @@ def listing(source: str, storage_options: dict[str, Any] | None = None) -> list[
     return [
         Listing(local, local, tuple(str(f) for f in files), tuple(f.stat().st_size for f in files))
     ]
+
+
+def glob_matches(pattern: str) -> list[str]:
+    """The local paths a glob pattern matches (`**` too), in sorted order."""
+    import glob  # here, like shutil and tempfile: `check` asks `is_remote` of every input
+
+    return sorted(glob.glob(pattern, recursive=True))  # noqa: PTH207 (a pattern, not a path)
+
+
+def copied_stream(stream: IO[bytes]) -> tuple[str, int]:
+    """A stream (standard input, a pipe) copied to a temporary file, which the caller removes,
+    so that it is read like a file: one trace at a time, not all of it held. Its name and
+    size."""
+    import shutil
+    import tempfile
+
+    with tempfile.NamedTemporaryFile(prefix="tracecheck-stdin-", delete=False) as copy:
+        shutil.copyfileobj(stream, copy, 1 << 20)
+        return copy.name, copy.tell()
 
 
 def _remote_listing(source: str, options: dict[str, Any]) -> list[Listing]:
