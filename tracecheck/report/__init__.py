@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from tracecheck.report.junit import junit_parts, render_junit
     from tracecheck.report.model import CheckedTrace, ReadFailure, RuleTally
     from tracecheck.report.page import PageHeader, TraceView
+    from tracecheck.report.reliability import ReliabilityRow
     from tracecheck.report.sarif import render_sarif, sarif_parts
     from tracecheck.report.text import render_text, text_lines
     from tracecheck.report.timeline import SpanBar, Timeline, timeline_of
@@ -33,6 +34,7 @@ __all__ = [
     "CheckedTrace",
     "PageHeader",
     "ReadFailure",
+    "ReliabilityRow",
     "RuleTally",
     "SpanBar",
     "Timeline",
@@ -63,6 +65,7 @@ _HOMES = {
     "RuleTally": "tracecheck.report.model",
     "PageHeader": "tracecheck.report.page",
     "TraceView": "tracecheck.report.page",
+    "ReliabilityRow": "tracecheck.report.reliability",
     "html_parts": "tracecheck.report.html",
     "render_html": "tracecheck.report.html",
     "tallies_of": "tracecheck.report.html",

@@ -7,11 +7,13 @@ Every drawn string arrives here already redacted and escaped of controls; matplo
 it for XML, and never reads it as mathtext (`text.parse_math`: a `$` in a span name is text).
 
 Ids a reader (or a test) can address: `span-<span id>` on each span's bar, `violation-<span id>`
-on the mark of each span that broke a rule, `rule-<n>` on each rule's bars.
+on the mark of each span that broke a rule, `rule-<n>` on each rule's bars, `reliability-<n>`
+on the n-th drawn rule's pass rate (`-interval`, `-pass-k`: its whisker and pass^k).
 """
 
 from __future__ import annotations
 
+import html
 import io
 import re
 from collections.abc import Mapping, Sequence
@@ -19,6 +21,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from tracecheck.report.model import RuleTally
+from tracecheck.report.reliability import STABILITY_COLORS, ReliabilityRow, reliability_key
+from tracecheck.report.safe import printable, shorten
 from tracecheck.report.timeline import SpanBar, Timeline
 
 if TYPE_CHECKING:
@@ -26,7 +30,7 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
     from matplotlib.patches import Rectangle
 
-__all__ = ["KIND_COLORS", "Mark", "rule_chart", "waterfall"]
+__all__ = ["KIND_COLORS", "Mark", "reliability_chart", "rule_chart", "waterfall"]
 
 KIND_COLORS = {"agent": "#7b61b8", "model": "#2f7ed8", "tool": "#e8913a", "other": "#9aa0a6"}
 OUTCOME_COLORS = {
@@ -90,6 +94,100 @@ def _rule_chart(tallies: Sequence[RuleTally], labels: Sequence[str]) -> str:
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("traces")
     return _svg(figure)
+
+
+def reliability_chart(
+    rows: Sequence[ReliabilityRow], labels: Sequence[str] | None = None, *, limit: int = 40
+) -> str:
+    """Each rule's reliability over repeated runs, one row a rule, the least reliable first
+    (`reliability_key`) and at most `limit` of them: the pass rate as a dot on a 0–100% axis with
+    its 95% Wilson interval as a whisker, pass^k as a hollow diamond, all in the colour of the
+    rule's stability, which the words beside the row also name (colour is never the only
+    sign). `labels` name the rules (redacted; by default `contract: rule`, escaped of
+    controls). The SVG carries a <title> and a <desc> that say what it shows and how many
+    rules it leaves out."""
+    import matplotlib
+
+    named = list(labels) if labels is not None else _reliability_labels(rows)
+    ordered = sorted(zip(rows, named, strict=True), key=lambda pair: reliability_key(pair[0]))
+    with matplotlib.rc_context(_RC):
+        return _reliability_chart(ordered[:limit], len(ordered))
+
+
+def _reliability_labels(rows: Sequence[ReliabilityRow]) -> list[str]:
+    several = len({row.contract for row in rows}) > 1
+    return [
+        shorten(printable(f"{row.contract}: {row.rule}" if several else row.rule), 70)
+        for row in rows
+    ]
+
+
+def _reliability_chart(drawn: Sequence[tuple[ReliabilityRow, str]], total: int) -> str:
+    figure, ax = _figure(len(drawn), _BARS)
+    ax.set_xlim(0, 1)
+    beside = _row_transform(ax)
+    label_x = (_LABELS[1] - _BARS[0]) / (_BARS[1] - _BARS[0])
+    note_x = (_NOTES[0] - _BARS[0]) / (_BARS[1] - _BARS[0])
+    for row, (item, label) in enumerate(drawn):
+        color = STABILITY_COLORS.get(item.stability, "#666666")
+        low, high = item.interval
+        # Drawn over the axis' ends (clip_on=False): a rate of 0 or 100% is a whole dot.
+        (whisker,) = ax.plot(
+            [low, high], [row, row], color=color, linewidth=1.4, marker="|", markersize=7
+        )
+        whisker.set_clip_on(False)
+        whisker.set_gid(f"reliability-{row}-interval")
+        if item.pass_hat_k is not None:
+            (hat,) = ax.plot(
+                [item.pass_hat_k],
+                [row],
+                marker="D",
+                markersize=6,
+                markerfacecolor="none",
+                markeredgecolor="#333333",
+                markeredgewidth=1.0,
+                linestyle="none",
+                zorder=3,
+            )
+            hat.set_clip_on(False)
+            hat.set_gid(f"reliability-{row}-pass-k")
+        (dot,) = ax.plot([item.rate], [row], marker="o", markersize=5, color=color, zorder=4)
+        dot.set_clip_on(False)
+        dot.set_gid(f"reliability-{row}")
+        ax.text(label_x, row, label, transform=beside, ha="right", va="center")
+        ax.text(note_x, row, _reliability_note(item), transform=beside, va="center", color=color)
+    from matplotlib.ticker import PercentFormatter
+
+    ax.xaxis.set_major_formatter(PercentFormatter(1.0))
+    left_out = total - len(drawn)
+    more = f"; {left_out} more rule(s) not drawn" if left_out else ""
+    ax.set_xlabel(f"pass rate over repeated runs, with its 95% interval (whisker){more}")
+    title = "Reliability over repeated runs"
+    desc = (
+        f"The pass rate of each of {len(drawn)} rule(s), the least reliable first, as a dot with "
+        "its 95% Wilson interval as a whisker and pass^k as a diamond, on an axis of 0 to 100%"
+        f"{f'; {left_out} more rule(s), more reliable, are not drawn' if left_out else ''}."
+    )
+    return _titled(_svg(figure), title, desc)
+
+
+def _reliability_note(item: ReliabilityRow) -> str:
+    """What is written right of a rule's row: its rate, runs, pass^k and stability."""
+    hat = "n/a" if item.pass_hat_k is None else f"{item.pass_hat_k:.0%}"
+    flaky = f" on {item.flaky_tasks} of {item.tasks} tasks" if item.flaky_tasks else ""
+    return (
+        f"{item.rate:.0%} ({item.passes}/{item.runs}) · pass^{item.k} {hat} · "
+        f"{item.stability}{flaky}"
+    )
+
+
+def _titled(svg: str, title: str, desc: str) -> str:
+    """`svg` with a <title> and a <desc> first inside it, and the role that makes a screen
+    reader announce it as one image named by them."""
+    opened = svg.index(">") + 1
+    start = svg[:opened].replace("<svg ", '<svg role="img" ', 1)
+    text = f"<title>{html.escape(title)}</title><desc>{html.escape(desc)}</desc>"
+    return start + text + svg[opened:]
 
 
 def waterfall(timeline: Timeline, marks: Mapping[str, Mark], used: set[str] | None = None) -> str:

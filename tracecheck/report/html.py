@@ -3,8 +3,9 @@
 The page fetches nothing when it is opened (its style is inline, its charts inline SVG, and a
 Content-Security-Policy forbids any fetch), so it works offline and from an archive of CI
 artifacts. It shows a header (when, which inputs and contracts, the overall status, counts),
-each rule's outcomes as a table and a chart, and per trace a waterfall of its spans with every
-violation marked on the span that caused it.
+each rule's outcomes as a table and a chart, each rule's reliability over repeated runs (when
+given: pass rate, interval, pass^k and stability) as a chart and a table, and per trace a
+waterfall of its spans with every violation marked on the span that caused it.
 
 The page is drawn from rule tallies and trace views given apart: `check` tallies the verdicts
 it checked, while a fleet's tallies (counted over millions of traces elsewhere) come with only
@@ -23,9 +24,11 @@ from tracecheck.report.page import (
     TraceView,
     head,
     header_section,
+    reliability_section,
     rules_section,
     trace_section,
 )
+from tracecheck.report.reliability import ReliabilityRow
 
 # The page's inputs are defined in `model`, below both this module and `page`, which draws
 # from them; they are named here too, beside the functions that take them.
@@ -64,9 +67,10 @@ def render_html(
     traces: Iterable[TraceView],
     *,
     profile: str = "default",
+    reliability: Sequence[ReliabilityRow] | None = None,
 ) -> str:
     """The whole page as one string (`html_parts` gives it piece by piece)."""
-    return "".join(html_parts(header, tallies, traces, profile=profile))
+    return "".join(html_parts(header, tallies, traces, profile=profile, reliability=reliability))
 
 
 def html_parts(
@@ -75,14 +79,19 @@ def html_parts(
     traces: Iterable[TraceView],
     *,
     profile: str = "default",
+    reliability: Sequence[ReliabilityRow] | None = None,
 ) -> Iterator[str]:
-    """The page in pieces: the head and header, the rules, then one trace at a time (so that
-    a page of many traces holds one trace's drawing in memory)."""
+    """The page in pieces: the head and header, the rules, each rule's reliability over
+    repeated runs when `reliability` holds any (the fleet's `RuleReliability` rows, or any
+    objects of their shape), then one trace at a time (so that a page of many traces holds
+    one trace's drawing in memory)."""
     clean = Cleaner(profile)
     used: set[str] = set()  # the SVG ids given so far: unique over the whole page
     yield head()
     yield header_section(header, clean)
     yield rules_section(tallies, clean)
+    if reliability:
+        yield reliability_section(reliability, clean)
     for number, view in enumerate(traces):
         yield trace_section(view, number, clean, used)
     yield "</main>\n</body>\n</html>\n"

@@ -1,4 +1,5 @@
-"""The sections of the HTML report: head and style, header, rules, one section per trace.
+"""The sections of the HTML report: head and style, header, rules, each rule's reliability over
+repeated runs (when given), one section per trace.
 
 Every string from a trace or a contract passes through a `Cleaner` (the redactor, then control
 characters shown as escapes, then HTML escaping); ids (trace and span ids) are only escaped.
@@ -13,6 +14,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from tracecheck.report.model import RuleTally
+from tracecheck.report.reliability import STABILITY_COLORS, ReliabilityRow, worst_first
 from tracecheck.report.safe import printable, shorten
 from tracecheck.report.timeline import Timeline
 from tracecheck.verdict import Verdict, VerdictStatus, Violation
@@ -26,12 +28,14 @@ __all__ = [
     "TraceView",
     "head",
     "header_section",
+    "reliability_section",
     "rules_section",
     "trace_section",
 ]
 
 _NOTE_CHARS = 60  # of a violation's words beside its bar; the list below the chart has them all
 _NAME_CHARS = 60  # of a span's name in the waterfall's label column
+_RULES_DRAWN = 40  # rules the reliability chart draws, the least reliable (the table: all)
 _LISTED = 20  # inputs (and inputs not read) the header names; the rest it counts
 _KINDS = (("agent", "agent"), ("model", "model call"), ("tool", "tool call"), ("other", "other"))
 
@@ -179,6 +183,72 @@ def rules_section(tallies: Sequence[RuleTally], clean: Cleaner) -> str:
         f'<section id="rules">\n<h2>Rules</h2>\n{table}\n'
         f'<figure class="rules-chart">{chart}</figure>\n</section>\n'
     )
+
+
+def reliability_section(rows: Sequence[ReliabilityRow], clean: Cleaner) -> str:
+    """Each rule's reliability over repeated runs: what the chart shows, its legend, the chart of
+    the `_RULES_DRAWN` least reliable rules (and how many more there are), and the table
+    of them all, the least reliable first. Names are cleaned as every other name on the page."""
+    from tracecheck.report.charts import reliability_chart
+
+    ordered = worst_first(rows)
+    count = len(ordered)
+    names = clean.all([r.contract for r in ordered] + [r.rule for r in ordered], 120)
+    contracts, rules = names[:count], names[count:]
+    several = len(set(contracts)) > 1
+    labels = [f"{c}: {r}" if several else r for c, r in zip(contracts, rules, strict=True)]
+    chart = reliability_chart(ordered, [shorten(label, 70) for label in labels], limit=_RULES_DRAWN)
+    left_out = (
+        f'<p class="muted">{count - _RULES_DRAWN} more rule(s) are not drawn: the chart shows the '
+        f"{_RULES_DRAWN} least reliable of {count}; the table lists them all.</p>\n"
+        if count > _RULES_DRAWN
+        else ""
+    )
+    return (
+        '<section id="reliability">\n<h2>Reliability over repeated runs</h2>\n'
+        '<p class="muted">Each rule\'s pass rate over repeated runs of the same tasks (dot) with '
+        "its 95% Wilson interval (whisker), and pass^k (diamond): the chance that k runs of a "
+        "task all pass. The least reliable rules come first.</p>\n"
+        f'{_reliability_legend()}\n<figure class="reliability-chart">{chart}</figure>\n{left_out}'
+        f"{_reliability_table(ordered, contracts, rules)}\n</section>\n"
+    )
+
+
+def _reliability_table(
+    rows: Sequence[ReliabilityRow], contracts: list[str], rules: list[str]
+) -> str:
+    lines = []
+    for row, contract, rule in zip(rows, contracts, rules, strict=True):
+        low, high = row.interval
+        hat = "n/a" if row.pass_hat_k is None else f"{row.pass_hat_k:.1%}"
+        lines.append(
+            f"<tr><td>{html.escape(contract)}</td><td>{html.escape(rule)}</td>"
+            f"<td class=n>{row.runs}</td><td class=n>{row.passes}</td>"
+            f"<td class=n>{row.rate:.1%}</td><td class=n>{low:.1%}–{high:.1%}</td>"
+            f"<td class=n>{hat} (k={row.k})</td><td>{_stability(row.stability)}</td>"
+            f"<td class=n>{row.flaky_tasks} of {row.tasks}</td></tr>"
+        )
+    return (
+        '<table class="reliability"><thead><tr><th>Contract</th><th>Rule</th><th>Runs</th>'
+        "<th>Passed</th><th>Pass rate</th><th>95% interval</th><th>pass^k</th>"
+        f"<th>Stability</th><th>Flaky tasks</th></tr></thead><tbody>{''.join(lines)}</tbody>"
+        "</table>"
+    )
+
+
+def _stability(stability: str) -> str:
+    """The stability in words, in its chart colour (the words carry it without colour)."""
+    color = STABILITY_COLORS.get(stability, "#666666")
+    return f'<span style="color:{color}">{html.escape(stability)}</span>'
+
+
+def _reliability_legend() -> str:
+    kinds = "".join(
+        f'<span><i style="background:{color}"></i>{html.escape(name)}</span>'
+        for name, color in STABILITY_COLORS.items()
+    )
+    marks = "<span>● pass rate, ├─┤ 95% interval</span><span>◇ pass^k</span>"
+    return f'<p class="legend">{kinds}{marks}</p>'
 
 
 def trace_section(view: TraceView, number: int, clean: Cleaner, used: set[str]) -> str:
