@@ -173,7 +173,7 @@ def _written_at(revision: str, target: Path) -> None:
     import tarfile
 
     code = target / "code"
-    code.mkdir()
+    code.mkdir(parents=True)
     archive = subprocess.run(
         ["git", "-C", str(ROOT), "archive", revision, "tracecheck", "redact"],
         check=True,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from tracecheck.cli import fleet_compare
 from tracecheck.cli.arguments import (
@@ -26,13 +26,16 @@ from tracecheck.cli.running import require_fleet, storage_options
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    import pyarrow
+
     from tracecheck.cli.progress import RunProgress
-    from tracecheck.fleet.reliability import RuleReliability
+    from tracecheck.fleet.reliability import RuleReliability, TaskGrouping
     from tracecheck.fleet.summary import FleetSummary, RuleChange
     from tracecheck.fleet.verdicts import VerdictWriter
     from tracecheck.report.html import TraceView
     from tracecheck.report.model import CheckedTrace, ReadFailure
     from tracecheck.run import TraceResult
+    from tracecheck.run.task_key import TaskKey
 
 __all__ = ["add_parser", "run"]
 
@@ -115,10 +118,18 @@ def _summary_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--group-by",
-        choices=("directory", "file"),
+        type=_grouping,
         default="directory",
-        help="with --reliability: the runs of one task are those of a directory (default) or "
-        "of a file",
+        metavar="TASKS",
+        help="with --reliability: the runs of one task are those of a directory (default), of "
+        'a file, or with the same value of an attribute: resource.attributes["KEY"] or '
+        'span.attributes["KEY"] (recorded by fleet check in the verdicts\' task column; '
+        "fleet summarize takes the attribute the verdicts recorded, or: task)",
+    )
+    parser.add_argument(
+        "--reliability-parquet",
+        metavar="PATH",
+        help="write each rule's reliability as Parquet to PATH (or URL); implies --reliability",
     )
     parser.add_argument(
         "-k",
@@ -138,6 +149,21 @@ def _summary_arguments(parser: argparse.ArgumentParser) -> None:
         help="write the summary as JSON (version 1) to PATH, or - for stdout",
     )
     html_arguments(parser)
+
+
+def _grouping(text: str) -> str | TaskKey:
+    """`--group-by`: a folder, a file, the recorded task, or the attribute to record."""
+    from tracecheck.run.task_key import parse_task_key
+
+    if text in ("directory", "file", "task"):
+        return text
+    try:
+        return parse_task_key(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not directory, file, task or an attribute path "
+            '(resource.attributes["KEY"] or span.attributes["KEY"])'
+        ) from None
 
 
 def run(args: argparse.Namespace, env: Environment) -> ExitCode:
@@ -167,6 +193,13 @@ def _check(args: argparse.Namespace, env: Environment) -> ExitCode:
         env.error("--sarif - and --json - both want stdout: send one of them to a file")
         raise Stop(ExitCode.USAGE)
     _require_page(env, args)
+    if args.group_by == "task":
+        env.error(
+            "fleet check --group-by task: name the attribute to record, as in "
+            "--group-by 'resource.attributes[\"agent.task.id\"]'"
+        )
+        raise Stop(ExitCode.USAGE)
+    task_key = None if isinstance(args.group_by, str) else args.group_by
     contracts = load_contracts(env, args.contract, args.prices)
     options = storage_options(env, args.storage_option)
     failures: list[ReadFailure] = []
@@ -176,7 +209,7 @@ def _check(args: argparse.Namespace, env: Environment) -> ExitCode:
     progress = _progress(env, args)
     with tempfile.TemporaryDirectory(prefix="tracecheck-fleet-") as spare, closing(kept):
         target = args.verdicts or str(Path(spare) / "verdicts.parquet")
-        with _writer(env, target, options) as writer:
+        with _writer(env, target, options, task_key) as writer:
             for outcome in outcomes(
                 env,
                 args,
@@ -185,6 +218,7 @@ def _check(args: argparse.Namespace, env: Environment) -> ExitCode:
                 timelines=timeline_profile(args),
                 failing_only=True,
                 rows=None if args.sarif else rows_table,
+                task_key=task_key,
                 each_input=False,
             ):
                 writer.add(outcome)
@@ -217,7 +251,8 @@ def _check(args: argparse.Namespace, env: Environment) -> ExitCode:
             write_parts(env, args.sarif, sarif_parts(spooled, failures, contracts))
     _print_notes(env, list(notes))
     code = max(_code(summary), _report(env, args, summary, options, reliable))
-    _page(env, args, summary, worst.views(), [c.source or c.name for c in contracts])
+    contract_names = [c.source or c.name for c in contracts]
+    _page(env, args, summary, worst.views(), contract_names, reliable)
     return code
 
 
@@ -297,8 +332,10 @@ def _page(
     summary: FleetSummary,
     traces: Sequence[TraceView],
     contracts: Sequence[str],
+    reliable: Reliable | None,
 ) -> None:
-    """The fleet's page: its rules as a table and a chart, then the worst traces drawn."""
+    """The fleet's page: its rules as a table and a chart, each rule's reliability when it
+    was asked for, then the worst traces drawn."""
     if args.html is None:
         return
     from tracecheck.cli.output import encoded, write_parts
@@ -316,7 +353,13 @@ def _page(
         unread=tuple(item.message for item in summary.not_read),
         created=created(env),
     )
-    parts = html_parts(header, summary.tallies, traces, profile=args.html_profile)
+    parts = html_parts(
+        header,
+        summary.tallies,
+        traces,
+        profile=args.html_profile,
+        reliability=reliable.rules if reliable is not None else None,
+    )
     write_parts(env, args.html, encoded(parts))
 
 
@@ -326,7 +369,7 @@ def _summarize(args: argparse.Namespace, env: Environment) -> ExitCode:
     summary, reliable = _summarized(env, args, args.verdicts, options)
     code = max(_code(summary), _report(env, args, summary, options, reliable))
     contracts = sorted({tally.contract for tally in summary.tallies})
-    _page(env, args, summary, (), contracts)  # verdict rows hold no spans to draw
+    _page(env, args, summary, (), contracts, reliable)  # verdict rows hold no spans to draw
     return code
 
 
@@ -343,7 +386,7 @@ def _report(
     args: argparse.Namespace,
     summary: FleetSummary,
     options: dict[str, Any],
-    reliable: list[RuleReliability] | None,
+    reliable: Reliable | None,
 ) -> ExitCode:
     """The summary printed (and written as JSON when asked), compared with the baseline when
     one is given, with each rule's reliability over repeated runs when it was asked for: exit
@@ -362,33 +405,74 @@ def _report(
         changes = compare(summary, _summary(env, args.baseline, options))
     human = env.stderr if args.json == "-" else env.stdout
     lines = summary_lines(summary, changes, args.baseline or "")
-    if reliable:
-        lines += ["", *reliability_lines(reliable, args.group_by)]
+    if reliable is not None and reliable.rules:
+        lines += ["", *reliability_lines(reliable.rules, reliable.tasks_by, reliable.untasked)]
     print_parts(["\n".join(lines), "\n"], human)
     if args.json:
         import json
 
         report = summary_json(summary, changes)
         if reliable is not None:
-            report["reliability"] = reliability_json(reliable)
+            report["reliability"] = reliability_json(*reliable)
         text = json.dumps(report, indent=2, ensure_ascii=False) + "\n"
         write_parts(env, args.json, encoded([text]))
+    if args.reliability_parquet and reliable is not None:
+        _write_reliability(env, args.reliability_parquet, reliable, options)
     started = any(change.change == STARTED_FAILING for change in changes or ())
     return ExitCode.FAILED if started else ExitCode.OK
 
 
 def _summarized(
     env: Environment, args: argparse.Namespace, path: str, options: dict[str, Any]
-) -> tuple[FleetSummary, list[RuleReliability] | None]:
+) -> tuple[FleetSummary, Reliable | None]:
     """The summary of the verdicts at `path`, and each rule's reliability over repeated runs
     when `--reliability` asks for it, from one reading of them."""
-    from tracecheck.fleet.reliability import reliability
+    from tracecheck.fleet.reliability import reliability, runs_without_task
     from tracecheck.fleet.summary import summarize
 
     table = verdict_table(env, path, options)
-    if not args.reliability:
+    if not (args.reliability or args.reliability_parquet):
         return summarize(table), None
-    return summarize(table), reliability(table.to_pylist(), args.group_by, args.k)
+    grouping, tasks_by = _tasks_by(env, args.group_by, table, path)
+    rows = table.to_pylist()
+    untasked = runs_without_task(rows) if grouping == "task" else 0
+    found = reliability(rows, grouping, args.k)
+    return summarize(table), Reliable(found, tasks_by, untasked)
+
+
+class Reliable(NamedTuple):
+    """Each rule's reliability, what its tasks are, and how many runs did not say theirs."""
+
+    rules: list[RuleReliability]
+    tasks_by: str
+    untasked: int
+
+
+def _tasks_by(
+    env: Environment, group_by: str | TaskKey, table: pyarrow.Table, path: str
+) -> tuple[TaskGrouping, str]:
+    """How the verdicts at `path` are grouped into tasks, and how that is said: by the
+    attribute their `task` column holds, which must be the one `group_by` names."""
+    from tracecheck.fleet.verdicts import task_key_of
+    from tracecheck.report.safe import printable
+
+    if group_by in ("directory", "file"):
+        return ("file" if group_by == "file" else "directory"), str(group_by)
+    recorded, asked = task_key_of(table), str(group_by)
+    if recorded is not None and asked in ("task", recorded):
+        return "task", recorded
+    if recorded is None:
+        env.error(
+            f"{printable(path)}: records no task of its runs, so --group-by {printable(asked)} "
+            "has nothing to group by: fleet check --group-by 'resource.attributes[\"KEY\"]' "
+            "records one"
+        )
+    else:
+        env.error(
+            f"{printable(path)}: records its runs' tasks by {printable(recorded)}, not by "
+            f"{printable(asked)}: group by that, or by task"
+        )
+    raise Stop(ExitCode.USAGE)
 
 
 def _summary(env: Environment, path: str, options: dict[str, Any]) -> FleetSummary:
@@ -397,12 +481,27 @@ def _summary(env: Environment, path: str, options: dict[str, Any]) -> FleetSumma
     return summarize(verdict_table(env, path, options))
 
 
-def _writer(env: Environment, target: str, options: dict[str, Any]) -> VerdictWriter:
+def _write_reliability(
+    env: Environment, target: str, reliable: Reliable, options: dict[str, Any]
+) -> None:
+    from tracecheck.fleet.reliability_file import write_reliability
+    from tracecheck.report.safe import printable
+
+    try:
+        write_reliability(target, reliable.rules, reliable.tasks_by, options)
+    except OSError as exc:
+        env.error(f"{printable(target)}: cannot write: {exc.strerror or type(exc).__name__}")
+        raise Stop(ExitCode.USAGE) from None
+
+
+def _writer(
+    env: Environment, target: str, options: dict[str, Any], task_key: TaskKey | None
+) -> VerdictWriter:
     from tracecheck.fleet.verdicts import VerdictWriter
     from tracecheck.report.safe import printable
 
     try:
-        return VerdictWriter(target, options)
+        return VerdictWriter(target, options, task_key)
     except OSError as exc:
         env.error(f"{printable(target)}: cannot write: {exc.strerror or type(exc).__name__}")
         raise Stop(ExitCode.USAGE) from None

@@ -13,7 +13,7 @@ from tracecheck.cli.environment import Environment
 
 if TYPE_CHECKING:
     from tracecheck.contract import Contract
-    from tracecheck.run import InputOutcome, TraceResult
+    from tracecheck.run import InputOutcome, TaskKey, TraceResult
 
 __all__ = ["FLEET", "WORTH_BYTES", "outcomes", "require_fleet", "storage_options"]
 
@@ -33,6 +33,7 @@ def outcomes(
     timelines: str | None,
     failing_only: bool = False,
     rows: Callable[[Sequence[TraceResult]], Any] | None = None,
+    task_key: TaskKey | None = None,
     part_bytes: int | None = None,
     each_input: bool = True,
 ) -> Iterator[InputOutcome]:
@@ -62,6 +63,7 @@ def outcomes(
             timelines=timelines,
             failing_only=failing_only,
             rows=rows,
+            task_key=task_key,
             progress=(lambda name, size: _progress(env, name, size)) if each_input else None,
             read=env.read,
             check=env.check,

@@ -9,7 +9,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from tracecheck.fleet.statistics import fisher_exact
+from tracecheck.pass_rates import fisher_exact
 
 __all__ = ["ALPHA", "Change", "RuleComparison", "compare_runs"]
 

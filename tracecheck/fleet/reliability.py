@@ -1,7 +1,7 @@
 """How reliable each rule is over repeated runs of the same tasks, from a fleet's verdict rows.
 
-Runs are grouped into tasks (the runs of a directory, or of a file), each task with its k
-runs. Per contract and rule: how many runs passed of how many, the pass rate with its Wilson
+Runs are grouped into tasks (the runs of a directory, of a file, or with the same value of the
+attribute `fleet check --group-by` recorded in the `task` column), each task with its k runs. Per contract and rule: how many runs passed of how many, the pass rate with its Wilson
 interval, pass^k averaged over the tasks (τ-bench's reliability: the chance that k runs of a
 task all pass), whether the rule is a stable pass, a stable fail or flaky, and one failing run's
 own violation as the example. A rule that could not be evaluated on a run did not pass it."""
@@ -17,9 +17,9 @@ from typing import Any, Literal
 from tracecheck.fleet.statistics import Stability, pass_hat_k, stability, wilson_interval
 from tracecheck.unquoted import without_credentials
 
-__all__ = ["Example", "RuleReliability", "TaskGrouping", "reliability"]
+__all__ = ["Example", "RuleReliability", "TaskGrouping", "reliability", "runs_without_task"]
 
-TaskGrouping = Literal["directory", "file"]
+TaskGrouping = Literal["directory", "file", "task"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,14 +59,13 @@ def reliability(
     `k` runs (default: the fewest runs any task has; a task with fewer runs is left out of it).
     A rule is flaky when it is on some task, a stable pass when it passed every run, and
     otherwise a stable fail (it fails every run of some task)."""
-    runs: dict[tuple[str, str], dict[str, list[bool]]] = defaultdict(lambda: defaultdict(list))
+    runs: dict[tuple[str, str], dict[object, list[bool]]] = defaultdict(lambda: defaultdict(list))
     examples: dict[tuple[str, str], Example] = {}
     for row in rows:
         if row.get("rule") is None or row.get("status") == "skipped":
             continue  # an input not read, or an alternative's rule not needed
         key = (row["contract"], row["rule"])
-        # A URL's folder too (`s3://runs/task-7/run-1.jsonl`): split as text, not as a path.
-        task = row["source"] if group_by == "file" else row["source"].rpartition("/")[0]
+        task = _task(row, group_by)
         passed = row["status"] == "pass"
         runs[key][task].append(passed)
         if not passed and key not in examples:
@@ -78,8 +77,25 @@ def reliability(
     return [_judged(key, tasks, examples.get(key), k) for key, tasks in runs.items()]
 
 
+def runs_without_task(rows: Iterable[Mapping[str, Any]]) -> int:
+    """How many runs of `rows` have no task (their spans lack the attribute `--group-by`
+    named): `reliability` counts each as a task of its own."""
+    return len(
+        {(r["source"], r["trace_id"]) for r in rows if r["trace_id"] and r.get("task") is None}
+    )
+
+
+def _task(row: Mapping[str, Any], group_by: TaskGrouping) -> object:
+    if group_by == "task":
+        # A run that does not say its task is not taken for a run of some other task.
+        task = row.get("task")
+        return task if task is not None else (None, row["source"], row["trace_id"])
+    # A URL's folder too (`s3://runs/task-7/run-1.jsonl`): split as text, not as a path.
+    return row["source"] if group_by == "file" else row["source"].rpartition("/")[0]
+
+
 def _judged(
-    key: tuple[str, str], tasks: Mapping[str, list[bool]], example: Example | None, k: int | None
+    key: tuple[str, str], tasks: Mapping[object, list[bool]], example: Example | None, k: int | None
 ) -> RuleReliability:
     passes = sum(sum(outcomes) for outcomes in tasks.values())
     total = sum(len(outcomes) for outcomes in tasks.values())

@@ -134,12 +134,21 @@ def _tally(tally: RuleTally) -> dict[str, Any]:
     }
 
 
-def reliability_lines(items: Sequence[RuleReliability], group_by: str) -> list[str]:
-    """Each rule's reliability over repeated runs, a line each, flaky rules first."""
+def reliability_lines(
+    items: Sequence[RuleReliability], tasks_by: str, untasked: int = 0
+) -> list[str]:
+    """Each rule's reliability over repeated runs, a line each, flaky rules first; `untasked`
+    runs did not say their task (each is then a task of its own)."""
     if not items:
         return []
     k = ", ".join(map(str, sorted({item.k for item in items})))
-    lines = [f"reliability over repeated runs (tasks by {group_by}; pass^k of k={k} runs):"]
+    lines = [
+        f"reliability over repeated runs (tasks by {printable(tasks_by)}; pass^k of k={k} runs):"
+    ]
+    if untasked:
+        lines.append(
+            f"  {untasked} run(s) have no {printable(tasks_by)}: each counts as a task of its own"
+        )
     order = {"flaky": 0, "stable fail": 1, "stable pass": 2}
     for item in sorted(items, key=lambda item: order[item.stability]):
         low, high = item.interval
@@ -161,31 +170,38 @@ def reliability_lines(items: Sequence[RuleReliability], group_by: str) -> list[s
     return lines
 
 
-def reliability_json(items: Sequence[RuleReliability]) -> list[dict[str, Any]]:
-    return [
-        {
-            "contract": item.contract,
-            "rule": item.rule,
-            "tasks": item.tasks,
-            "runs": item.runs,
-            "passes": item.passes,
-            "pass_rate": round(item.rate, 6),
-            "interval_95": [round(item.interval[0], 6), round(item.interval[1], 6)],
-            "k": item.k,
-            "pass_hat_k": None if item.pass_hat_k is None else round(item.pass_hat_k, 6),
-            "stability": item.stability,
-            "flaky_tasks": item.flaky_tasks,
-            "example": None
-            if item.example is None
-            else {
-                "source": item.example.source,
-                "trace_id": item.example.trace_id,
-                "span_id": item.example.span_id,
-                "detail": item.example.detail,
-            },
-        }
-        for item in items
-    ]
+def reliability_json(
+    items: Sequence[RuleReliability], tasks_by: str, untasked: int = 0
+) -> dict[str, Any]:
+    return {
+        "tasks_by": tasks_by,
+        "runs_without_task": untasked,
+        "rules": [_reliability(item) for item in items],
+    }
+
+
+def _reliability(item: RuleReliability) -> dict[str, Any]:
+    return {
+        "contract": item.contract,
+        "rule": item.rule,
+        "tasks": item.tasks,
+        "runs": item.runs,
+        "passes": item.passes,
+        "pass_rate": round(item.rate, 6),
+        "interval_95": [round(item.interval[0], 6), round(item.interval[1], 6)],
+        "k": item.k,
+        "pass_hat_k": None if item.pass_hat_k is None else round(item.pass_hat_k, 6),
+        "stability": item.stability,
+        "flaky_tasks": item.flaky_tasks,
+        "example": None
+        if item.example is None
+        else {
+            "source": item.example.source,
+            "trace_id": item.example.trace_id,
+            "span_id": item.example.span_id,
+            "detail": item.example.detail,
+        },
+    }
 
 
 def comparison_lines(items: Sequence[RuleComparison], before: str, after: str) -> list[str]:

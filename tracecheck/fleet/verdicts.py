@@ -17,13 +17,16 @@ if TYPE_CHECKING:
     from tracecheck.report.model import ReadFailure
     from tracecheck.run.engine import InputOutcome
     from tracecheck.run.task import TraceResult
+    from tracecheck.run.task_key import TaskKey
 
 __all__ = [
     "COLUMNS",
     "VerdictWriter",
     "failure_rows",
+    "partial_name",
     "read_verdicts",
     "rows_table",
+    "task_key_of",
     "trace_rows",
     "verdict_rows",
     "verdict_schema",
@@ -48,15 +51,31 @@ COLUMNS: tuple[tuple[str, str, str], ...] = (
     ("tokens", "int64", "tokens used by the run's model calls"),
     ("model", "string", "the models called, in first-use order"),
     ("spans", "int32", "how many spans the trace has"),
+    (
+        "task",
+        "string",
+        "which task the run is of: the value of `fleet check --group-by`'s attribute",
+    ),
 )
+# Where the schema says which attribute the `task` column holds (`fleet check --group-by`).
+TASK_KEY = b"tracecheck.task_key"
 _BATCH_ROWS = 65_536
 
 
-def verdict_schema() -> pyarrow.Schema:
-    """The dataset's Arrow schema (`COLUMNS`)."""
+def verdict_schema(task_key: TaskKey | None = None) -> pyarrow.Schema:
+    """The dataset's Arrow schema (`COLUMNS`), saying which attribute names each run's task
+    when one does."""
     import pyarrow as pa
 
-    return pa.schema([(name, getattr(pa, kind)()) for name, kind, _ in COLUMNS])
+    metadata = {TASK_KEY: str(task_key).encode()} if task_key is not None else None
+    return pa.schema([(name, getattr(pa, kind)()) for name, kind, _ in COLUMNS], metadata)
+
+
+def task_key_of(table: pyarrow.Table) -> str | None:
+    """The attribute the `task` column of `table` holds, as `fleet check --group-by` spelled
+    it; None when the verdicts were written without one."""
+    key = (table.schema.metadata or {}).get(TASK_KEY)
+    return key.decode() if key is not None else None
 
 
 def verdict_rows(outcome: InputOutcome) -> Iterator[dict[str, Any]]:
@@ -90,6 +109,7 @@ def trace_rows(trace: TraceResult) -> Iterator[dict[str, Any]]:
                 "tokens": facts.tokens,
                 "model": facts.model,
                 "spans": facts.spans,
+                "task": facts.task,
             }
 
 
@@ -123,14 +143,17 @@ class VerdictWriter:
     scheduler lost, an interrupt) leaves no file a later query would take for the verdicts."""
 
     def __init__(
-        self, path: str | os.PathLike[str], storage_options: dict[str, Any] | None = None
+        self,
+        path: str | os.PathLike[str],
+        storage_options: dict[str, Any] | None = None,
+        task_key: TaskKey | None = None,
     ) -> None:
         import fsspec
         import pyarrow.parquet as pq
 
-        self.schema = verdict_schema()
+        self.schema = verdict_schema(task_key)
         self.fs, self.target = fsspec.core.url_to_fs(os.fspath(path), **(storage_options or {}))
-        self.partial = f"{self.target}.tracecheck-{os.getpid()}.partial"
+        self.partial = partial_name(self.target)
         self.file = self.fs.open(self.partial, "wb")
         self.writer = pq.ParquetWriter(self.file, self.schema, compression="zstd")
         self.batch: list[dict[str, Any]] = []
@@ -192,10 +215,12 @@ def write_verdicts(
     path: str | os.PathLike[str],
     outcomes: Iterable[InputOutcome],
     storage_options: dict[str, Any] | None = None,
+    task_key: TaskKey | None = None,
 ) -> int:
-    """Every outcome's rows written to the Parquet file `path`; how many inputs were written."""
+    """Every outcome's rows written to the Parquet file `path` (with `task_key`: the one the
+    outcomes were checked with, which the file then names); how many inputs were written."""
     count = 0
-    with VerdictWriter(path, storage_options) as writer:
+    with VerdictWriter(path, storage_options, task_key) as writer:
         for outcome in outcomes:
             writer.add(outcome)
             count += 1
@@ -220,9 +245,18 @@ def read_verdicts(
     else:
         table = pq.read_table(path)
     missing = [name for name, _, _ in COLUMNS if name not in table.column_names]
+    if missing == ["task"]:  # written before runs had tasks: none of them has one
+        import pyarrow as pa
+
+        return table.append_column("task", pa.nulls(table.num_rows, pa.string()))
     if missing:
         raise ValueError(f"has no column {', '.join(missing)}: not verdicts of tracecheck")
     return table
+
+
+def partial_name(target: str) -> str:
+    """Where a file bound for `target` is written until it is whole (then it is renamed)."""
+    return f"{target}.tracecheck-{os.getpid()}.partial"
 
 
 def _finite(number: float | None) -> float | None:

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from tracecheck.run.facts import TraceFacts
     from tracecheck.run.plan import NamedStream
     from tracecheck.run.task import TraceResult
+    from tracecheck.run.task_key import TaskKey, parse_task_key
 
 __all__ = [
     "ClusterLost",
@@ -30,9 +31,11 @@ __all__ = [
     "NamedStream",
     "Progress",
     "SchedulerAddressError",
+    "TaskKey",
     "TraceFacts",
     "TraceResult",
     "check_many",
+    "parse_task_key",
 ]
 
 _HOMES = {
@@ -44,6 +47,8 @@ _HOMES = {
     "TraceFacts": "tracecheck.run.facts",
     "NamedStream": "tracecheck.run.plan",
     "TraceResult": "tracecheck.run.task",
+    "TaskKey": "tracecheck.run.task_key",
+    "parse_task_key": "tracecheck.run.task_key",
 }
 
 __getattr__, __dir__ = lazy_names(__name__, _HOMES)

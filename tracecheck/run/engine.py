@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from tracecheck.contract import Contract
     from tracecheck.rules.capture import CaptureMode
     from tracecheck.run.plan import Input
+    from tracecheck.run.task_key import TaskKey
 
 __all__ = ["InputOutcome", "Progress", "check_many"]
 
@@ -80,6 +81,7 @@ def check_many(
     timelines: str | None = None,
     failing_only: bool = False,
     rows: Callable[[Sequence[TraceResult]], Any] | None = None,
+    task_key: TaskKey | str | None = None,
     progress: Callable[[str, int], Progress] | None = None,
     read: Callable[..., Any] | None = None,
     check: Callable[..., Any] | None = None,
@@ -98,7 +100,9 @@ def check_many(
     With `timelines` (a redaction profile), each trace's first verdict carries the timeline
     an HTML page draws (only of traces some contract did not pass, when `failing_only`).
     With `rows` (`tracecheck.fleet.verdicts.rows_table`), workers send back verdict rows
-    (`InputOutcome.rows`) and only the traces with a timeline. `progress` is told when an
+    (`InputOutcome.rows`) and only the traces with a timeline. With `task_key` (a `TaskKey` or
+    its spelling, `resource.attributes["agent.task.id"]`), each trace's facts say which task
+    it is a run of (`TraceFacts.task`). `progress` is told when an
     input is awaited; `read` and `check` stand in for the reader and the checker. A local
     file of records larger than `part_bytes` is checked in parts, by trace."""
     work = Work(
@@ -112,6 +116,7 @@ def check_many(
         timelines=timelines,
         failing_only=failing_only,
         rows=rows,
+        task_key=_task_key(task_key),
     )
     place = executor if executor is not None else client
     given = _many(inputs)
@@ -130,6 +135,17 @@ def check_many(
             run = stack.enter_context(runner(work, executor=place, scheduler=scheduler))
             planned = plan(given, workers=run.workers, spool=stack, **options)
         yield from outcomes(run, work, planned, progress)
+
+
+def _task_key(given: TaskKey | str | None) -> TaskKey | None:
+    if not isinstance(given, str):
+        return given
+    from tracecheck.run.task_key import parse_task_key
+
+    try:
+        return parse_task_key(given)
+    except ValueError as exc:
+        raise ValueError(f"task_key {given!r} {exc}") from None
 
 
 def _many(given: Any, *, contracts: bool = False) -> list[Any]:

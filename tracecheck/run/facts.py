@@ -1,11 +1,13 @@
 """The few facts about a run that a fleet's verdict rows carry beside each rule: how long it
-took, how many tokens its model calls used, which models it called, how many spans it has."""
+took, how many tokens its model calls used, which models it called, how many spans it has, and
+which task it is a run of, when the check was told the attribute that says so."""
 
 from __future__ import annotations
 
 import math
 from typing import NamedTuple
 
+from tracecheck.run.task_key import TaskKey, task_of
 from tracecheck.spans import Kind, Trace
 
 __all__ = ["TraceFacts", "trace_facts"]
@@ -16,9 +18,10 @@ class TraceFacts(NamedTuple):
     tokens: int | None  # summed over model calls that recorded a total; None: none did
     model: str | None  # the models called, in first-use order, joined by ", "
     spans: int
+    task: str | None = None  # the value of the check's task key (`task_key`); None: none
 
 
-def trace_facts(trace: Trace) -> TraceFacts:
+def trace_facts(trace: Trace, task_key: TaskKey | None = None) -> TraceFacts:
     run = trace.run_record
     duration_ns = run.duration_ns if run is not None else None
     if duration_ns is None:
@@ -40,4 +43,5 @@ def trace_facts(trace: Trace) -> TraceFacts:
         math.ceil(math.fsum(totals)) if totals else None,  # a fraction of a token counts as one
         ", ".join(models) or None,
         len(trace.spans),
+        task_of(trace, task_key) if task_key is not None else None,
     )

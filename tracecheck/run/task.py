@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from tracecheck.report.spool import Mark, Records
     from tracecheck.rules.capture import CaptureMode
     from tracecheck.run.facts import TraceFacts
+    from tracecheck.run.task_key import TaskKey
     from tracecheck.spans import Trace
 
 __all__ = [
@@ -88,6 +89,8 @@ class Work(NamedTuple):
     # verdicts, and only the verdicts of traces that carry a timeline: what `fleet check`
     # needs, at a fraction of the client's work per run.
     rows: Callable[[Sequence[TraceResult]], Any] | None = None
+    # The attribute that names each run's task, recorded in its facts (`TraceFacts.task`).
+    task_key: TaskKey | None = None
     # In this process: where the traces checked wait, pickled, instead of in memory (`Spilled`).
     spill: Records | None = None
 
@@ -275,7 +278,7 @@ def _checked(trace: Trace, unit: Unit, work: Work, local: Staged) -> TraceResult
 
         timeline = timeline_of(trace, profile=work.timelines or "default")
         verdicts[0] = dataclasses.replace(verdicts[0], timeline=timeline)
-    return TraceResult(trace.trace_id, trace_facts(trace), tuple(verdicts))
+    return TraceResult(trace.trace_id, trace_facts(trace, work.task_key), tuple(verdicts))
 
 
 def _read_failure(exc: TraceReadError, unit: Unit, local: Staged) -> ReadFailure:
