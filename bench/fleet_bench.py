@@ -3,6 +3,7 @@ workers and on a Dask scheduler with two workers on loopback, as ratios to one-p
 `tracecheck check` measured in the same run, and Dask's overhead per input.
 
     python bench/fleet_bench.py [--files 100] [--spans 300] [--runs 3] [--tiny 1000]
+    python bench/fleet_bench.py --summaries [reliability_bench.py's options]
 
 The fleet is `--files` runs of `--spans` spans each from `bench/workload.py` (seeds 1..N, one
 trace per file, OTLP JSON Lines), copied into a temporary directory, checked against
@@ -99,6 +100,12 @@ def here(runs: Path, contract: object) -> Callable[[], object]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    given = sys.argv[1:] if argv is None else argv
+    if given[:1] == ["--summaries"]:
+        # Repeated-run summaries of 100k runs: their own workload, in reliability_bench.py.
+        import reliability_bench
+
+        return reliability_bench.main(given[1:])
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--files", type=int, default=100, help="runs, one file each (100)")
     parser.add_argument("--spans", type=int, default=300, help="spans per run (300)")

@@ -7,8 +7,7 @@ The rows are made here, deterministically: `--tasks` tasks of `--runs` runs each
 runs by default), each run judged on `--rules` rules, one rule in three flaky (a run fails it
 with a probability drawn per task from a seeded generator), as `fleet check` writes them. Timed,
 best of `--repeat`: `summarize(table)` (what `fleet summarize` always does) and
-`reliability(table.to_pylist())` (what `--reliability` adds), with the rows' conversion to
-Python counted in the second.
+`reliability(table)` (what `--reliability` adds).
 """
 
 from __future__ import annotations
@@ -74,7 +73,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     table = pa.Table.from_pylist(rows(args.tasks, args.runs, args.rules), verdict_schema())
     summary = best(args.repeat, lambda: summarize(table))
-    judged = best(args.repeat, lambda: reliability(table.to_pylist()))
+    judged = best(args.repeat, lambda: reliability(table))
     runs = args.tasks * args.runs
     print(
         f"{runs:,} runs ({args.tasks:,} tasks x {args.runs}), {table.num_rows:,} rows: "

@@ -434,9 +434,8 @@ def _summarized(
     if not (args.reliability or args.reliability_parquet):
         return summarize(table), None
     grouping, tasks_by = _tasks_by(env, args.group_by, table, path)
-    rows = table.to_pylist()
-    untasked = runs_without_task(rows) if grouping == "task" else 0
-    found = reliability(rows, grouping, args.k)
+    untasked = runs_without_task(table) if grouping == "task" else 0
+    found = reliability(table, grouping, args.k)
     return summarize(table), Reliable(found, tasks_by, untasked)
 
 

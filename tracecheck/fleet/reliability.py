@@ -8,14 +8,17 @@ own violation as the example. A rule that could not be evaluated on a run did no
 
 from __future__ import annotations
 
-from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Literal
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any, Literal
 
 from tracecheck.fleet.statistics import Stability, pass_hat_k, stability, wilson_interval
 from tracecheck.unquoted import without_credentials
+
+if TYPE_CHECKING:
+    import pyarrow
 
 __all__ = ["Example", "RuleReliability", "TaskGrouping", "reliability", "runs_without_task"]
 
@@ -52,58 +55,121 @@ class RuleReliability:
 
 
 def reliability(
-    rows: Iterable[Mapping[str, Any]], group_by: TaskGrouping = "directory", k: int | None = None
+    verdicts: pyarrow.Table | Iterable[Mapping[str, Any]],
+    group_by: TaskGrouping = "directory",
+    k: int | None = None,
 ) -> list[RuleReliability]:
-    """Each rule's reliability over the runs of `rows` (verdict rows as `read_verdicts` gives
-    them, `to_pylist()`), grouped into tasks by `group_by`, in first-seen order. pass^k is of
-    `k` runs (default: the fewest runs any task has; a task with fewer runs is left out of it).
-    A rule is flaky when it is on some task, a stable pass when it passed every run, and
-    otherwise a stable fail (it fails every run of some task)."""
-    runs: dict[tuple[str, str], dict[object, list[bool]]] = defaultdict(lambda: defaultdict(list))
-    examples: dict[tuple[str, str], Example] = {}
-    for row in rows:
-        if row.get("rule") is None or row.get("status") == "skipped":
-            continue  # an input not read, or an alternative's rule not needed
-        key = (row["contract"], row["rule"])
-        task = _task(row, group_by)
-        passed = row["status"] == "pass"
-        runs[key][task].append(passed)
-        if not passed and key not in examples:
-            # Verdict files are shared: a detail from one written elsewhere quotes no secret.
-            detail = row["detail"] and without_credentials(row["detail"])
-            examples[key] = Example(
-                row["source"], row["trace_id"], row["first_violating_span"], detail
-            )
-    return [_judged(key, tasks, examples.get(key), k) for key, tasks in runs.items()]
+    """Each rule's reliability over the runs of `verdicts` (as `read_verdicts` gives them, or
+    as rows of its columns), grouped into tasks by `group_by`, in first-seen order. pass^k is
+    of `k` runs (default: the fewest runs any task has; a task with fewer runs is left out of
+    it). A rule is flaky when it is on some task, a stable pass when it passed every run, and
+    otherwise a stable fail (it fails every run of some task).
 
+    Passes are counted per rule and task by Arrow's group-by: Python sees a row per rule and
+    task, not per run (bench/README.md, "Reliability over repeated runs")."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
 
-def runs_without_task(rows: Iterable[Mapping[str, Any]]) -> int:
-    """How many runs of `rows` have no task (their spans lack the attribute `--group-by`
-    named): `reliability` counts each as a task of its own."""
-    return len(
-        {(r["source"], r["trace_id"]) for r in rows if r["trace_id"] and r.get("task") is None}
+    table = _judged_rows(verdicts)
+    passed = pc.equal(table["status"], "pass")
+    counted = pa.table(
+        {
+            "contract": table["contract"],
+            "rule": table["rule"],
+            "task": _task(table, group_by),
+            "passed": passed.cast(pa.int64()),
+            "index": pa.array(range(table.num_rows), pa.int64()),
+        }
     )
+    per_task = (
+        counted.group_by(["contract", "rule", "task"], use_threads=False)
+        .aggregate([("passed", "sum"), ("passed", "count"), ("index", "min")])
+        .sort_by("index_min")
+        .to_pydict()
+    )
+    tasks: dict[tuple[str, str], list[tuple[int, int]]] = {}
+    for contract, rule, passes, runs in zip(
+        per_task["contract"],
+        per_task["rule"],
+        per_task["passed_sum"],
+        per_task["passed_count"],
+        strict=True,
+    ):
+        tasks.setdefault((contract, rule), []).append((passes, runs))
+    examples = _examples(table, counted.filter(pc.invert(passed)))
+    return [_judged(key, counts, examples.get(key), k) for key, counts in tasks.items()]
 
 
-def _task(row: Mapping[str, Any], group_by: TaskGrouping) -> object:
-    if group_by == "task":
-        # A run that does not say its task is not taken for a run of some other task.
-        task = row.get("task")
-        return task if task is not None else (None, row["source"], row["trace_id"])
-    # A URL's folder too (`s3://runs/task-7/run-1.jsonl`): split as text, not as a path.
-    return row["source"] if group_by == "file" else row["source"].rpartition("/")[0]
+def runs_without_task(verdicts: pyarrow.Table | Iterable[Mapping[str, Any]]) -> int:
+    """How many runs of `verdicts` have no task (their spans lack the attribute `--group-by`
+    named): `reliability` counts each as a task of its own."""
+    import pyarrow.compute as pc
+
+    table = _judged_rows(verdicts)
+    untasked = table.filter(pc.is_null(table["task"]))
+    return int(untasked.group_by(["source", "trace_id"]).aggregate([]).num_rows)
+
+
+def _judged_rows(verdicts: pyarrow.Table | Iterable[Mapping[str, Any]]) -> pyarrow.Table:
+    """The rows of rules judged on a run: not those of an input not read, nor an
+    alternative's rule that was not needed (skipped)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from tracecheck.fleet.verdicts import COLUMNS, verdict_schema
+
+    if not isinstance(verdicts, pa.Table):
+        names = [name for name, _, _ in COLUMNS]
+        rows = [{name: row.get(name) for name in names} for row in verdicts]
+        verdicts = pa.Table.from_pylist(rows, verdict_schema())
+    judged = pc.and_(pc.is_valid(verdicts["rule"]), pc.not_equal(verdicts["status"], "skipped"))
+    return verdicts.filter(judged)
+
+
+def _task(table: pyarrow.Table, group_by: TaskGrouping) -> pyarrow.ChunkedArray:
+    """Each row's task, as a value that only the rows of one task share."""
+    import pyarrow.compute as pc
+
+    source = table["source"]
+    if group_by == "file":
+        return source
+    if group_by == "directory":
+        # A URL's folder too (`s3://runs/task-7/run-1.jsonl`): cut as text, not as a path.
+        return pc.replace_substring_regex(source, pattern="[^/]*$", replacement="")
+    # A run that does not say its task is not taken for a run of some other task: its own is
+    # a value no attribute holds (a NUL cannot start an attribute read from a trace).
+    own = pc.binary_join_element_wise("\0", source, pc.fill_null(table["trace_id"], ""), "\0")
+    return pc.if_else(pc.is_valid(table["task"]), table["task"], own)
+
+
+def _examples(table: pyarrow.Table, failed: pyarrow.Table) -> dict[tuple[str, str], Example]:
+    """Each rule's first failing run, in the rule's own words."""
+    first = failed.group_by(["contract", "rule"], use_threads=False).aggregate([("index", "min")])
+    picked = table.take(first["index_min"]).to_pylist()
+    examples = {}
+    for row in picked:
+        # Verdict files are shared: a detail from one written elsewhere quotes no secret.
+        detail = row["detail"] and without_credentials(row["detail"])
+        examples[row["contract"], row["rule"]] = Example(
+            row["source"], row["trace_id"], row["first_violating_span"], detail
+        )
+    return examples
 
 
 def _judged(
-    key: tuple[str, str], tasks: Mapping[object, list[bool]], example: Example | None, k: int | None
+    key: tuple[str, str],
+    tasks: Sequence[tuple[int, int]],
+    example: Example | None,
+    k: int | None,
 ) -> RuleReliability:
-    passes = sum(sum(outcomes) for outcomes in tasks.values())
-    total = sum(len(outcomes) for outcomes in tasks.values())
-    draw = k if k is not None else min(len(outcomes) for outcomes in tasks.values())
-    drawn = [o for o in tasks.values() if len(o) >= draw]
-    hats = [pass_hat_k(sum(o), len(o), draw) for o in drawn]
+    """One rule's reliability from each task's (passes, runs)."""
+    passes = sum(c for c, _ in tasks)
+    total = sum(n for _, n in tasks)
+    draw = k if k is not None else min(n for _, n in tasks)
+    # Tasks of the same counts are many in a large fleet: each ratio is worked out once.
+    hats = [_pass_hat_k(c, n, draw) for c, n in tasks if n >= draw]
     hat = float(sum(hats, Fraction(0)) / len(hats)) if hats else None
-    kinds = [stability(sum(o), len(o)) for o in tasks.values()]
+    kinds = [stability(c, n) for c, n in tasks]
     overall: Stability = "stable pass" if set(kinds) == {"stable pass"} else "stable fail"
     if "flaky" in kinds:
         overall = "flaky"
@@ -120,3 +186,6 @@ def _judged(
         kinds.count("flaky"),
         example,
     )
+
+
+_pass_hat_k = lru_cache(maxsize=4096)(pass_hat_k)
