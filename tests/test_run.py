@@ -108,6 +108,33 @@ def test_a_dask_cluster_gives_the_outcomes_of_this_process(inputs: list[Any]) ->
     assert on_dask == here
 
 
+def _elsewhere(path: Any, *args: Any, **kwargs: Any) -> None:
+    """A reader on a worker that does not see this machine's files."""
+    raise FileNotFoundError(2, "No such file or directory", str(path))
+
+
+def test_a_file_the_dask_workers_cannot_see_is_said_to_be_so(tmp_path: Path) -> None:
+    distributed = pytest.importorskip("distributed", reason="the fleet extra is not installed")
+    run = tmp_path / "run.otlp.jsonl"
+    shutil.copyfile(FIXTURES / "otel-genai" / "clean.otlp.jsonl", run)
+    with (
+        distributed.LocalCluster(
+            n_workers=1, threads_per_worker=1, processes=False, dashboard_address=":0"
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        (outcome,) = check_many(str(run), CONTRACTS, executor=client, read=_elsewhere)
+        (failure,) = outcome.failures
+        assert failure.message == (
+            f"{run}: the Dask workers cannot see it, though this machine can: run them where "
+            "the same path reads the same file (a shared mount), or give its URL (s3://..., "
+            "gs://...)"
+        )
+        # Here, a file not found is one that is gone, as it is said.
+        (here,) = check_many(str(run), CONTRACTS, read=_elsewhere)
+        assert here.failures[0].message == f"{run}: does not exist"
+
+
 class _Watched:
     def __init__(self, told: list[str], name: str) -> None:
         self.told, self.name = told, name

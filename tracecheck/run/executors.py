@@ -10,12 +10,13 @@ as a whole, so the runner starts a new one and the tasks the broken one held are
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Protocol
 
-from tracecheck.run.task import Unit, UnitResult, Work, check_units
+from tracecheck.run.task import DOES_NOT_EXIST, Unit, UnitResult, Work, check_units
 
 if TYPE_CHECKING:
     from concurrent.futures import Executor, Future, ProcessPoolExecutor
@@ -43,6 +44,12 @@ class Runner(Protocol):
     workers: int
 
     def submit(self, units: tuple[Unit, ...]) -> Pending: ...
+
+
+WORKERS_CANNOT_SEE = (
+    ": the Dask workers cannot see it, though this machine can: run them where the same path "
+    "reads the same file (a shared mount), or give its URL (s3://..., gs://...)"
+)
 
 
 class SchedulerAddressError(ValueError):
@@ -251,12 +258,34 @@ class _Awaited:
                     raise ClusterLost("its scheduler is gone") from None
                 raise
             else:
-                return results
+                return [_unseen_here(result) for result in results]
             if self.client.status not in ("running", "connecting"):
                 raise ClusterLost("its scheduler is gone")
 
     def _workers(self) -> int:
         return len(self.client.scheduler_info().get("workers", {}))
+
+
+def _unseen_here(result: UnitResult) -> UnitResult:
+    """A worker's word that a file does not exist, where this machine has it (the plan listed
+    it here): the workers do not see this machine's files, and are said not to."""
+    from tracecheck.run.storage import is_remote
+
+    unit = result.unit
+    gone = [f for f in result.failures if f.message.endswith(DOES_NOT_EXIST)]
+    remote = unit.spooled or is_remote(unit.root or unit.files[0])
+    if not gone or remote or not any(map(os.path.exists, unit.files)):
+        return result
+    failures = tuple(
+        dataclasses.replace(
+            failure,
+            message=failure.message.removesuffix(DOES_NOT_EXIST) + WORKERS_CANNOT_SEE,
+        )
+        if failure in gone
+        else failure
+        for failure in result.failures
+    )
+    return result._replace(failures=failures)
 
 
 @contextmanager

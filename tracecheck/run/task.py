@@ -140,6 +140,9 @@ def check_unit(unit: Unit, work: Work) -> UnitResult:
         return failed_unit(unit, exc)
 
 
+DOES_NOT_EXIST = ": does not exist"  # how a failure's message ends for a file not found
+
+
 def failed_unit(unit: Unit, exc: BaseException, *, reading: bool = False) -> UnitResult:
     """The result of a unit that could not be read (a reader's bug: `reading`) or checked at
     all (a worker that died)."""
@@ -147,7 +150,7 @@ def failed_unit(unit: Unit, exc: BaseException, *, reading: bool = False) -> Uni
     if isinstance(exc, OSError) and not isinstance(exc, FileNotFoundError):
         reason = f"cannot be read: {exc.strerror or type(exc).__name__}"
     elif isinstance(exc, FileNotFoundError):
-        reason = "does not exist"
+        reason = DOES_NOT_EXIST.removeprefix(": ")
     elif isinstance(exc, ImportError):  # where the unit ran: fsspec's backend, or tracecheck
         reason = missing_package(exc)
     else:
