@@ -1,5 +1,6 @@
 """Reliability statistics over repeated runs, against SciPy's exact tests and hand-computed
-values, and the properties every estimate must have."""
+values, and the properties every estimate must have. They live in `tracecheck.pass_rates`;
+`tracecheck.fleet.statistics`, where they were first written, names the same functions."""
 
 from __future__ import annotations
 
@@ -10,13 +11,23 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tracecheck.fleet.statistics import (
+from tracecheck.pass_rates import (
     fisher_exact,
     pass_at_k,
     pass_hat_k,
     stability,
     wilson_interval,
 )
+
+
+def test_the_fleet_name_is_the_same_functions() -> None:
+    from tracecheck import pass_rates
+    from tracecheck.fleet import statistics
+
+    assert statistics.__all__ == pass_rates.__all__
+    assert all(
+        getattr(statistics, name) is getattr(pass_rates, name) for name in pass_rates.__all__
+    )
 
 
 @st.composite

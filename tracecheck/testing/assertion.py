@@ -25,6 +25,7 @@ __all__ = [
     "ContractInput",
     "assert_contract",
     "failure_message",
+    "first_problem",
     "no_spans_message",
 ]
 
@@ -119,6 +120,37 @@ def failure_message(
         lines.append(f"  … and {len(notes) - MAX_NOTES_SHOWN} more notes")
     lines.append(_hint(contract_path))
     return "\n".join(lines)
+
+
+def first_problem(
+    verdict: Verdict,
+    *,
+    contract: Contract | None = None,
+    spans: Sequence[Span] | None = None,
+    capture_notes: Sequence[str] = (),
+) -> str:
+    """What is wrong with a verdict that did not pass, in one line worded as `failure_message`
+    words its bullets: the first broken rule and its first violation (`tools.forbidden[run_shell]:
+    run_shell was called (span …)`), a rule that could not be evaluated, or the capture's first
+    note. A repeated test names each failing run by it."""
+    rules = _rules_by_label(contract) if contract is not None else {}
+    for result in verdict.rules:
+        if result.status == "error":
+            return f"{result.label}: could not be evaluated: {result.error}"
+        if result.status != "fail":
+            continue
+        if spans is not None:
+            said = phrases(rules.get(result.label), result.violations, spans)
+        else:
+            said = [_located(v.span_id, v.detail) for v in result.violations]
+        if not said:
+            return f"{result.label}: failed"
+        more = f" (and {len(said) - 1} more)" if len(said) > 1 else ""
+        return f"{result.label}: {said[0]}{more}"
+    notes = [*capture_notes, *verdict.reading_notes]
+    if notes:
+        return f"the capture is incomplete: {printable(notes[0])}"
+    return f'trace contract "{verdict.contract}" did not pass'
 
 
 def no_spans_message(contract_name: str, what_to_do: str) -> str:

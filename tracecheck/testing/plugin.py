@@ -19,6 +19,12 @@
 - golden runs (tracecheck.testing.golden): `trace_spans.assert_matches_golden(path)` and the
   marker `@pytest.mark.trace_golden(path)` diff the test's spans against a recorded run and
   fail with the diff; `--update-golden` records a missing golden and rewrites a changed one.
+- marker `@pytest.mark.trace_repeat(runs, pass_hat_k=None, pass_rate=None, k=None)` (or
+  `--tracecheck-repeat N` for every `trace_contract` test without it): the test runs that many
+  times as one test, each run with fresh function-scoped fixtures and its own capture, and
+  passes when pass^k or the pass rate reaches the threshold (by default every run must pass);
+  the terminal summary gives each repeated test's rate and flaky rules
+  (tracecheck.testing.repeat, tracecheck.testing.rerun).
 
 What is captured, for the duration of each test (spans of other tests never are):
 - spans of the global SDK `TracerProvider` that the application installed, automatically (the
@@ -57,6 +63,7 @@ if TYPE_CHECKING:
     from tracecheck.testing.capture import CaptureHub, TestSpans
     from tracecheck.testing.evidence import EvidenceSettings
     from tracecheck.testing.golden import GoldenSettings
+    from tracecheck.testing.repeat import Repeat, RunCheck, RunInProgress
     from tracecheck.verdict import Verdict
 
 __all__ = ["SpanCapture", "assert_contract", "trace_spans"]
@@ -64,6 +71,7 @@ __all__ = ["SpanCapture", "assert_contract", "trace_spans"]
 FIXTURE = "trace_spans"
 MARKER = "trace_contract"
 GOLDEN_MARKER = "trace_golden"
+REPEAT_MARKER = "trace_repeat"
 GLOBAL_INI = "tracecheck_global_provider"
 LENIENT_INI = "tracecheck_lenient_capture"
 MISSING_SDK = (
@@ -78,6 +86,10 @@ _CONTRACTS = pytest.StashKey[list[tuple[str, "Contract", "CaptureMode | None"]]]
 _CAPTURE_MODE = pytest.StashKey["CaptureMode | None"]()
 _PRICES = pytest.StashKey["Path | None"]()  # --tracecheck-prices, from the invocation dir
 _GOLDEN_WRITTEN = pytest.StashKey[list[str]]()  # golden files written, for the summary
+_REPEAT_RUNS = pytest.StashKey["int | None"]()  # --tracecheck-repeat
+_RUN = pytest.StashKey["RunInProgress"]()  # the run of a repeated test going on now
+# The attribute tracecheck.testing.rerun gives a repeated test's call report: its summary line.
+_REPEAT_SUMMARY = "tracecheck_repeat"
 
 
 def __getattr__(name: str) -> Any:
@@ -207,23 +219,33 @@ class SpanCapture:
         self, contract: Contract, label: str | None, capture: CaptureMode | None = None
     ) -> tuple[Verdict, str | None]:
         """The verdict on the captured spans and, unless it passes, the failure message."""
+        verdict, message, _ = self._check_run(contract, label, capture)
+        return verdict, message
+
+    def _check_run(
+        self, contract: Contract, label: str | None, capture: CaptureMode | None = None
+    ) -> tuple[Verdict, str | None, RunCheck]:
+        """`_check`, and what a run of a repeated test keeps of it: the rules judged and the
+        first problem, in one line."""
         from tracecheck.check import check
-        from tracecheck.testing.assertion import failure_message, no_spans_message
+        from tracecheck.testing.assertion import failure_message, first_problem, no_spans_message
+        from tracecheck.testing.repeat import run_check
 
         spans = self.spans()
         verdict = check(spans, contract, capture=capture or self._capture)
         notes = list(self._test.notes)
         if not spans:
-            message = no_spans_message(verdict.contract, self._why_nothing())
+            message = problem = no_spans_message(verdict.contract, self._why_nothing())
         elif verdict.ok and not notes:
-            return verdict, None
+            return verdict, None, run_check(verdict, None, spans_seen=True)
         else:
             message = failure_message(
                 verdict, label, contract=contract, spans=spans, capture_notes=notes
             )
+            problem = first_problem(verdict, contract=contract, spans=spans, capture_notes=notes)
         if self._evidence is not None:
             message += "\n" + self._write_evidence(spans, verdict)
-        return verdict, message
+        return verdict, message, run_check(verdict, problem, spans_seen=bool(spans))
 
     def _write_evidence(self, spans: list[Span], verdict: Verdict) -> str:
         from tracecheck.testing.evidence import write_evidence
@@ -313,6 +335,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="record golden runs that are missing and rewrite those a test's run differs from "
         "(redacted with the default profile); without it a missing golden fails the test",
     )
+    group.addoption(
+        "--tracecheck-repeat",
+        metavar="N",
+        type=int,
+        default=None,
+        help="run every test marked trace_contract (and not trace_repeat) N times as one test, "
+        "which passes only if every run does; the terminal summary gives each one's pass rate "
+        "and flaky rules",
+    )
     parser.addini(
         LENIENT_INI,
         type="bool",
@@ -348,6 +379,17 @@ def pytest_configure(config: pytest.Config) -> None:
         f"the {FIXTURE} fixture against the golden run in path (relative to the rootdir) "
         "after the test; a divergence fails the test; --update-golden records the golden",
     )
+    config.addinivalue_line(
+        "markers",
+        f"{REPEAT_MARKER}(runs, pass_hat_k=None, pass_rate=None, k=None): run the test runs "
+        "times as one test, each run with fresh function-scoped fixtures; a run passes when its "
+        f"body and its {MARKER} checks do; the test passes when pass^k (k = runs unless given) "
+        "or the pass rate reaches the threshold, by default when every run passes",
+    )
+    runs = config.getoption("tracecheck_repeat")
+    if runs is not None and runs < 1:
+        raise pytest.UsageError(f"--tracecheck-repeat is a number of runs, 1 or more, not {runs}")
+    config.stash[_REPEAT_RUNS] = runs
     config.stash[_GOLDEN_WRITTEN] = []
     lenient = config.getoption("tracecheck_lenient_capture") or config.getini(LENIENT_INI)
     config.stash[_CAPTURE_MODE] = "lenient" if lenient else None
@@ -367,12 +409,25 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
-    """The golden files `--update-golden` wrote, so that none is committed unreviewed."""
+    """The golden files `--update-golden` wrote, so that none is committed unreviewed; each
+    repeated test's pass rate and flaky rules, passing or not."""
     written = config.stash.get(_GOLDEN_WRITTEN, None)
     if written:
         terminalreporter.section("tracecheck golden runs")
         for line in written:
             terminalreporter.write_line(line)
+    # Read from the reports, not from this process: under pytest-xdist the runs happened in
+    # a worker, and only its reports reach the controller that writes the summary.
+    repeated = sorted(
+        (report.nodeid, summary)
+        for reports in terminalreporter.stats.values()
+        for report in reports
+        if isinstance(summary := getattr(report, _REPEAT_SUMMARY, None), str)
+    )
+    if repeated:
+        terminalreporter.section("tracecheck repeated tests")
+        for nodeid, summary in repeated:
+            terminalreporter.write_line(f"{nodeid} {summary}")
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -396,6 +451,62 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         if FIXTURE not in item.fixturenames:
             # A fresh list: parametrized siblings share the original one.
             item.fixturenames = [FIXTURE, *item.fixturenames]
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> bool | None:
+    """A repeated test runs all its runs here, reported as one test; any other test goes on to
+    pytest's own protocol (first, so that no other plugin runs a repeated test once). A wrong
+    `trace_repeat` marker is reported here as the test's setup error, before any setup hook:
+    there xfail would turn it into an expected failure."""
+    problem = _repeat_problem(item)
+    if problem is not None:
+        from tracecheck.testing.rerun import refuse
+
+        refuse(item, nextitem, problem)
+        return True
+    repeat = _repeat_of(item)
+    if repeat is None:
+        return None
+    from tracecheck.testing.rerun import run_repeated
+
+    run_repeated(item, nextitem, repeat, _RUN)
+    return True
+
+
+def _repeat_of(item: pytest.Item) -> Repeat | None:
+    """How `item` repeats, or None when it runs once: not marked (nor a `trace_contract` test
+    under `--tracecheck-repeat`), not a test function, or under `--setup-only`. Its marker is
+    right (see `_repeat_problem`)."""
+    if not isinstance(item, pytest.Function) or item.config.getoption("setuponly", False):
+        return None
+    marker = item.get_closest_marker(REPEAT_MARKER)
+    if marker is None:
+        runs = item.config.stash.get(_REPEAT_RUNS, None)
+        if runs is None or item.get_closest_marker(MARKER) is None:
+            return None
+        if item.get_closest_marker("xfail") is not None:
+            return None  # the option leaves it alone; the marker refuses it (_repeat_problem)
+        from tracecheck.testing.repeat import Repeat
+
+        return Repeat(runs, runs)
+    from tracecheck.testing.repeat import Repeat
+
+    return Repeat.from_marker(marker.args, marker.kwargs)
+
+
+def _repeat_problem(item: pytest.Item) -> str | None:
+    """What is wrong with the test's `trace_repeat` marker, or None."""
+    marker = item.get_closest_marker(REPEAT_MARKER)
+    if marker is None:
+        return None
+    from tracecheck.testing.repeat import marker_problem
+
+    problem = marker_problem(marker.args, marker.kwargs)
+    if problem is None and item.get_closest_marker("xfail") is not None:
+        # xfail turns each failing run into a skip: the threshold says how often it may fail
+        problem = "does not combine with xfail: its threshold says how often the test may fail"
+    return None if problem is None else f"@pytest.mark.{REPEAT_MARKER} {problem}"
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
@@ -485,12 +596,15 @@ def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
     result = yield  # a test that already failed is reported as it is
     contracts = item.stash.get(_CONTRACTS, None) or []
     capture = item.stash.get(_CAPTURE, None)
+    run: RunInProgress | None = item.stash.get(_RUN, None)  # a repeated test's: checks count
     if capture is not None:
-        failures = [
-            message
-            for label, contract, mode in contracts
-            if (message := capture._check(contract, label, mode)[1]) is not None
-        ]
+        failures = []
+        for label, contract, mode in contracts:
+            _, message, checked = capture._check_run(contract, label, mode)
+            if run is not None:
+                run.checks.append(checked)
+            if message is not None:
+                failures.append(message)
         failures += [
             message
             for marker in item.iter_markers(GOLDEN_MARKER)
@@ -537,7 +651,10 @@ def trace_spans(request: pytest.FixtureRequest) -> Generator[SpanCapture, None, 
             )
     else:
         hub.attach(hub.global_provider())
-    test, token = hub.begin(request.node.nodeid)
+    run = request.node.stash.get(_RUN, None)
+    # Each run of a repeated test is a test of its own to the capture (and its evidence files)
+    name = request.node.nodeid if run is None else f"{request.node.nodeid} (run {run.number})"
+    test, token = hub.begin(name)
     from tracecheck.testing.golden import GoldenSettings
 
     capture = SpanCapture(
