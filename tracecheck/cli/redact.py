@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from redact.records import RecordRedactor
     from tracecheck.sharing.staged import StagedOutput, StreamEncoder
     from tracecheck.spans import Span
+    from tracecheck.verdict import Verdict
     from tracecheck.writers.layout import Layout
 
 __all__ = ["add_parser", "run"]
@@ -51,12 +52,22 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
         help="write this format instead of the one read (a Claude Code record is written "
         "back as records unless this is given)",
     )
+    parser.add_argument(
+        "--keep-verdicts",
+        action="extend",
+        nargs="+",
+        default=[],
+        metavar="CONTRACT",
+        help="check these contracts on the trace and on its redacted copy, and write nothing "
+        "(exit 1, naming the rules) when any rule would be judged otherwise after redaction",
+    )
     add_redaction_arguments(parser, pseudonyms=True)
 
 
 def run(args: argparse.Namespace, env: Environment) -> ExitCode:
     options = options_or_stop(args, env)
     read_as = _format_of(env, args.trace, args.format) if args.output_format is None else None
+    args.verdicts_before = _verdicts_before(env, args, read_as or args.format)
     if read_as == "claude-stream":
         return _redact_claude(args, env, options)
     if read_as is not None and read_as not in OUTPUT_FORMATS:
@@ -128,6 +139,10 @@ def _handed_over(
         env.error(f"{args.trace}: the redacted {what} {verdict.status.value}; nothing written")
         print_findings(verdict, env.stderr)
         return ExitCode.FAILED
+    if args.verdicts_before is not None:
+        changed = _verdicts_changed(env, args, out)
+        if changed is not None:
+            return changed
     try:
         out.deliver(args.output)
     except OSError as exc:
@@ -165,6 +180,53 @@ def _redact_claude(
         out.close()
     print(summary(redactor.report().findings), file=env.stderr)
     return ExitCode.OK
+
+
+def _verdicts_before(
+    env: Environment, args: argparse.Namespace, format: str | None
+) -> list[Verdict] | None:
+    """With `--keep-verdicts`: each contract's verdict on each trace as recorded."""
+    if not args.keep_verdicts:
+        return None
+    from tracecheck.cli.check import load_contracts
+    from tracecheck.errors import AmbiguousFormatError, TraceReadError
+    from tracecheck.kept_verdicts import verdicts_of
+    from tracecheck.readers import read_traces
+
+    args.kept_contracts = load_contracts(env, args.keep_verdicts)
+    try:
+        return verdicts_of(read_traces(Path(args.trace), format=format), args.kept_contracts)
+    except AmbiguousFormatError as exc:
+        env.error(str(exc))
+        raise Stop(ExitCode.AMBIGUOUS) from None
+    except (TraceReadError, OSError) as exc:
+        env.error(str(exc))
+        raise Stop(ExitCode.UNREADABLE) from None
+
+
+def _verdicts_changed(
+    env: Environment, args: argparse.Namespace, out: StagedOutput
+) -> ExitCode | None:
+    """None when the contracts judge the staged redacted copy as they judged the trace;
+    else the rules judged otherwise, said, and exit 1. A copy the readers cannot read back is
+    one whose verdicts are not known to be kept."""
+    from tracecheck.errors import TraceReadError
+    from tracecheck.kept_verdicts import verdict_changes
+
+    try:
+        changes = verdict_changes(args.verdicts_before, out.staged(), args.kept_contracts)
+    except TraceReadError as exc:
+        env.error(f"{args.trace}: the redacted copy cannot be read back ({exc}); nothing written")
+        return ExitCode.FAILED
+    if not changes:
+        return None
+    env.error(
+        f"{args.trace}: redaction changes how {len(changes)} rule(s) judge the trace; "
+        "nothing written"
+    )
+    for change in changes:
+        print(f"  {change}", file=env.stderr)
+    return ExitCode.FAILED
 
 
 def _claude_staged(
