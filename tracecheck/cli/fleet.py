@@ -407,7 +407,7 @@ def _report(
     lines = summary_lines(summary, changes, args.baseline or "")
     if reliable is not None and reliable.rules:
         lines += ["", *reliability_lines(reliable.rules, reliable.tasks_by, reliable.untasked)]
-    print_parts(["\n".join(lines), "\n"], human)
+    print_parts(["\n".join(lines)], human)
     if args.json:
         import json
 

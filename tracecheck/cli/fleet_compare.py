@@ -51,7 +51,7 @@ def run(args: argparse.Namespace, env: Environment) -> ExitCode:
     after = verdict_table(env, args.after, options).to_pylist()
     compared = compare_runs(before, after, args.alpha)
     human = env.stderr if args.json == "-" else env.stdout
-    print_parts(["\n".join(comparison_lines(compared, args.before, args.after)), "\n"], human)
+    print_parts(["\n".join(comparison_lines(compared, args.before, args.after))], human)
     if args.json:
         text = json.dumps(comparison_json(compared), indent=2, ensure_ascii=False) + "\n"
         write_parts(env, args.json, encoded([text]))

@@ -163,8 +163,10 @@ def reliability_lines(
             line += f", flaky on {item.flaky_tasks} of {item.tasks} tasks"
         if item.example is not None:
             where = printable(item.example.source)
-            span = f" span {printable(item.example.span_id)}" if item.example.span_id else ""
             detail = shorten(printable(item.example.detail or ""), 120)
+            span_id = item.example.span_id
+            # Most rules' words name the span already: it is named once.
+            span = f" span {printable(span_id)}" if span_id and span_id not in detail else ""
             line += f"; e.g. {where}{span}: {detail}"
         lines.append(line)
     return lines
