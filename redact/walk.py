@@ -407,9 +407,8 @@ class Redactor:
         becomes its pseudonym in place (a map keyed by address stays one, and agrees across
         batches); elsewhere each becomes its marker, numbered as renamed keys are."""
         if self.profile.pseudonymize_identifiers:
-            key = self._key()
             rewritten, _ = cut_spans(
-                name, [(start, end, pseudonym(key, name[start:end])) for start, end, _ in found]
+                name, [(start, end, self.pseudonym(name[start:end])) for start, end, _ in found]
             )
             if rewritten not in out and not _holds_key(value, rewritten):
                 return renamed, rewritten, "pseudonymized"
@@ -454,12 +453,17 @@ class Redactor:
         if rule is KeyClass.IDENTIFIER:
             if profile.pseudonymize_identifiers:
                 self._record(path, "identifier", "identifier-key", "pseudonymized")
-                return pseudonym(self._key(), value)
+                return self.pseudonym(value)
         elif rule is not None and (
             rule is not KeyClass.RAW_CONTENT or profile.remove_raw_content_keys
         ):
             return self._marker(path, *_KEY_FINDINGS[rule])
         return self.value(value, path, depth + 1)
+
+    def pseudonym(self, value: str | int | float) -> str:
+        """The pseudonym of a value: HMAC-SHA256 under this call's key (§B8). One method, so a
+        profile that hashes otherwise (`redact.modes`) changes it in one place."""
+        return pseudonym(self._key(), value)
 
     def _key(self) -> bytes:
         if self._pseudonym_key is None:
