@@ -12,6 +12,19 @@ detect-secrets`) and name its executable; each string is written to a file of it
 with the extension its syntax has (`.go`, `.yaml`, `.env`, …) so its plugins read it as they
 would in a repository, and one `detect-secrets scan --all-files` reads them all. A string counts
 as found (or, for a near miss, changed) when detect-secrets reports anything in its file.
+
+    python bench/secrets_corpus_bench.py --gitleaks /path/to/gitleaks
+
+also measures gitleaks' own rule tests, read from a checkout of it (`bench/gitleaks_rule_tests.py`):
+recall in context on the true positives generated from a secret in gitleaks' sample contexts (found
+when `redact_text` leaves no trace of the secret), and the near misses whose loss would hurt among
+its false positives. A false positive's loss does not hurt, and it is counted apart, when it holds
+a credential's token format (one of the token-format or vendor-named detectors matches it: a
+documentation value such as a key one character short), when what `redact_text` removes from it
+is personal data only (an e-mail address: removed in every profile by design), or when it is a
+secret value all the same (`gitleaks_rule_tests.SECRET_VALUES`: a generated value or a password
+under a secret's name). Every other false positive is a value whose loss would hurt, and a
+*harmful near miss* when `redact_text` changes it.
 """
 
 from __future__ import annotations
@@ -30,7 +43,39 @@ sys.path.insert(0, str(HERE.parent))
 
 from secrets_corpus import FAMILIES, near_misses, positives  # noqa: E402
 
-from redact import redact_text  # noqa: E402
+from redact import redact, redact_text  # noqa: E402
+from redact.detectors import CREDENTIAL_DETECTORS, detect_credential  # noqa: E402
+
+# Detectors that judge an assignment, a header or a URL rather than a token's own format.
+_CONTEXT_DETECTORS = frozenset(
+    [
+        "bearer",
+        "authorization-header",
+        "url-credentials",
+        "url-secret-param",
+        "secret-assignment",
+        "json-secret",
+        "env-secret-assignment",
+        "cookie-header",
+        "bundler-credentials",
+        "url-password-no-user",
+        "connection-string-password",
+        "netrc-password",
+        "authorization-scheme",
+        "cli-secret-flag",
+        "cli-password-option",
+        "env-key-assignment",
+        "keyed-secret",
+        "keyword-assignment",
+        "name-value-secret",
+        "xml-secret-attribute",
+        "curl-user-password",
+        "sql-password",
+        "pgpass-password",
+        "dsn-password",
+    ]
+)
+_TOKEN_FORMATS = tuple(d for d in CREDENTIAL_DETECTORS if d.id not in _CONTEXT_DETECTORS)
 
 _EXTENSIONS = {
     "ini": ".ini",
@@ -74,9 +119,50 @@ def detect_secrets_flags(executable: str, texts: list[tuple[str, str]]) -> list[
         return [bool(results.get(name)) for name in names]
 
 
+def gitleaks_rule_tests(checkout: Path) -> None:
+    """Recall and harmful near misses on the rule tests of a gitleaks checkout."""
+    from gitleaks_rule_tests import SECRET_VALUES, digest, read_rule_tests
+
+    tests = read_rule_tests(checkout)
+    generated = [sample for sample in tests.positives if sample.secret is not None]
+    found = sum(sample.secret not in redact_text(sample.text) for sample in generated)
+    shaped = personal = secret_values = would_hurt = harmful = 0
+    for sample in tests.near_misses:
+        if detect_credential(sample.text, _TOKEN_FORMATS) is not None:
+            shaped += 1
+            continue
+        if digest(sample.text) in SECRET_VALUES:
+            secret_values += 1
+            continue
+        findings = redact(sample.text).report.findings
+        if findings and all(f.category == "personal-data" for f in findings):
+            personal += 1
+            continue
+        would_hurt += 1
+        harmful += bool(findings)
+
+    def pct(part: int, whole: int) -> str:
+        return f"{100 * part / whole:.1f}%" if whole else "–"
+
+    print(f"\ngitleaks rule tests ({checkout}; {tests.skipped} expressions not read)")
+    print("| measure | count | tracecheck |")
+    print("|---|---:|---:|")
+    print(
+        f"| recall in context (generated true positives) | {len(generated)} "
+        f"| {pct(found, len(generated))} |"
+    )
+    print(f"| false positives | {len(tests.near_misses)} | |")
+    print(f"| … of a credential's token format (counted apart) | {shaped} | |")
+    print(f"| … secret values under a secret's name (counted apart) | {secret_values} | |")
+    print(f"| … changed for personal data only (counted apart) | {personal} | |")
+    print(f"| near misses whose loss would hurt | {would_hurt} | |")
+    print(f"| harmful near misses (changed) | {harmful} | {pct(harmful, would_hurt)} |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--detect-secrets", help="path of a detect-secrets executable")
+    parser.add_argument("--gitleaks", type=Path, help="a checkout of gitleaks: its rule tests too")
     args = parser.parse_args()
 
     cases = positives()
@@ -128,6 +214,8 @@ def main() -> None:
         f"{pct(total[2], total[0]) if theirs_found else 'not run'} | {total[3]} | "
         f"{pct(total[4], total[3])} | {pct(total[5], total[3]) if theirs_changed else 'not run'} |"
     )
+    if args.gitleaks:
+        gitleaks_rule_tests(args.gitleaks)
 
 
 if __name__ == "__main__":
