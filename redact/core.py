@@ -12,7 +12,15 @@ from redact.profiles import Profile, resolve_profile
 from redact.strings import effective_cap
 from redact.walk import Assessor, Redactor
 
-__all__ = ["assess", "pseudonym_key_of", "redact", "redact_for_share", "redact_text"]
+__all__ = [
+    "assess",
+    "assessor_for",
+    "inspector_for",
+    "pseudonym_key_of",
+    "redact",
+    "redact_for_share",
+    "redact_text",
+]
 
 KnownSecretsArg = Iterable[str] | KnownSecrets
 
@@ -30,11 +38,37 @@ def redactor_for(
     inspector: type[Inspector] = Inspector,
     redactor: type[Redactor] = Redactor,
 ) -> Redactor:
-    """A redactor of the given classes (a walk of another shape brings its own)."""
+    """A redactor of the given classes (a walk of another shape brings its own), with the
+    profile's modes added when it sets any (`redact.mode_walks`)."""
     resolved = resolve_profile(profile)
+    if resolved.modes is not None:
+        from redact.mode_walks import with_modes
+
+        inspector, redactor = with_modes(inspector), with_modes(redactor)
     looking = inspector(resolved, known_secrets_of(known_secrets))
     cap = effective_cap(resolved.max_string_bytes, max_string_bytes)
     return redactor(looking, cap, pseudonym_key_of(pseudonym_key))
+
+
+def inspector_for(profile: str | Profile, known_secrets: KnownSecretsArg = ()) -> Inspector:
+    """The inspector of a profile: with its modes when it sets any."""
+    resolved = resolve_profile(profile)
+    known = known_secrets_of(known_secrets)
+    if resolved.modes is None:
+        return Inspector(resolved, known)
+    from redact.mode_walks import ModeInspector
+
+    return ModeInspector(resolved, known)
+
+
+def assessor_for(inspector: Inspector) -> Assessor:
+    """The assessor over an inspector: with the profile's modes when it sets any, so that what
+    the mode redactor keeps (an allowed value) is judged as it was kept."""
+    if inspector.profile.modes is None:
+        return Assessor(inspector)
+    from redact.mode_walks import ModeAssessor
+
+    return ModeAssessor(inspector)
 
 
 def redact(
@@ -72,12 +106,12 @@ def assess(
     value: Any, *, profile: str | Profile = "default", known_secrets: KnownSecretsArg = ()
 ) -> ShareVerdict:
     """Whether `value` is safe to share under `profile`, without changing it."""
-    inspector = Inspector(resolve_profile(profile), known_secrets_of(known_secrets))
+    inspector = inspector_for(profile, known_secrets)
     if isinstance(value, Mapping | list | tuple):
         # Every string scanned in one pass first: a large document (a file judged whole) is
         # then walked by set lookups instead of one scan per string.
         inspector.prescan(*strings_in([value]))
-    assessor = Assessor(inspector)
+    assessor = assessor_for(inspector)
     assessor.value(value, "", 0)
     return assessor.verdict()
 

@@ -32,6 +32,7 @@ import secrets
 import threading
 from collections import deque
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 try:
@@ -55,7 +56,7 @@ from redact.inspector import known_secrets_of
 from redact.isolated import Scrub, ScrubFailed, scrub_batch
 from redact.known import KnownSecrets
 from redact.model import ShareStatus, ShareVerdict
-from redact.profiles import Profile, resolve_profile
+from redact.profiles import Profile, profile_named
 from redact.secrets_config import SecretsConfigError, load_pseudonym_key
 from redact.spans import DroppedSpan, scrub_spans
 from tracecheck.readers.otel_sdk import spans_from_otel
@@ -74,7 +75,9 @@ class RedactingSpanExporter(SpanExporter):
     """Wraps any `SpanExporter` (OTLP, console, file, in-memory) so that only redacted,
     share-safe copies of spans reach it.
 
-    - `profile`: a redaction profile name (`default`, `share`, `strict`) or a `Profile`.
+    - `profile`: a redaction profile name (`default`, `share`, `strict`), a `Profile`, or a
+      profile file (`acme.yaml`: `redact.load_profile`), whose modes (allow-list, allowed and
+      blocked values, hash, per-span summary, URL and SQL sanitizers) apply here as everywhere.
     - `known_secrets`: exact secrets removed in any encoding: an iterable of strings or a
       prebuilt `redact.KnownSecrets`. Built once here, so a bad secret raises now.
     - `pseudonym_key`: the key that turns user ids into pseudonyms. By default it is read from
@@ -94,7 +97,7 @@ class RedactingSpanExporter(SpanExporter):
         self,
         inner: SpanExporter,
         *,
-        profile: str | Profile = "share",
+        profile: str | Path | Profile = "share",
         known_secrets: Iterable[str] | KnownSecrets = (),
         pseudonym_key: bytes | str | None = None,
         max_string_bytes: float | None = None,
@@ -107,7 +110,7 @@ class RedactingSpanExporter(SpanExporter):
                 "not a single string: pass [secret]"
             )
         self._inner = inner
-        self._profile = resolve_profile(profile)
+        self._profile = profile_named(profile)
         self._known = known_secrets_of(known_secrets)
         self._pseudonym_key = _pseudonym_key(pseudonym_key)
         self._max_string_bytes = max_string_bytes

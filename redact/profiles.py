@@ -17,6 +17,7 @@ import yaml
 
 from redact.keys import KeyClass, KeyRules
 from redact.model import Category, Severity
+from redact.modes import MODE_KEYS, Modes, modes_of
 
 if TYPE_CHECKING:
     from redact.detectors import Detector
@@ -27,6 +28,7 @@ __all__ = [
     "Profile",
     "ProfileError",
     "load_profile",
+    "profile_named",
     "resolve_profile",
 ]
 
@@ -45,6 +47,9 @@ class Profile:
     disabled_detectors: frozenset[str] = frozenset()
     # Opt-in detectors (`redact.detectors.OPT_IN_DETECTORS`) this profile runs.
     enabled_detectors: frozenset[str] = frozenset()
+    # The modes a profile file asks for (allow-list, allowed and blocked values, hash, summary,
+    # sanitizers: `redact.modes`); None when it asks for none, as the built-in profiles.
+    modes: Modes | None = None
 
     def severity_of(self, category: Category) -> Severity | None:
         return self.severity.get(category)
@@ -80,7 +85,13 @@ class Profile:
 
     def __hash__(self) -> int:
         return hash(
-            (self.name, self.max_string_bytes, self.disabled_detectors, self.enabled_detectors)
+            (
+                self.name,
+                self.max_string_bytes,
+                self.disabled_detectors,
+                self.enabled_detectors,
+                self.modes,
+            )
         )
 
 
@@ -130,6 +141,18 @@ class ProfileError(ValueError):
         super().__init__(where + "; ".join(problems))
 
 
+def profile_named(profile: str | Path | Profile) -> Profile:
+    """A built-in profile by name, a `Profile`, or a profile file (`.yaml`, `.yml`, `.json`):
+    what a command's `--profile` and the exporter's `profile=` take."""
+    if isinstance(profile, Path) or (
+        isinstance(profile, str)
+        and profile not in PROFILES
+        and Path(profile).suffix.lower() in (".yaml", ".yml", ".json")
+    ):
+        return load_profile(Path(profile))
+    return resolve_profile(profile)
+
+
 def resolve_profile(profile: str | Profile) -> Profile:
     if isinstance(profile, Profile):
         return profile
@@ -146,7 +169,7 @@ _KEY_CLASSES = {
     "identifier": KeyClass.IDENTIFIER,
     "raw-content": KeyClass.RAW_CONTENT,
 }
-_TOP_KEYS = ("name", "extends", "maxStringBytes", "keys", "detectors")
+_TOP_KEYS = ("name", "extends", "maxStringBytes", "keys", "detectors", *MODE_KEYS)
 _DETECTOR_KEYS = ("disable", "enable")
 
 
@@ -160,6 +183,9 @@ def load_profile(source: str | Path | Mapping[str, Any]) -> Profile:
     keys: {credential: [x_acme_signature], identifier: [ticket_id]}
     detectors: {disable: [phone], enable: [iban]}   # enable: the opt-in detectors
     ```
+
+    and the modes of `redact.modes`: `allowedKeys`, `values: {allow, block}`, `pseudonyms`,
+    `summary`, `sanitize: {urls, sql}`.
     """
     document, where = _document(source)
     problems: list[str] = []
@@ -236,6 +262,7 @@ def _build(document: Any, problems: list[str]) -> Profile | None:
     cap = _cap(document.get("maxStringBytes"), base, problems)
     extra = _keys(document.get("keys", {}), problems)
     disabled, enabled = _detector_choices(document.get("detectors", {}), problems)
+    modes = modes_of(document, problems)
     if problems:
         return None
     return replace(
@@ -245,6 +272,7 @@ def _build(document: Any, problems: list[str]) -> Profile | None:
         keys=KeyRules(extra) if extra else base.keys,
         disabled_detectors=base.disabled_detectors | disabled,
         enabled_detectors=base.enabled_detectors | enabled,
+        modes=modes,
     )
 
 

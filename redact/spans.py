@@ -16,10 +16,11 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
-from redact.core import KnownSecretsArg, redactor_for
-from redact.inspector import Inspector, known_secrets_of
-from redact.model import RedactionReport, ShareVerdict, share_allowed
-from redact.profiles import Profile, resolve_profile
+from redact.core import KnownSecretsArg, assessor_for, inspector_for, redactor_for
+from redact.inspector import Inspector
+from redact.model import RedactionFinding, RedactionReport, ShareVerdict, share_allowed
+from redact.modes import SUMMARY_COUNT, SUMMARY_PATHS
+from redact.profiles import Profile
 from redact.walk import Assessor, Redactor
 from tracecheck.spans import Event, Link, Scope, Span
 
@@ -105,8 +106,7 @@ class SpanAssessor:
     def __init__(
         self, *, profile: str | Profile = "default", known_secrets: KnownSecretsArg = ()
     ) -> None:
-        inspector = Inspector(resolve_profile(profile), known_secrets_of(known_secrets))
-        self._assessor = Assessor(inspector)
+        self._assessor = assessor_for(inspector_for(profile, known_secrets))
         self._groups = _Groups()
 
     def assess(self, spans: Iterable[Span]) -> None:
@@ -173,7 +173,7 @@ def scrub_spans(
     redaction, inspector = _redact_batch(list(spans), redactor)
     # The redaction's prescan still holds for the output: what redaction left alone is the
     # same strings, and what it wrote is judged string by string.
-    assessor = Assessor(inspector)
+    assessor = assessor_for(inspector)
     # Redacted spans nearly always pass: one look at the whole batch settles that, and only a
     # batch that fails is judged span by span to find the spans to hold back.
     groups = _Groups()
@@ -432,6 +432,57 @@ def _untouched(span: Span, redactor: Redactor, group: _Group) -> bool:
 
 
 def _redact_span(span: Span, redactor: Redactor, groups: _Groups) -> Span:
+    modes = redactor.profile.modes
+    if modes is None or modes.summary == "none":
+        return _redacted_span(span, redactor, groups)
+    first = len(redactor.findings)
+    out = _redacted_span(span, redactor, groups)
+    return _summarised(out, redactor.findings[first:], modes.summary)
+
+
+def _summarised(span: Span, findings: list[RedactionFinding], level: str) -> Span:
+    """The span with what redaction changed in it written as two attributes (the profile's
+    `summary`): `tracecheck.redacted.count`, the values changed, and with `paths`,
+    `tracecheck.redacted.paths`, where (JSON Pointers within the span, to an attribute at
+    most), never what. A span already summarised (redacted before) adds to its summary, so a
+    second redaction that changes nothing leaves it as it is. The resource and the scope,
+    which many spans share, are not counted in any span."""
+    root = _root(span) + "/"
+    places: list[str] = []
+    for finding in findings:
+        if not finding.path.startswith(root):
+            continue
+        place = _place(finding.path[len(root) - 1 :])
+        if place is not None:
+            places.append(place)
+    if not places:
+        return span
+    attributes = dict(span.attributes)
+    count = attributes.get(SUMMARY_COUNT)
+    before = count if count.__class__ is int else 0
+    attributes[SUMMARY_COUNT] = before + len(places)
+    if level == "paths":
+        earlier = attributes.get(SUMMARY_PATHS)
+        known = (
+            [p for p in earlier if isinstance(p, str)] if isinstance(earlier, list | tuple) else []
+        )
+        attributes[SUMMARY_PATHS] = sorted({*known, *places})
+    return span.replace(attributes=attributes)
+
+
+def _place(path: str) -> str | None:
+    """Where in a span a finding is, to the attribute that holds it (`/attributes/db.statement`,
+    `/events/0/attributes/x`, `/name`, `/status/message`); None for the resource and scope."""
+    parts = path.split("/")
+    if len(parts) < 2 or parts[1] in ("resource", "scope"):
+        return None
+    if "attributes" in parts:
+        at = parts.index("attributes")
+        return "/".join(parts[: at + 2])
+    return "/".join(parts[:4] if parts[1] in ("events", "links") else parts[:3])
+
+
+def _redacted_span(span: Span, redactor: Redactor, groups: _Groups) -> Span:
     root = _root(span)
     group, _ = groups.of(span)
     group.redact(redactor, root)

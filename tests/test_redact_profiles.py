@@ -310,7 +310,8 @@ def test_max_string_bytes_may_lower_the_cap_or_keep_it() -> None:
             {"extend": "share"},
             [
                 'unknown key "extend" — did you mean "extends"? '
-                "(allowed: name, extends, maxStringBytes, keys, detectors)",
+                "(allowed: name, extends, maxStringBytes, keys, detectors, "
+                "allowedKeys, values, pseudonyms, summary, sanitize)",
                 'missing required key "extends" (one of: default, share, strict)',
             ],
         ),
@@ -389,7 +390,10 @@ def test_max_string_bytes_may_lower_the_cap_or_keep_it() -> None:
         ({"extends": "share", "name": ""}, ["/name: must be a non-empty string"]),
         (
             ["extends", "share"],
-            ["a profile is an object with keys: name, extends, maxStringBytes, keys, detectors"],
+            [
+                "a profile is an object with keys: name, extends, maxStringBytes, keys, detectors, "
+                "allowedKeys, values, pseudonyms, summary, sanitize"
+            ],
         ),
     ],
 )
@@ -413,7 +417,8 @@ def test_several_problems_are_collected_not_thrown_one_at_a_time() -> None:
             }
         )
     assert info.value.problems == [
-        'unknown key "colour" (allowed: name, extends, maxStringBytes, keys, detectors)',
+        'unknown key "colour" (allowed: name, extends, maxStringBytes, keys, detectors, '
+        "allowedKeys, values, pseudonyms, summary, sanitize)",
         "/maxStringBytes: must be a whole number of bytes, 0 or more",
         '/keys: unknown key class "identifer" — did you mean "identifier"? '
         "(allowed: credential, email, personal-data, identifier, raw-content)",

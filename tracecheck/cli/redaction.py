@@ -8,7 +8,6 @@ from __future__ import annotations
 import argparse
 from collections import Counter
 from collections.abc import Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, TextIO
 
 from tracecheck.cli.codes import ExitCode, Stop
@@ -40,8 +39,8 @@ class RedactionOptions(NamedTuple):
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> RedactionOptions:
-        from redact import KnownSecretError, ProfileError, load_profile
-        from redact.profiles import resolve_profile
+        from redact import KnownSecretError, ProfileError
+        from redact.profiles import profile_named
         from redact.secrets_config import (
             SecretsConfigError,
             load_known_secrets,
@@ -49,9 +48,7 @@ class RedactionOptions(NamedTuple):
         )
 
         try:
-            name = args.profile
-            is_file = Path(name).suffix in (".yaml", ".yml", ".json")
-            profile = load_profile(Path(name)) if is_file else resolve_profile(name)
+            profile = profile_named(args.profile)
             known = load_known_secrets(args.known_secret_env, args.known_secrets_file)
             key = load_pseudonym_key(getattr(args, "pseudonym_key_file", None))
         except (ProfileError, SecretsConfigError, KnownSecretError) as exc:
