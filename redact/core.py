@@ -14,6 +14,7 @@ from redact.walk import Assessor, Redactor
 
 __all__ = [
     "assess",
+    "assessing_classes",
     "assessor_for",
     "inspector_for",
     "pseudonym_key_of",
@@ -48,6 +49,18 @@ def redactor_for(
     looking = inspector(resolved, known_secrets_of(known_secrets))
     cap = effective_cap(resolved.max_string_bytes, max_string_bytes)
     return redactor(looking, cap, pseudonym_key_of(pseudonym_key))
+
+
+def assessing_classes(
+    profile: Profile, inspector: type[Inspector], assessor: type[Assessor]
+) -> tuple[type[Inspector], type[Assessor]]:
+    """The inspector and assessor classes a walk of another shape judges with: with the
+    profile's modes added when it sets any."""
+    if profile.modes is None:
+        return inspector, assessor
+    from redact.mode_walks import with_modes
+
+    return with_modes(inspector), with_modes(assessor)
 
 
 def inspector_for(profile: str | Profile, known_secrets: KnownSecretsArg = ()) -> Inspector:
