@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from itertools import islice
 from typing import Any, Protocol, TypeVar
 
-from redact.core import KnownSecretsArg, pseudonym_key_of, redactor_for
+from redact.core import KnownSecretsArg, assessing_classes, pseudonym_key_of, redactor_for
 from redact.inspector import MAX_DEPTH, known_secrets_of, pointer_segment, strings_in
 from redact.json_text import (
     JsonTextAssessor,
@@ -315,7 +315,7 @@ class RecordRedactor:
             redactor=JsonTextRedactor,
         )
         # Streamed blocks are judged whole, uncut: each piece is cut by the cap on its own.
-        self._whole = JsonTextRedactor(self._redactor.inspector, _UNCAPPED, key)
+        self._whole = type(self._redactor)(self._redactor.inspector, _UNCAPPED, key)
         self.profile = self._redactor.profile
         self._walk = _Walk(_Redacting(self._redactor, self._whole), self.profile)
         self._findings: list[RedactionFinding] = []
@@ -412,8 +412,10 @@ class RecordAssessor:
     def __init__(
         self, *, profile: str | Profile = "default", known_secrets: KnownSecretsArg = ()
     ) -> None:
-        inspector = JsonTextInspector(resolve_profile(profile), known_secrets_of(known_secrets))
-        self._assessor = JsonTextAssessor(inspector)
+        resolved = resolve_profile(profile)
+        looking, judging = assessing_classes(resolved, JsonTextInspector, JsonTextAssessor)
+        inspector = looking(resolved, known_secrets_of(known_secrets))
+        self._assessor = judging(inspector)
         self._walk = _Walk(_Looking(self._assessor), inspector.profile)
 
     def assess_all(self, records: Iterable[tuple[dict[str, Any], str]]) -> ShareVerdict:
