@@ -16,7 +16,7 @@ from typing import Any
 
 from google.protobuf.message import Message
 
-from redact.core import KnownSecretsArg, redactor_for
+from redact.core import KnownSecretsArg, assessor_for, redactor_for
 from redact.held_back import verdict_kind
 from redact.inspector import known_secrets_of, pointer_segment, strings_in
 from redact.isolated import holds_too_deep
@@ -29,7 +29,6 @@ from redact.model import (
 )
 from redact.profiles import Profile, resolve_profile
 from redact.shipping.signals_wire import DEEP, Signal, SignalEncoding, encode
-from redact.walk import Assessor
 from tracecheck.readers.proto_attributes import proto_attributes
 from tracecheck.writers.otlp import write_proto_attributes
 
@@ -80,7 +79,7 @@ class Scrubber:
         self.profile = resolve_profile(profile)
         known = known_secrets_of(known_secrets)
         self.redactor = redactor_for(self.profile, known, pseudonym_key, max_string_bytes)
-        self.assessor = Assessor(self.redactor.inspector)
+        self.assessor = assessor_for(self.redactor.inspector)
         self._gate_findings: list[RedactionFinding] = []
 
     def prescan(self, values: Iterable[Any]) -> None:
