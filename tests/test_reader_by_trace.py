@@ -27,7 +27,7 @@ from opentelemetry.proto.common.v1 import common_pb2
 from opentelemetry.proto.trace.v1 import trace_pb2
 
 from tracecheck import TraceReadError, read_traces
-from tracecheck.readers import by_trace, iter_traces, map_traces, trace_index
+from tracecheck.readers import by_trace, iter_traces, map_traces, otlp_json_typed, trace_index
 from tracecheck.spans import Trace
 
 TRACES = (
@@ -303,21 +303,90 @@ def test_each_record_is_converted_once_when_traces_share_records(tmp_path: Path)
         lines.append(otlp_line(chunk, snake=False) + b"\n")
     path = tmp_path / "shared.jsonl"
     path.write_bytes(b"".join(lines))
+    with streaming(), counting_conversions() as converted:
+        found = list(iter_traces(path))
+    same(read_traces(path), found)
+    assert sorted(converted) == list(range(1, 7))
+
+
+@contextmanager
+def counting_conversions() -> Iterator[list[int]]:
+    """The numbers of the OTLP lines converted, as the index scans them or as traces are read."""
     converted: list[int] = []
     real = by_trace._CONVERTERS["otlp-lines"]
+    real_typed = otlp_json_typed.typed_spans
 
     def counting(data: bytes, number: int, offset: int, ctx: Any) -> Any:
         converted.append(number)
         return real(data, number, offset, ctx)
 
+    def counting_typed(data: Any, ctx: Any, prefix: str) -> Any:
+        converted.append(int(prefix.removeprefix("line ").partition(":")[0]))
+        return real_typed(data, ctx, prefix)
+
     by_trace._CONVERTERS["otlp-lines"] = counting
+    otlp_json_typed.typed_spans = counting_typed  # type: ignore[assignment]
     try:
-        with streaming():
-            found = list(iter_traces(path))
+        yield converted
     finally:
         by_trace._CONVERTERS["otlp-lines"] = real
+        otlp_json_typed.typed_spans = real_typed  # type: ignore[assignment]
+
+
+def one_trace_lines(count: int, trace: str = TRACES[0]) -> list[bytes]:
+    return [
+        otlp_line(
+            [
+                {
+                    "trace": trace,
+                    "span": f"{line * 10 + i + 1:016x}",
+                    "base64": False,
+                    "name": "n",
+                    "start": START,
+                    "end": START + 1,
+                    "value": i,
+                }
+                for i in range(3)
+            ],
+            snake=False,
+        )
+        + b"\n"
+        for line in range(count)
+    ]
+
+
+def test_a_file_of_one_trace_is_read_in_one_pass(tmp_path: Path) -> None:
+    """The index reads the lines of the first trace in full as it scans them and keeps their
+    spans: each line is converted once, and none again when the trace is read."""
+    path = tmp_path / "run.jsonl"
+    path.write_bytes(b"".join(one_trace_lines(5)))
+    with streaming(), counting_conversions() as converted:
+        found = list(iter_traces(path))
     same(read_traces(path), found)
-    assert sorted(converted) == list(range(1, 7))
+    assert converted == [1, 2, 3, 4, 5]
+
+
+def test_reading_ahead_stops_at_the_second_trace(tmp_path: Path) -> None:
+    """Lines after the first that holds another trace are scanned for ids alone, and read with
+    their traces; the first trace's later lines too."""
+    lines = one_trace_lines(2) + one_trace_lines(2, TRACES[1]) + one_trace_lines(2)
+    path = tmp_path / "run.jsonl"
+    path.write_bytes(b"".join(lines))
+    with streaming(), counting_conversions() as converted:
+        found = list(iter_traces(path))
+    same(read_traces(path), found)
+    assert [t.trace_id for t in found] == [TRACES[0], TRACES[1]]
+    assert converted == [1, 2, 3, 5, 6, 4]
+
+
+def test_what_was_read_ahead_is_dropped_when_a_later_line_is_broken(tmp_path: Path) -> None:
+    path = tmp_path / "run.jsonl"
+    path.write_bytes(b"".join([*one_trace_lines(3), b'{"resourceSpans": [\n']))
+    with streaming():
+        expected = outcome(lambda: read_traces(path))
+        found = outcome(lambda: list(iter_traces(path)))
+    assert expected[0] == "error"
+    assert found == expected
 
 
 def test_a_gzip_file_is_read_from_an_inflated_copy_that_is_removed(tmp_path: Path) -> None:

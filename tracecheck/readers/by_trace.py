@@ -59,6 +59,8 @@ from tracecheck.spans import ReadNote, Span, Trace
 if TYPE_CHECKING:
     import tempfile
 
+    from tracecheck.readers.record_index import Reader, Record
+
 __all__ = ["WHOLE_BELOW", "iter_traces", "map_traces", "splits_by_trace", "visit_traces"]
 
 R = TypeVar("R")
@@ -433,17 +435,101 @@ class _Reader:
             if kind is None:
                 return False
             unit.kind = kind
-            from tracecheck.readers.record_index import SCANNERS  # msgspec: large files only
-
-            if unit.size is None:  # gzip: its records are read again from an inflated copy
-                store = self._temp_file()
-                with store.open("wb") as copy:
-                    self.index.add_records(number, SCANNERS[kind](stream, 0, copy))
-                unit.store = store
-            else:
-                self.index.add_records(number, SCANNERS[kind](stream, start, None))
-                unit.store = unit.path if unit.path is not None else unit.store
+            first = self.index.next_record
+            try:
+                if unit.size is None:  # gzip: its records are read again from an inflated copy
+                    store = self._temp_file()
+                    with store.open("wb") as copy:
+                        self.index.add_records(number, self._records(unit, kind, stream, 0, copy))
+                    unit.store = store
+                else:
+                    self.index.add_records(number, self._records(unit, kind, stream, start, None))
+                    unit.store = unit.path if unit.path is not None else unit.store
+            except BaseException:
+                self._unstash(first)  # the records read ahead are not indexed
+                raise
         return True
+
+    def _records(
+        self, unit: _Unit, kind: str, stream: IO[bytes], start: int, copy: IO[bytes] | None
+    ) -> Iterator[Record]:
+        from tracecheck.readers.record_index import OTLP_LINES, SCANNERS  # msgspec: large files
+
+        if kind != "otlp-lines" or self.directory or self.part is not None:
+            return SCANNERS[kind](stream, start, copy)
+        return OTLP_LINES(stream, start, copy, self._read_ahead(unit), self._next_record)
+
+    def _next_record(self) -> int:
+        return self.index.next_record
+
+    def _read_ahead(self, unit: _Unit) -> Reader:
+        """Lines of OTLP/JSON read in full as the index scans them, while they hold spans of
+        one trace only, that trace's spans kept for it: a file of one trace (the usual run) is
+        read once rather than scanned and then read. The first line that holds another trace
+        ends it (the first trace's spans of that line are kept, and the others' while they
+        cost little, as `_convert` keeps a record's later traces), as does a line only the general reader reads: the index scans the rest
+        for ids alone. The kept spans are those the trace is read into (`_convert` would
+        convert the same lines the same way), so memory still follows the largest trace."""
+        from tracecheck.readers.otlp_json_typed import typed_spans
+
+        target: list[str | None] = []  # the trace read ahead, once known
+        done = False
+
+        def read(line: bytes, number: int, record: int) -> tuple[str | None, ...] | None:
+            nonlocal done
+            if done:
+                return None
+            ctx = ReadContext(unit.name, [])
+            text = memoryview(line)[: -1 if line.endswith(b"\n") else None]
+            spans = typed_spans(text, ctx, f"line {number}: ")
+            if spans is None:
+                done = True
+                return None
+            ids = tuple(dict.fromkeys(span.trace_id for span in spans))
+            if any(note.trace_id not in ids for note in ctx.notes):
+                done = True  # a note only the reader itself places
+                return None
+            if not ids:
+                return ids
+            if not target:
+                target.append(ids[0])
+            trace_id = target[0]
+            if ids == (trace_id,):
+                self._keep(record, trace_id, spans, ctx.notes, len(line))
+                return ids
+            # The line's other traces come later: their spans are kept too while they cost
+            # little, so that the line is not converted again.
+            done = True
+            others = 0
+            for other in ids:
+                own = [span for span in spans if span.trace_id == other]
+                cost = len(line) * len(own) // len(spans)
+                if other != trace_id:
+                    if others + cost > _STASH_FLOOR:
+                        continue
+                    others += cost
+                notes = [note for note in ctx.notes if note.trace_id == other]
+                self._keep(record, other, own, notes, cost)
+            return ids
+
+        return read
+
+    def _keep(
+        self,
+        record: int,
+        trace_id: str | None,
+        spans: list[Span],
+        notes: list[ReadNote],
+        cost: int,
+    ) -> None:
+        self.stash.setdefault(record, {})[trace_id] = (spans, notes, cost)
+        self.stash_bytes += cost
+
+    def _unstash(self, first: int) -> None:
+        """Drop what was kept of records numbered `first` and after."""
+        for record in [record for record in self.stash if record >= first]:
+            for _, _, cost in self.stash.pop(record).values():
+                self.stash_bytes -= cost
 
     def _read_whole(self, unit: _Unit, *, keep: bool) -> list[str | None]:
         """Read a file whole: its notes are kept, and its spans too while they are small."""

@@ -107,6 +107,11 @@ class TraceIndex:
             return
         self._add(file, None, 0, 0, tuple(trace_ids))
 
+    @property
+    def next_record(self) -> int:
+        """The number the next record added will have."""
+        return self._next
+
     def add_records(self, file: int, records: Iterable[Record]) -> None:
         """A file's records as scanned. If the scan raises, none of this file's records are
         kept (the file is then read whole)."""

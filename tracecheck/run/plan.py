@@ -64,7 +64,7 @@ def plan(
 ) -> list[Planned]:
     """Every input's tasks, each input once however it is spelled (a glob's matches each as an
     input of its own); a local file of records larger than `part_bytes` in parts (at most two
-    per worker). Streams are copied to files that `spool` removes (without one, they stay)."""
+    per worker) when there are several workers. Streams are copied to files that `spool` removes (without one, they stay)."""
     planned: list[Planned] = []
     seen: set[str] = set()
     for given in inputs:
@@ -125,7 +125,8 @@ def _units(found: Listing, format: str | None, workers: int, part_bytes: int) ->
             for file, size in zip(found.files, found.sizes, strict=True)
         )
     (file,), (size,) = found.files, found.sizes
-    parts = min(max(1, size // part_bytes), max(1, workers) * 2)
+    # Parts let several workers share a file; one worker would only index it once per part.
+    parts = min(max(1, size // part_bytes), workers * 2) if workers > 1 else 1
     if parts > 1 and not is_remote(file):
         from tracecheck.readers.by_trace import splits_by_trace
 
