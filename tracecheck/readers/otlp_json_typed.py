@@ -190,35 +190,52 @@ def _span(
     where: str,
     index: int,
 ) -> Span:
-    own = {
-        pair.key: text
-        if (value := pair.value) is not None and (text := value.stringValue) is not None
-        else _value(value)
-        for pair in span.attributes
-    }
-    attributes = {**base, **own} if base else own
+    # The resource's (and scope's) attributes first, the span's own over them: what
+    # `{**base, **own}` gives, without building the span's own dict first.
+    attributes = base.copy()
+    for pair in span.attributes:
+        value = pair.value
+        if value is not None and (text := value.stringValue) is not None:
+            attributes[pair.key] = text
+        else:
+            attributes[pair.key] = _value(value)
     status = span.status
-    return checked(
-        Span(
-            ctx.trace_id(span.traceId, _as_trace_id),
-            normalize_id(span.spanId, 8),
-            ctx.parent_id(span.parentSpanId, _as_span_id),
-            span.name,
-            parse_unix_nano(span.startTimeUnixNano),
-            parse_unix_nano(span.endTimeUnixNano),
-            parse_status_code(status.code or 0) if status else None,
-            (status.message or None) if status else None,
-            attributes,
-            tuple(_event(event) for event in span.events) if span.events else (),
-            tuple(_link(link) for link in span.links) if span.links else (),
-            resource or EMPTY_ATTRIBUTES,
-            scope,
-            None,
-            _span_kind(span.kind),
-        ),
-        ctx,
-        indexed_place(where, index),
+    trace_id = ctx.trace_id(span.traceId, _as_trace_id)
+    span_id = normalize_id(span.spanId, 8)
+    start = _time(span.startTimeUnixNano)
+    end = _time(span.endTimeUnixNano)
+    built = Span(
+        trace_id,
+        span_id,
+        ctx.parent_id(span.parentSpanId, _as_span_id),
+        span.name,
+        start,
+        end,
+        parse_status_code(status.code or 0) if status else None,
+        (status.message or None) if status else None,
+        attributes,
+        tuple(_event(event) for event in span.events) if span.events else (),
+        tuple(_link(link) for link in span.links) if span.links else (),
+        resource or EMPTY_ATTRIBUTES,
+        scope,
+        None,
+        _span_kind(span.kind),
     )
+    if (
+        trace_id is None
+        or span_id is None
+        or (start is not None and end is not None and end < start)
+    ):
+        return checked(built, ctx, indexed_place(where, index))
+    return built
+
+
+def _time(raw: int | str | None) -> int | None:
+    """`parse_unix_nano`, with the common case (a string of at most 19 digits, below 2^64)
+    decided here."""
+    if isinstance(raw, str) and len(raw) <= 19 and raw.isdigit() and raw.isascii():
+        return int(raw) or None
+    return parse_unix_nano(raw)
 
 
 def _as_trace_id(raw: str) -> str | None:
@@ -244,6 +261,8 @@ def _value(value: AnyValue | None, depth: int = 0) -> Any:
         return value.boolValue
     if value.intValue is not None:
         raw = value.intValue
+        if isinstance(raw, str) and len(raw) <= 18 and raw.isdigit() and raw.isascii():
+            return int(raw)  # below 10^18: in range, and what `parse_int64` gives
         number = raw if isinstance(raw, int) else parse_int64(raw)  # ValueError declines
         if not INT64_MIN <= number <= INT64_MAX:
             raise _Decline
