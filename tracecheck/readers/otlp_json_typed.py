@@ -14,6 +14,7 @@ error and leaves out what cannot be held. Both paths build the same spans (teste
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
+from sys import intern
 from typing import Any
 
 import msgspec
@@ -135,6 +136,7 @@ class _Request(_Strict):
 
 
 _DECODER = msgspec.json.Decoder(_Request)
+_SHORT = 20  # texts up to this length are interned (longer ones seldom repeat)
 
 
 class _Decline(Exception):
@@ -191,14 +193,16 @@ def _span(
     index: int,
 ) -> Span:
     # The resource's (and scope's) attributes first, the span's own over them: what
-    # `{**base, **own}` gives, without building the span's own dict first.
+    # `{**base, **own}` gives, without building the span's own dict first. Keys, and short
+    # texts (kinds, operations, models, tool names), are interned: every span of a producer
+    # repeats them, and the decoder gives each its own copy (a fifth of a large trace's memory).
     attributes = base.copy()
     for pair in span.attributes:
         value = pair.value
         if value is not None and (text := value.stringValue) is not None:
-            attributes[pair.key] = text
+            attributes[intern(pair.key)] = intern(text) if len(text) <= _SHORT else text
         else:
-            attributes[pair.key] = _value(value)
+            attributes[intern(pair.key)] = _value(value)
     status = span.status
     trace_id = ctx.trace_id(span.traceId, _as_trace_id)
     span_id = normalize_id(span.spanId, 8)
