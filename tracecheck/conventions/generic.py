@@ -219,8 +219,8 @@ def tokens(
     present = _TOKEN_ATTRIBUTES.intersection(attributes.keys())
     if not present:  # most spans record no tokens: one pass over their keys settles it
         return None, None, None, None, 0
-    input_tokens = _first_number(attributes, _INPUT_TOKENS)
-    output_tokens = _first_number(attributes, _OUTPUT_TOKENS)
+    input_tokens = _first_number(attributes, _INPUT_TOKENS, present)
+    output_tokens = _first_number(attributes, _OUTPUT_TOKENS, present)
     cache: dict[str, Count | None] = {"read": None, "write": None}
     outside: Count = 0
     for key, which in _CACHE_SEPARATE:
@@ -417,8 +417,14 @@ def _first_string(attributes: Mapping[str, Any], keys: tuple[str, ...]) -> str |
     return None
 
 
-def _first_number(attributes: Mapping[str, Any], keys: tuple[str, ...]) -> Count | None:
+def _first_number(
+    attributes: Mapping[str, Any], keys: tuple[str, ...], present: frozenset[str] | None = None
+) -> Count | None:
+    """The first count recorded under `keys`; `present`, when given, holds every one of those
+    keys the attributes have (the others are not looked up)."""
     for key in keys:
+        if present is not None and key not in present:
+            continue
         count = number(attributes.get(key))
         if count is not None:
             return count

@@ -59,8 +59,18 @@ class MergedCalls:
 def merge_duplicate_calls(spans: Sequence[Span]) -> MergedCalls:
     """`spans` with every call that several instrumentations recorded merged into one."""
     calls = [span for span in spans if span.kind is Kind.TOOL or span.kind is Kind.LLM]
-    recorders = {(span.kind, _recorder(span)) for span in calls}
-    if len(recorders) == len({kind for kind, _ in recorders}):
+    # Distinct as `_recorder`s are, without formatting one per call.
+    recorders = {
+        (
+            span.kind,
+            scope.name if (scope := span.scope) is not None and scope.name else None,
+            None if scope is not None and scope.name else span.name,
+            span.resource.get("service.name"),
+            span.otlp_kind,
+        )
+        for span in calls
+    }
+    if len(recorders) == len({recorder[0] for recorder in recorders}):
         return MergedCalls(tuple(spans))  # one recorder of each kind of call: nothing twice
     between = {s.span_id: s for s in spans if s.kind is Kind.UNKNOWN and s.span_id}
     pairs = _matched(_candidates(calls, between))
