@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from redact.inspector import Inspector
+from redact.json_pairs import pairs_hook
 from redact.walk import Assessor, Redactor
 
 __all__ = ["JsonTextAssessor", "JsonTextInspector", "JsonTextRedactor", "json_container"]
@@ -48,7 +49,9 @@ def _document(text: str) -> Any:
     if not bracketed(text):
         return None
     try:
-        value = json.loads(text)
+        # Every member of an object that writes a key twice is kept (`RepeatedKeys`), so that
+        # no value it holds goes unjudged.
+        value = json.loads(text, object_pairs_hook=pairs_hook)
     except ValueError:
         return None
     except RecursionError:

@@ -11,12 +11,15 @@ import datetime
 import json
 import secrets
 import weakref
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Any, Protocol
 
 from redact.detectors import DetectorTimeout
 from redact.detectors.personal import is_card_number
 from redact.inspector import MAX_DEPTH, Inspector, pointer_segment
+from redact.json_pairs import pairs_hook
 from redact.keys import KeyClass
 from redact.model import (
     Action,
@@ -24,6 +27,7 @@ from redact.model import (
     FindingTally,
     RedactionFinding,
     RedactionReport,
+    Severity,
     ShareVerdict,
     verdict_of,
 )
@@ -38,7 +42,7 @@ from redact.strings import (
     utf8_length,
 )
 
-__all__ = ["Assessor", "Redactor", "unclassified"]
+__all__ = ["Assessor", "FindingObserver", "Redactor", "observing", "unclassified"]
 
 _BINARY = bytes | bytearray | memoryview
 _PASSED_THROUGH = datetime.date | datetime.time
@@ -54,6 +58,30 @@ _KEY_FINDINGS: dict[KeyClass, tuple[Category, str]] = {
 # Values that pass through unless their key's class says otherwise (or a number is a card's).
 _SCALARS = frozenset({int, float, bool, type(None)})
 _SMALLEST_CARD = 10**12
+
+
+class FindingObserver(Protocol):
+    """Told of every finding an assessment makes (what it found, where, and the value it found
+    it in, which it must never keep or show); a finding it accepts is not counted in the
+    verdict. The share gate's baseline is one (`tracecheck.sharing.baseline`)."""
+
+    def accepts(
+        self, path: str, category: Category, detector: str, severity: Severity, value: Any
+    ) -> bool: ...
+
+
+_OBSERVER: ContextVar[FindingObserver | None] = ContextVar("finding_observer", default=None)
+
+
+@contextmanager
+def observing(observer: FindingObserver) -> Iterator[None]:
+    """Every assessment made in this context (in this thread or task) tells `observer` of each
+    finding, and leaves out of its verdict those the observer accepts."""
+    token = _OBSERVER.set(observer)
+    try:
+        yield
+    finally:
+        _OBSERVER.reset(token)
 
 
 def _is_card(item: Any) -> bool:
@@ -548,10 +576,21 @@ class Assessor:
         self.unreadable = []
         return verdict
 
-    def _flag(self, path: str, category: Category, detector: str) -> None:
+    def _flag(self, path: str, category: Category, detector: str, value: Any) -> None:
+        """A finding at `path`, in `value` (the string, key or value the detector or key
+        rule judged: told to an observer, never kept)."""
         severity = self.profile.severity_of(category)
-        if severity is not None:
-            self.tally.add(category, detector, severity, path)
+        if severity is None:
+            return
+        observer = _OBSERVER.get()
+        if observer is not None and observer.accepts(path, category, detector, severity, value):
+            return
+        self.tally.add(category, detector, severity, path)
+
+    def record(self, path: str, category: Category, detector: str, value: Any) -> None:
+        """A finding made outside the walk (the share gate's reading of a file name's parts),
+        counted, and told to an observer, as the walk's own are."""
+        self._flag(path, category, detector, value)
 
     def _unreadable(self, path: str, reason: str) -> None:
         self.unreadable.append(f"{path or '/'}: {reason}")
@@ -564,7 +603,7 @@ class Assessor:
             self.string(value, path, depth)
         elif value is None or isinstance(value, bool | int | float | _PASSED_THROUGH):
             if is_card_number(value):
-                self._flag(path, "personal-data", "card-number")
+                self._flag(path, "personal-data", "card-number", value)
         elif isinstance(value, _BINARY):
             self._unreadable(path, "binary data")
         elif not isinstance(value, Mapping | list | tuple):
@@ -596,7 +635,7 @@ class Assessor:
                 self._unreadable(path, f"detector {exc.detector_id} ran out of time")
         for i, item in enumerate(value):
             if i in across:
-                self._flag(f"{path}/{i}", "credential", across[i])
+                self._flag(f"{path}/{i}", "credential", across[i], item)
             else:
                 self.value(item, f"{path}/{i}", depth + 1)
 
@@ -624,7 +663,8 @@ class Assessor:
                 if outcome is None:
                     continue
                 if outcome is not _UNDECIDED:
-                    self._flag(f"{path}/{pointer_segment(name)}", *outcome)
+                    category, detector = outcome
+                    self._flag(f"{path}/{pointer_segment(name)}", category, detector, item)
                     continue
             elif item.__class__ in _SCALARS and not _is_card(item) and self._quiet.is_plain(name):
                 continue
@@ -633,13 +673,13 @@ class Assessor:
             if detector is not None:
                 # The path names the detector, never the key that holds the secret.
                 item_path = f"{path}/[REDACTED:{detector}]"
-                self._flag(item_path, "credential", detector)
+                self._flag(item_path, "credential", detector, name)
             elif personal:
                 # Nor the personal data a key holds: each stretch is its marker.
                 masked, _ = cut_spans(name, [(s, e, f"[REDACTED:{id}]") for s, e, id in personal])
                 item_path = f"{path}/{pointer_segment(masked)}"
                 for found in dict.fromkeys(id for _, _, id in personal):
-                    self._flag(item_path, "personal-data", found)
+                    self._flag(item_path, "personal-data", found, name)
             else:
                 item_path = f"{path}/{pointer_segment(name)}"
             self.keyed(name, item, item_path, depth)
@@ -677,7 +717,8 @@ class Assessor:
             return
         rule = key_rule(self.profile.keys.classify(key), value, self.profile)
         if rule is not None:
-            self._flag(path, *_KEY_FINDINGS[rule])
+            category, detector = _KEY_FINDINGS[rule]
+            self._flag(path, category, detector, value)
             if rule not in (KeyClass.IDENTIFIER, KeyClass.RAW_CONTENT):
                 return  # the value is gone whatever it holds: nothing more to find in it
         self.value(value, path, depth + 1)
@@ -697,10 +738,10 @@ class Assessor:
                 return
             detector = inspector.credential_in(text)
             if detector is not None:
-                self._flag(path, "credential", detector)
+                self._flag(path, "credential", detector, text)
                 return
             for detector in inspector.personal_in(text):
-                self._flag(path, "personal-data", detector)
+                self._flag(path, "personal-data", detector, text)
         except DetectorTimeout as exc:
             self._unreadable(path, f"detector {exc.detector_id} ran out of time")
 
@@ -709,9 +750,9 @@ class Assessor:
         if known and known.contains(text):
             # `Redactor` cuts every form of a known secret from the URI as written before it
             # reads the URI (`Inspector.cut_known`), a picture's payload included.
-            self._flag(path, "credential", "known-secret")
+            self._flag(path, "credential", "known-secret", text)
         if uri.mime.startswith("image/") and not uri.is_text:
-            self._flag(path, "media", "media")
+            self._flag(path, "media", "media", text)
             return
         if uri.is_text:
             decoded = decode_data_uri_payload(uri.payload)
@@ -720,7 +761,7 @@ class Assessor:
                 return
             if uri.mime == "application/json":
                 try:
-                    document = json.loads(decoded)
+                    document = json.loads(decoded, object_pairs_hook=pairs_hook)
                 except ValueError:
                     pass
                 except RecursionError:
@@ -732,6 +773,6 @@ class Assessor:
             self.string(decoded, path, depth + 1)
             return
         if self.profile.name == "default":
-            self._flag(path, "media", "media")
+            self._flag(path, "media", "media", text)
         else:
             self._unreadable(path, f"{uri.mime} data URI cannot be read")

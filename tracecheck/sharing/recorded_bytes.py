@@ -25,6 +25,7 @@ from typing import IO, Any
 import orjson
 
 from redact import KnownSecrets, ShareVerdict, assess, combine_verdicts
+from redact.json_pairs import loads_keeping_repeats
 from redact.model import FindingTally, verdict_of
 from redact.profiles import Profile
 from tracecheck.readers.inputs import UTF8_BOM, is_proto_stream, open_file
@@ -236,7 +237,7 @@ def _text_values(stream: IO[bytes], prefix: str) -> Iterator[Any]:
         if not line.strip():
             continue
         try:
-            value = orjson.loads(_neutralized(line))
+            value = _loads(_neutralized(line))
         except orjson.JSONDecodeError as exc:
             if _too_deep(exc):
                 yield _Unreadable.at(f"{prefix}line {number}", _DEEP)
@@ -249,7 +250,7 @@ def _text_values(stream: IO[bytes], prefix: str) -> Iterator[Any]:
     stream.seek(0)
     data = stream.read().removeprefix(UTF8_BOM)
     try:
-        value = orjson.loads(_neutralized(data))
+        value = _loads(_neutralized(data))
     except orjson.JSONDecodeError as exc:
         if _too_deep(exc):
             yield _Unreadable.at(f"{prefix}document", _DEEP)
@@ -263,7 +264,7 @@ def _document_values(data: bytes, prefix: str) -> Iterator[Any]:
     """A file that holds no trace, judged as it is: one JSON document (at the root of the
     paths, or under the file's label), JSON Lines (one value per line), or text lines."""
     try:
-        value = orjson.loads(data)
+        value = _loads(data)
     except orjson.JSONDecodeError as exc:
         if _too_deep(exc):
             yield _Unreadable.at(prefix, _DEEP)
@@ -279,7 +280,7 @@ def _document_values(data: bytes, prefix: str) -> Iterator[Any]:
             continue
         key = f"{prefix}line {number}"
         try:
-            lines[key] = orjson.loads(line)
+            lines[key] = _loads(line)
         except orjson.JSONDecodeError as exc:
             if not _too_deep(exc):
                 yield from _text_lines(data, prefix)
@@ -287,6 +288,16 @@ def _document_values(data: bytes, prefix: str) -> Iterator[Any]:
             deep.append(_Unreadable.at(key, _DEEP))
     yield from deep
     yield lines
+
+
+def _loads(data: bytes) -> Any:
+    """The JSON value of `data`, an object that writes a key twice with every value it holds
+    (`redact.json_pairs`: the fast reader keeps only the last). Raises orjson's decode error."""
+    value = orjson.loads(data)
+    try:
+        return loads_keeping_repeats(data, value)
+    except RecursionError:  # read again by `json`, whose depth is Python's recursion limit
+        raise orjson.JSONDecodeError(f"{_TOO_DEEP} (a key written twice)", "", 0) from None
 
 
 def _too_deep(exc: orjson.JSONDecodeError) -> bool:
