@@ -84,6 +84,10 @@ POSITIVES: list[tuple[str, str, str, str]] = [
     ("phone", "tel +1-415-555-2671.", "tel [REDACTED:phone].", "plus-one"),
     ("phone", "+1 415.555.2671", "[REDACTED:phone]", "dots"),
     ("phone", "415\u00a0555\u00a02671", "[REDACTED:phone]", "nbsp"),
+    # Issue 31 (Part A, beyond the reference): E.164 written without separators, as APIs and
+    # forms store numbers, is a phone number too.
+    ("phone", "call +14155552671 now", "call [REDACTED:phone] now", "e164-nanp"),
+    ("phone", '{"to": "+447911123456"}', '{"to": "[REDACTED:phone]"}', "e164-uk"),
     ("iban", f"refund to {_GB_IBAN} today", "refund to [REDACTED:iban] today", "compact"),
     ("iban", f"IBAN: {_DE_IBAN_GROUPED}.", "IBAN: [REDACTED:iban].", "printed-groups"),
     (
@@ -129,7 +133,11 @@ NEAR_MISSES: list[tuple[str, str, str]] = [
     ("ssn", "a_123-45-6789", "glued-before"),
     ("ssn", "123 45 6789", "spaces"),
     ("phone", "4155552671", "no-separators"),
-    ("phone", "+14155552671", "e164"),
+    ("phone", "+18005552671", "e164-toll-free"),
+    ("phone", "+15005550006", "e164-service-area"),
+    ("phone", "x+14155552671", "e164-after-a-word"),
+    ("phone", "+0123456789012", "e164-no-country-code"),
+    ("phone", "utc+0530", "utc-offset"),
     ("phone", "415-555-26710", "too-long"),
     ("phone", "loop over 3600 1800 900 seconds", "numbers"),
     ("iban", f"refund to {_BAD_CHECK_IBAN}", "check-digits"),

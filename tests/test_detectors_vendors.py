@@ -457,6 +457,38 @@ POSITIVES: list[tuple[str, str, str]] = [
     ),
     ("stripe-prod-key", "bare", j("STRIPE=sk", "_prod_", b62(40))),
     ("twilio-api-key", "bare", j("TWILIO_SID=S", "K", hexs(32))),
+    # database passwords where tool output carries them (issue 31)
+    ("sql-password", "postgres-alter", j("ALTER USER app WITH PASSWORD '", b62(14), "';")),
+    ("sql-password", "postgres-role", j("CREATE ROLE ci LOGIN ENCRYPTED PASSWORD '", b62(14), "'")),
+    ("sql-password", "mysql-create", j("CREATE USER 'app'@'%' IDENTIFIED BY '", b62(14), "';")),
+    (
+        "sql-password",
+        "mysql-plugin",
+        j("ALTER USER 'a'@'localhost' IDENTIFIED WITH mysql_native_password BY '", b62(12), "'"),
+    ),
+    ("sql-password", "oracle-unquoted", j("CREATE USER scott IDENTIFIED BY ", b62(12), ";")),
+    (
+        "sql-password",
+        "set-password-for",
+        j("SET PASSWORD FOR 'app'@'%' = PASSWORD('", b62(12), "');"),
+    ),
+    ("sql-password", "set-password", j("SET PASSWORD FOR app@localhost = '", b62(12), "';")),
+    ("sql-password", "mssql-login", j("CREATE LOGIN app WITH PASSWORD = '", b62(14), "';")),
+    ("sql-password", "grant", j("GRANT ALL ON shop.* TO 'app'@'%' IDENTIFIED BY '", b62(12), "';")),
+    (
+        "sql-password",
+        "psql-command",
+        j("psql -h db -c \"ALTER ROLE postgres PASSWORD '", b62(12), "';\""),
+    ),
+    ("pgpass-password", "line", j("db.internal:5432:shop:app:", b62(16))),
+    ("pgpass-password", "wildcards", j("cat ~/.pgpass\nlocalhost:*:*:postgres:", b62(12), "\n")),
+    ("pgpass-password", "ipv6", j("[2001:db8::5]:5432:*:app:", b62(12))),
+    ("dsn-password", "go-mysql", j('dsn := "app:', b62(14), '@tcp(db:3306)/shop?parseTime=true"')),
+    ("dsn-password", "go-unix", j("root:", b62(12), "@unix(/var/run/mysqld/mysqld.sock)/db")),
+    ("dsn-password", "go-no-protocol", j("MYSQL_DSN=app:", b62(12), "@/shop")),
+    ("dsn-password", "sqlplus", j("sqlplus scott/", b62(12), "@orcl @report.sql")),
+    ("dsn-password", "rman", j("rman target sys/", b62(12), "@prod")),
+    ("dsn-password", "expdp", j("expdp userid=scott/", b62(12), "@orcl directory=dp")),
 ]
 
 # Near misses: shaped like a vendor token, or a value under a secret-like name, but not secret.
@@ -545,6 +577,24 @@ NEAR_MISSES: list[tuple[str, str]] = [
     ("honeycomb-template", "x-honeycomb-team: <api-key>"),
     ("icon-name", "ico-chevron-left-24px-outline-icon-set-v2"),
     ("salesforce-id", "account 001D000000IRFmaIAH"),
+    ("sql-variable", "ALTER USER app WITH PASSWORD '${DB_PASSWORD}';"),
+    ("sql-psql-variable", "ALTER USER app WITH PASSWORD :'pw';"),
+    ("sql-template", "CREATE USER app IDENTIFIED BY '<password>';"),
+    ("sql-null", "ALTER ROLE app PASSWORD NULL;"),
+    ("sql-bind", "SET PASSWORD FOR 'app'@'%' = ?;"),
+    ("sql-default", "CREATE USER app WITH PASSWORD 'changeme';"),
+    ("sql-prose", "the password 'hunter22' was reused across accounts"),
+    ("pgpass-time", "12:30:45:00:1234"),
+    ("pgpass-numbers", "10:20:30:40:500"),
+    ("pgpass-ipv6", "fe80::1:2:3:4:5"),
+    ("pgpass-wildcard-password", "localhost:5432:*:postgres:*"),
+    ("pgpass-mid-line", "see host:8080:path:x:yz for the route"),
+    ("dsn-template", 'dsn := "user:password@tcp(localhost:3306)/db"'),
+    ("dsn-variables", 'dsn := "${DB_USER}:${DB_PASS}@tcp(db:3306)/shop"'),
+    ("dsn-empty-password", 'dsn := "root:@tcp(127.0.0.1:3306)/test"'),
+    ("sqlplus-sysdba", "sqlplus / as sysdba"),
+    ("sqlplus-nolog", "sqlplus -s /nolog"),
+    ("ssh-remote", "git@github.com:org/repo.git"),
 ]
 
 # False-positive traps from spec A5 and the brief: must survive every vendor detector.

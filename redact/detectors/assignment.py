@@ -25,6 +25,7 @@ from redact.detectors.vendor_support import (
     PLACEHOLDER_MARKS,
     Accept,
     password_value,
+    placeholder_value,
     reads_as_words,
     token_of,
     vendor,
@@ -256,7 +257,16 @@ def _key_is_secret(match: regex.Match[str]) -> bool:
 
 # An assigned value may also be a template's (`%(password)s`, `#{token}`) or a default's.
 _PLACEHOLDER_MARKS = (*PLACEHOLDER_MARKS, "####", "changeit", "%(", "#{")
-_REFERENCE_PREFIXES = ("encrypted:", "enc:", "vault:", "sops:", "kms:", "secretref:", "op:")
+_REFERENCE_PREFIXES = (
+    "encrypted:",
+    "enc:",
+    "enc[",
+    "vault:",
+    "sops:",
+    "kms:",
+    "secretref:",
+    "op:",
+)
 _FIRST_REFUSED = frozenset("$%{[<(*=@~/.-`#!")
 _FILE_SUFFIX = regex.compile(
     r"\.(?:pem|key|json|txt|ya?ml|env|crt|cer|p12|pfx|jks|toml|ini|cfg|conf|py|sh|js|ts|go|rb|"
@@ -284,6 +294,8 @@ def random_value(value: str, minimum: int = 8) -> bool:
         return False
     lowered = value.lower()
     if any(mark in lowered for mark in _PLACEHOLDER_MARKS) or value.endswith(".."):
+        return False
+    if placeholder_value(value):
         return False
     if "://" in value or _FILE_SUFFIX.search(value) or _INNER_ASSIGNMENT.search(value):
         return False
@@ -318,7 +330,15 @@ def _drawn(value: str) -> bool:
     return len(letters) >= 16 and not reads_as_words(letters)
 
 
+_XML_CLOSE = regex.compile(r"\s{0,24}<", regex.ASCII)
+
+
 def _keyword_assignment(match: regex.Match[str]) -> bool:
+    # After an XML element's `>` the value is the element's text, which its closing tag ends;
+    # a placeholder in angle brackets (`API_KEY=<your-api-key>`) followed by the next line is not
+    # an element.
+    if match.group("op") == ">" and not _XML_CLOSE.match(match.string, match.end()):
+        return False
     return random_value(match.group("v")) and _key_is_secret(match)
 
 
@@ -398,7 +418,7 @@ ASSIGNMENT_DETECTORS: tuple[Detector, ...] = (
         # operator of any language, quotes or (after an XML `>`) whitespace, a scheme, the value.
         rf"{_WORD_START}(?P<kw>{_KEY_WORD})(?![a-z])(?P<rest>[\w.-]{{0,24}}?)"
         r"(?:[ \t]{1,4}(?:string|String|str|const|final|char|var))?[\\\"'\]]{0,4}[ \t]{0,8}"
-        r"(?::{1,3}=|[?.+]=|=>|==?|:|,|>)"
+        r"(?P<op>:{1,3}=|[?.+]=|=>|==?|:|,|>)"
         rf"(?:(?<=>)\s{{0,24}}|[ \t\\\"'`=]{{0,8}}){_SCHEME}"
         rf"(?P<v>{_VALUE_CHARS}{{8,200}}+)",
         # The key word may not run on into a lower-case letter (`tokens`, `author`), so the

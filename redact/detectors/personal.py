@@ -239,7 +239,29 @@ def equals_a_card_number(value: object) -> bool:
 
 _WS = f"[{WHITESPACE}]"
 _SEP = f"[-.{WHITESPACE}]"
-_PHONE = rf"(?=[+(0-9])(?:\+1{_SEP}?)?(?:\([0-9]{{3}}\){_WS}?|\b[0-9]{{3}}{_SEP})[0-9]{{3}}{_SEP}[0-9]{{4}}\b"
+_NANP = rf"(?:\+1{_SEP}?)?(?:\([0-9]{{3}}\){_WS}?|\b[0-9]{{3}}{_SEP})[0-9]{{3}}{_SEP}[0-9]{{4}}\b"
+# E.164 written without separators (`+14158675309`, `+447911123456`), as APIs and forms store
+# numbers: a NANP number's area code and exchange start with 2–9; elsewhere a country code and
+# national number of 10 to 14 digits in all. Not after a word, a closing bracket, a dot or a plus
+# (`x+1234567890` is arithmetic, `v1.+…` a pattern).
+_E164 = r"(?<![A-Za-z0-9_)\].+])\+(?:1[2-9][0-9]{2}[2-9][0-9]{6}|[2-9][0-9]{9,13})(?![A-Za-z0-9_])"
+_PHONE = rf"(?=[+(0-9])(?:{_NANP}|{_E164})"
+# NANP codes that reach no person: N00 (500, 600, 700, 800, 900 services) and toll-free 8XX.
+_SERVICE_AREAS = frozenset(
+    {"500", "600", "700", "800", "900", "833", "844", "855", "866", "877", "888"}
+)
+
+
+def _is_phone(match: regex.Match[str]) -> bool:
+    """A number written E.164 without separators (`+1…` and eleven digits) is a person's only
+    when its area code is not a service's (`+15005550006` is a test number, `+18005551234` a
+    business's); numbers written with separators are taken as the reference takes them."""
+    text = match.group()
+    if text[:2] == "+1" and text[1:].isdigit() and len(text) == 12:
+        return text[2:5] not in _SERVICE_AREAS
+    return True
+
+
 _SEP_RE2 = f"[-.{WHITESPACE_RE2}]"
 
 
@@ -288,9 +310,11 @@ PERSONAL_DETECTORS: tuple[Detector, ...] = (
     ),
     _personal(
         "phone",
-        "A US/NANP phone number with separators, optionally +1 and a parenthesised area code.",
+        "A phone number: NANP with separators, or E.164 written without them (+14158675309).",
         _PHONE,
-        rf"[0-9]{{3}}(?:\)[{WHITESPACE_RE2}]?|{_SEP_RE2})[0-9]{{3}}{_SEP_RE2}[0-9]{{4}}",
+        rf"[0-9]{{3}}(?:\)[{WHITESPACE_RE2}]?|{_SEP_RE2})[0-9]{{3}}{_SEP_RE2}[0-9]{{4}}"
+        r"|\+[1-9][0-9]{9}",
+        _is_phone,
     ),
 )
 

@@ -29,7 +29,7 @@ from collections.abc import Callable
 import regex
 
 from redact.detectors.base import Detector
-from redact.detectors.vendor_support import FILE_TAIL, reads_as_words
+from redact.detectors.vendor_support import FILE_TAIL, placeholder_value, reads_as_words
 from redact.strings import without_markers
 
 __all__ = ["REFERENCE_DETECTORS", "WHITESPACE", "WHITESPACE_RE2"]
@@ -138,6 +138,11 @@ _UPPER_SNAKE_NAME = regex.compile(r"[A-Z]+(?:_[A-Z]+)+", regex.ASCII)
 def _is_placeholder_value(value: str) -> bool:
     if _has_placeholder_mark(value):
         return True
+    if placeholder_value(value):
+        return True
+    # A value encrypted in place by SOPS (`ENC[AES256_GCM,data:…]`) is no secret to share.
+    if value.startswith("ENC["):
+        return True
     # A version or a Maven coordinate (`io.jsonwebtoken:jjwt-jackson-0.11.2`) is not a secret.
     if _VERSIONED.search(value):
         return True
@@ -182,7 +187,9 @@ def _real_mixed_value(match: regex.Match[str]) -> bool:
 def _real_password(match: regex.Match[str]) -> bool:
     # `user:<password>@`, `user:${DB_PASSWORD}@`: a template, not a password.
     value = match.group("value")
-    return not (value.startswith(("<", "${", "{{", "%(")) or _has_placeholder_mark(value))
+    if value.startswith(("<", "${", "{{", "%(")) or _has_placeholder_mark(value):
+        return False
+    return not placeholder_value(value)
 
 
 def _bearer_token(match: regex.Match[str]) -> bool:

@@ -39,6 +39,7 @@ __all__ = [
     "not_filler",
     "password_only",
     "password_value",
+    "placeholder_value",
     "random_env_key",
     "reads_as_words",
     "secret_like",
@@ -106,6 +107,57 @@ PLACEHOLDER_MARKS = (
     "${",
     "{{",
 )
+# What a template or an example writes where a password goes, as the whole value: the word
+# itself, a note. (Defaults that open a real system, `postgres` or `admin`, stay passwords.)
+_DEFAULT_VALUES = frozenset(
+    [
+        "password",
+        "passwd",
+        "pass",
+        "pwd",
+        "secret",
+        "token",
+        "changeme",
+        "changeit",
+        "example",
+        "test",
+        "default",
+        "todo",
+        "tbd",
+        "fixme",
+        "none",
+        "null",
+        "user",
+        "username",
+    ]
+)
+# A note to fill the value in (`change_this_secret`, `replace-with-a-long-random-string`,
+# `insert-your-key-here`), or a value that starts by saying it is not real (`dummy-api-key`).
+_FILL_IN = regex.compile(
+    r"\A(?:change|replace|insert|enter|put|generate|set|add|paste)[_-]?(?:this|that|me|with|your"
+    r"|it|here|in|a|the)(?:[^a-z0-9]|\Z)"
+    r"|\A(?:dummy|fake|example|sample|placeholder|replace[_-]?me)(?:[^a-z0-9]|\Z)"
+    r"|[_-]here\Z",
+    regex.IGNORECASE | regex.ASCII,
+)
+# Lower-case words joined by separators, one of them naming the secret (`my-api-key`,
+# `test_token`, `db-password`): the value describes what goes there.
+_DESCRIBED = regex.compile(
+    r"(?:[a-z]+[_-])+(?:api[_-]?)?(?:key|secret|token|password|passwd|pass|pwd)(?:[_-][a-z]+)*",
+    regex.ASCII,
+)
+
+
+def placeholder_value(value: str) -> bool:
+    """A value a template or an example writes where a secret goes: a default, a note to fill
+    it in, or words that name the secret."""
+    return (
+        value.lower() in _DEFAULT_VALUES
+        or _FILL_IN.search(value) is not None
+        or _DESCRIBED.fullmatch(value) is not None
+    )
+
+
 # A token of a known shape between angle brackets is a template's (`<sk-…>`).
 _PLACEHOLDER_MARKS = (*PLACEHOLDER_MARKS, "<", ">")
 _FILE_SUFFIXES = regex.compile(
@@ -114,7 +166,16 @@ _FILE_SUFFIXES = regex.compile(
 )
 _FIRST_CHARS_REFUSED = frozenset("$%{[<(*=@~/.-`")
 # A value that names where the secret lives (or holds it encrypted) is not the secret itself.
-_REFERENCE_PREFIXES = ("encrypted:", "enc:", "vault:", "sops:", "kms:", "secretref:", "op:")
+_REFERENCE_PREFIXES = (
+    "encrypted:",
+    "enc:",
+    "enc[",
+    "vault:",
+    "sops:",
+    "kms:",
+    "secretref:",
+    "op:",
+)
 
 
 def secret_like(value: str, minimum: int = 8) -> bool:
@@ -177,7 +238,7 @@ def password_value(value: str) -> bool:
     lowered = value.lower()
     if any(mark in lowered for mark in _PLACEHOLDER_MARKS) or "://" in value:
         return False
-    return lowered not in _NOT_PASSWORDS
+    return lowered not in _NOT_PASSWORDS and not placeholder_value(value)
 
 
 _NOT_PASSWORDS = frozenset(

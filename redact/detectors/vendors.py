@@ -21,6 +21,7 @@ from redact.detectors.base import Detector
 from redact.detectors.cloud import CLOUD_DETECTORS
 from redact.detectors.commerce import COMMERCE_DETECTORS
 from redact.detectors.context import CONTEXT_DETECTORS
+from redact.detectors.databases import DATABASE_DETECTORS
 from redact.detectors.keyfiles import KEY_FILE_DETECTORS
 from redact.detectors.messaging import MESSAGING_DETECTORS
 from redact.detectors.named import NAMED_DETECTORS
@@ -44,5 +45,6 @@ VENDOR_DETECTORS: tuple[Detector, ...] = (
     *KEY_FILE_DETECTORS,
     *NAMED_DETECTORS,
     *CONTEXT_DETECTORS,
+    *DATABASE_DETECTORS,
     *ASSIGNMENT_DETECTORS,
 )
