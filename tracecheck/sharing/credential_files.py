@@ -56,7 +56,6 @@ _NAMES: Final[dict[str, Syntax]] = {
     ".pgpass": "pgpass",
     "pgpass.conf": "pgpass",
     ".npmrc": "npmrc",
-    ".yarnrc": "npmrc",
     ".pypirc": "ini",
     ".gitconfig": "ini",
     ".git-credentials": "url-lines",

@@ -13,7 +13,7 @@ is passed over: a named pipe, a socket or a device is never opened (it could blo
 end) and makes the verdict UNKNOWN, as does an entry that cannot be listed or read. Symbolic
 links are not followed: a link's target is judged as a name; what it points to is judged where
 it stands when that is inside the directory, and makes the verdict UNKNOWN when it is outside
-(tools that pack a directory, `zip` by default, carry what a link points to). git's object
+(`zip -r` stores what a link points to). git's object
 store (`.git/objects`: compressed history) is one UNKNOWN entry, not one per object.
 
 What cannot be read is an unreadable entry naming the reason, so the verdict is UNKNOWN, never
