@@ -13,8 +13,8 @@ What each walk adds:
   replaced whole by `[REDACTED:unlisted-key]`, nested mappings included; `null` stays. A
   name/value pair (`{"key": "db.user", "value": {"stringValue": …}}`) goes by its name.
 - **Allowed values**: a string that matches an allowed pattern whole is kept though a
-  detector would remove it, but never when it holds a known secret, and never past its key's
-  rule (a password key's value goes whatever it is). The assessor reports it as a warning
+  detector would remove it, but never when it holds a known secret, never past its key's rule
+  (a password key's value goes whatever it is), and not when it is over the size cap. The assessor reports it as a warning
   (`allowed-value`), so a verdict over such a value is never a plain SAFE.
 - **Blocked values**: each stretch that matches a blocked pattern is replaced in place by
   `[REDACTED:blocked-value]`; the assessor flags one as a credential.
@@ -47,12 +47,14 @@ from redact.sanitizers import (
     sanitize_sql,
     sanitize_urls,
 )
-from redact.strings import cut_spans
+from redact.strings import cut_spans, utf8_length
 from redact.walk import Assessor, Redactor, key_rule, pair_of
 
 __all__ = ["ModeAssessor", "ModeInspector", "ModeRedactor", "with_modes"]
 
 _NO_MODES = Modes()
+# How many times a sanitized value goes round (sanitizer, then the string pipeline) at most.
+_ROUNDS = 4
 _PAIR_NAMES = ("name", "key", "Name", "Key")
 # OTLP's AnyValue written as JSON: one field, named for the type of the value it holds.
 _ANY_VALUE_FIELDS = frozenset(
@@ -149,8 +151,13 @@ class ModeRedactor(Redactor):
         modes = self.modes
         if not text:
             return text, True
-        if modes.allows_value(text) and not _known_in(self.inspector, text):
-            return self._capped(text, path), True
+        # An allowed value over the cap is not kept whole: it goes the usual way (and is cut).
+        if (
+            modes.allows_value(text)
+            and (len(text) * 4 <= self.cap or utf8_length(text) <= self.cap)
+            and not _known_in(self.inspector, text)
+        ):
+            return text, True
         spans = modes.blocked_spans(text)
         if spans:
             text, _ = cut_spans(text, [(start, end, BLOCKED_MARKER) for start, end in spans])
@@ -158,11 +165,21 @@ class ModeRedactor(Redactor):
         return text, False
 
     def keyed(self, key: str, value: Any, path: str, depth: int) -> Any:
-        if value.__class__ is str and value:
-            kind = self.modes.sanitizer(key)
-            if kind is not None and not self._key_acts(key, value):
-                value = self._sanitized(kind, value, path)
-        return super().keyed(key, value, path, depth)
+        if value.__class__ is not str or not value:
+            return super().keyed(key, value, path, depth)
+        kind = self.modes.sanitizer(key)
+        if kind is None or self._key_acts(key, value):
+            return super().keyed(key, value, path, depth)
+        # Sanitized, then judged as any value; again while that changes what a sanitizer
+        # reads (a blocked stretch or a marker cut inside a name leaves a number standing
+        # alone), so that a second redaction finds nothing more to do.
+        out = value
+        for _ in range(_ROUNDS):
+            before = out
+            out = super().keyed(key, self._sanitized(kind, out, path), path, depth)
+            if out.__class__ is not str or out == before:
+                break
+        return out
 
     def _key_acts(self, key: str, value: Any) -> bool:
         """Whether the key's class replaces the value whole (then there is nothing to
@@ -308,7 +325,12 @@ class ModeAssessor(Assessor):
             return True
         modes = self.modes
         inspector = self.inspector
-        if modes.allows_value(text) and not _known_in(inspector, text):
+        cap = self.profile.max_string_bytes
+        if (
+            modes.allows_value(text)
+            and (len(text) * 4 <= cap or utf8_length(text) <= cap)
+            and not _known_in(inspector, text)
+        ):
             category = self._kept_category(text)
             if category is not None:
                 # Kept by the profile's word, not found safe: never a plain SAFE.

@@ -152,6 +152,19 @@ class CompiledModes:
             if not any(start < m_end and m_start < end for m_start, m_end in markers)
         ]
 
+    def cut_blocked(self, text: str) -> str:
+        """The text with each blocked stretch replaced by its marker."""
+        spans = self.blocked_spans(text)
+        if not spans:
+            return text
+        pieces: list[str] = []
+        done = 0
+        for start, end in spans:
+            pieces += (text[done:start], BLOCKED_MARKER)
+            done = end
+        pieces.append(text[done:])
+        return "".join(pieces)
+
     def sanitizer(self, key: str) -> str | None:
         """`url`, `query` (a bare query string), `sql` or `connection` for a key whose values
         are sanitized, else None."""

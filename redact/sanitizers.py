@@ -37,6 +37,17 @@ _CONNECTION_MARKER = f"[REDACTED:{CONNECTION_PASSWORD}]"
 
 # A URL with a scheme, to the first character no URL holds unencoded.
 _URL = re.compile(r"\b[A-Za-z][A-Za-z0-9+.-]{0,31}://[^\s\"'<>`]*")
+# The suffix the size cap writes (`redact.strings.cap_string`): a text cut there is sanitized
+# up to it, so that a second redaction of a capped value finds nothing more to change.
+_TRUNCATED = re.compile(r"…\[truncated \d+ bytes\]\Z")
+
+
+def _cut_off(text: str) -> tuple[str, str]:
+    """The text before the size cap's suffix, and the suffix ("" when there is none)."""
+    found = _TRUNCATED.search(text) if text.endswith("]") else None
+    if found is None:
+        return text, ""
+    return text[: found.start()], found.group()
 
 
 def sanitize_urls(text: str, *, whole_query: bool = False) -> tuple[str, list[str]]:
@@ -45,17 +56,18 @@ def sanitize_urls(text: str, *, whole_query: bool = False) -> tuple[str, list[st
     marker; parameter names, hosts and paths stay. Text with no scheme that starts with `/` (an
     HTTP target) has its query sanitized; with `whole_query`, the whole text is one query
     string (`url.query`)."""
+    text, suffix = _cut_off(text)
     if whole_query:
-        return sanitize_query(text)
-    changes: list[str] = []
+        text, changes = sanitize_query(text)
+        return text + suffix, changes
+    changes = []
     if "://" in text:
-        out = _URL.sub(lambda found: _one_url(found.group(), changes), text)
-        return out, sorted(set(changes))
-    if text.startswith("/") and "?" in text:
+        text = _URL.sub(lambda found: _one_url(found.group(), changes), text)
+    elif text.startswith("/") and "?" in text:
         path, _, query = text.partition("?")
         query, changes = _query_and_fragment(query)
-        return f"{path}?{query}", changes
-    return text, changes
+        text = f"{path}?{query}"
+    return text + suffix, sorted(set(changes))
 
 
 def _one_url(url: str, changes: list[str]) -> str:
@@ -106,7 +118,8 @@ def sanitize_query(query: str) -> tuple[str, list[str]]:
         name, equals, value = item.partition("=")
         if not equals:
             name, value = "", name
-        if value and not is_placeholder(value):
+        # A marker stays, and so does the start of one the size cap cut.
+        if value and not is_placeholder(value) and not _QUERY_MARKER.startswith(value):
             value = _QUERY_MARKER
             changed = True
         items.append(f"{name}={value}" if equals else value)
@@ -170,7 +183,7 @@ _SQL_TOKEN = re.compile(
     |(?P<dollar>\$(?:[A-Za-z_][A-Za-z0-9_]*)?\$)
     |(?P<quoted>"(?:[^"]|"")*(?:"|\Z))
     |(?P<backtick>`[^`]*(?:`|\Z))
-    |(?P<word>[A-Za-z_\u0080-\uffff][A-Za-z0-9_$\u0080-\uffff]*)
+    |(?P<word>[A-Za-z_\u0080-\uffff][A-Za-z0-9_\u0080-\uffff]*)
     |(?P<parameter>[?:@$][A-Za-z0-9_]*)
     |(?P<number>0[xX][0-9A-Fa-f]+|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)
     |(?P<other>[^\[\-/'$"`A-Za-z_\u0080-\uffff?:@0-9.EeNnXxBbUu…]+|[\s\S])
@@ -179,7 +192,8 @@ _SQL_TOKEN = re.compile(
 )
 # A double-quoted token that reads as a name (ANSI SQL's quoted identifier) stays; anything
 # else in double quotes (MySQL's strings: an address, words with spaces) is a literal.
-_QUOTED_NAME = re.compile(r'"[A-Za-z_][A-Za-z0-9_$]{0,62}"\Z')
+# One the size cap cut before its closing quote stays too.
+_QUOTED_NAME = re.compile(r'"[A-Za-z_][A-Za-z0-9_$]{0,62}"?\Z')
 
 
 def sanitize_sql(text: str) -> tuple[str, list[str]]:
@@ -187,6 +201,7 @@ def sanitize_sql(text: str) -> tuple[str, list[str]]:
     strings, double-quoted strings that are no names) replaced by `?` and comments taken out:
     keywords, names, operators and parameters stay, so the statement keeps its shape. A string
     not closed runs to the end (what is left is not known to hold no value)."""
+    text, suffix = _cut_off(text)
     pieces: list[str] = []
     changed = False
     position = 0
@@ -219,5 +234,5 @@ def sanitize_sql(text: str) -> tuple[str, list[str]]:
             pieces.append(token)
         position = end
     if not changed:
-        return text, []
-    return "".join(pieces), [SQL_LITERAL]
+        return text + suffix, []
+    return "".join(pieces) + suffix, [SQL_LITERAL]

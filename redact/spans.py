@@ -19,7 +19,7 @@ from typing import Any
 from redact.core import KnownSecretsArg, assessor_for, inspector_for, redactor_for
 from redact.inspector import Inspector
 from redact.model import RedactionFinding, RedactionReport, ShareVerdict, share_allowed
-from redact.modes import SUMMARY_COUNT, SUMMARY_PATHS
+from redact.modes import SUMMARY_COUNT, SUMMARY_PATHS, Modes, compiled
 from redact.profiles import Profile
 from redact.walk import Assessor, Redactor
 from tracecheck.spans import Event, Link, Scope, Span
@@ -437,10 +437,10 @@ def _redact_span(span: Span, redactor: Redactor, groups: _Groups) -> Span:
         return _redacted_span(span, redactor, groups)
     first = len(redactor.findings)
     out = _redacted_span(span, redactor, groups)
-    return _summarised(out, redactor.findings[first:], modes.summary)
+    return _summarised(out, redactor.findings[first:], modes)
 
 
-def _summarised(span: Span, findings: list[RedactionFinding], level: str) -> Span:
+def _summarised(span: Span, findings: list[RedactionFinding], modes: Modes) -> Span:
     """The span with what redaction changed in it written as two attributes (the profile's
     `summary`): `tracecheck.redacted.count`, the values changed, and with `paths`,
     `tracecheck.redacted.paths`, where (JSON Pointers within the span, to an attribute at
@@ -448,20 +448,23 @@ def _summarised(span: Span, findings: list[RedactionFinding], level: str) -> Spa
     second redaction that changes nothing leaves it as it is. The resource and the scope,
     which many spans share, are not counted in any span."""
     root = _root(span) + "/"
+    applied = compiled(modes)
     places: list[str] = []
     for finding in findings:
         if not finding.path.startswith(root):
             continue
         place = _place(finding.path[len(root) - 1 :])
         if place is not None:
-            places.append(place)
+            # Key names are no values, but the summary is one: what a blocked pattern finds in
+            # it is cut now, as a second redaction would.
+            places.append(applied.cut_blocked(place) if applied.blocks else place)
     if not places:
         return span
     attributes = dict(span.attributes)
     count = attributes.get(SUMMARY_COUNT)
     before = count if count.__class__ is int else 0
     attributes[SUMMARY_COUNT] = before + len(places)
-    if level == "paths":
+    if modes.summary == "paths":
         earlier = attributes.get(SUMMARY_PATHS)
         known = (
             [p for p in earlier if isinstance(p, str)] if isinstance(earlier, list | tuple) else []

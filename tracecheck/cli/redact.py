@@ -155,9 +155,20 @@ def _redact_claude(
     args: argparse.Namespace, env: Environment, options: RedactionOptions
 ) -> ExitCode:
     """A Claude Code record file redacted record by record into its own format, written only
-    if the redacted records (and the spans they read as) pass the gate."""
+    if the redacted records (and the spans they read as) pass the gate. A profile's allow-list
+    is refused: it keeps the values of the keys it lists in spans' attributes, and records
+    written back would lose their own structure (`type`, `uuid`, …) to it."""
     from redact.records import RecordRedactor
     from tracecheck.errors import TraceReadError
+
+    modes = options.profile.modes
+    if modes is not None and modes.allowed_keys is not None:
+        env.error(
+            f"{args.trace}: is a Claude Code record file, written back as records, and the "
+            f'profile "{options.profile.name}" has allowedKeys, which would mask their '
+            "structure (type, uuid, …): pass --output-format otlp-json to write its spans"
+        )
+        return ExitCode.USAGE
 
     redactor = RecordRedactor(
         profile=options.profile,
