@@ -17,13 +17,18 @@ Three layers, each one pass over its input:
   look-alikes folded to the ASCII they stand for (`redact.lookalikes`);
 - base64: a run of base64 characters where a payload starts (after a character that cannot be
   part of one, or a `/`), whose first twelve characters decode to nine ASCII bytes, is decoded
-  whole (the following lines of a wrapped payload with it);
+  whole (the following lines of a wrapped payload with it); so is a run that starts as gzip or
+  zlib data does (`H4sI`, `eJw`…), which is then inflated (a gzipped `.env` pasted as base64);
 - hex: likewise a run of hex digits (optionally after `0x`) whose first six bytes are printable
   ASCII.
 
 Views nest up to `MAX_DEPTH` layers (base64 of a percent-encoded secret is two), a view that
 reads like one already made is dropped, and all views together are held to `BUDGET` times the
-string's length, so the work stays linear in the string. Only strings holding a `TRIGGER` get
+string's length, so the work stays linear in the string. Inflating has a budget of its own, so
+no decompression bomb goes off: a payload may inflate to `INFLATE_RATIO` times its compressed
+size and all of a string's payloads to `MAX_INFLATED` bytes; past either, the string cannot be
+read whole and `PayloadTooLarge` is raised (a `DetectorTimeout`: the redactor removes the string,
+the assessor calls it unreadable, as for a detector that could not finish). Only strings holding a `TRIGGER` get
 views at all: the pattern is one more branch of the redactor's combined RE2 prescan, and most
 span text holds none.
 
@@ -38,22 +43,48 @@ from __future__ import annotations
 import base64
 import binascii
 import re
+import zlib
 from bisect import bisect_right
 from collections.abc import Iterator
 
+from redact.detectors.base import DetectorTimeout
 from redact.lookalikes import INVISIBLE, LOOKALIKE, fold, python_class, re2_class
 
-__all__ = ["BUDGET", "MAX_DEPTH", "TRIGGER", "View", "views"]
+__all__ = [
+    "BUDGET",
+    "INFLATE_RATIO",
+    "MAX_DEPTH",
+    "MAX_INFLATED",
+    "TRIGGER",
+    "PayloadTooLarge",
+    "View",
+    "views",
+]
 
 MAX_DEPTH = 3
-# All views of a string together hold at most this many characters per character of it.
+# All views of a string together hold at most this many characters per character of it (what
+# compressed payloads inflate to aside: they have their own budget).
 BUDGET = 16
+# A compressed payload inflates to at most this many times its size (as files do, see
+# `tracecheck.readers.layers`), and all of one string's payloads to at most this many bytes.
+INFLATE_RATIO = 100
+MAX_INFLATED = 4 << 20
+
+
+class PayloadTooLarge(DetectorTimeout):
+    """A compressed payload in a string inflates past its budget: the string cannot be read whole."""
+
+    def __init__(self) -> None:
+        super().__init__("compressed-payload")
+
 
 # One base64 group of four characters that decodes to three ASCII bytes: the first character's
 # value is below 32, the second's bit 3 and the third's bit 1 are clear.
 _GROUP_FIRST = "[A-Za-f]"
 _GROUP_REST = "[A-HQ-Xg-nw-z0-3][ABEFIJMNQRUVYZcdghklopstwx014589][A-Za-z0-9+/_-]"
 _GROUP = _GROUP_FIRST + _GROUP_REST
+# How base64 of gzip (1f 8b 08) and of zlib (78 01, 78 5e, 78 9c, 78 da) starts.
+_COMPRESSED_HEAD = "(?:H4sI|eJ[w-z]|eN[o-r]|eA[E-H]|eF[4-7])"
 _HEX_BYTE = "[2-7][0-9a-fA-F]"  # two hex digits of a printable ASCII byte
 _HEX_ASCII = f"(?:{_HEX_BYTE}){{6}}"
 
@@ -70,6 +101,7 @@ TRIGGER = "|".join(
         r":\\/\\/",
         f"[{re2_class(INVISIBLE)}{re2_class(LOOKALIKE)}]",
         f"(?:^|[^A-Za-z0-9+_-])(?:{_GROUP}){{3}}",
+        f"(?:^|[^A-Za-z0-9+_-]){_COMPRESSED_HEAD}[A-Za-z0-9+/_-]{{4}}",
         f"(?:^|[^0-9A-Za-z]|0[xX]){_HEX_ASCII}",
     ]
 )
@@ -100,6 +132,7 @@ _ASCII_STARTS = re.compile(
 # look-behind at every position (1.6x faster here, 5.5x for hex below; the same matches:
 # tests/test_redact_decoded.py).
 _BASE64_START = re.compile(f"{_GROUP_FIRST}(?<![A-Za-z0-9+_-].){_GROUP_REST}(?:{_GROUP}){{2}}")
+_COMPRESSED_START = re.compile(f"(?<![A-Za-z0-9+_-]){_COMPRESSED_HEAD}[A-Za-z0-9+/_-]{{4}}")
 _BASE64_RUN = re.compile(r"[A-Za-z0-9+/_-]*")
 _BASE64_NEXT_LINE = re.compile(r"\r?\n([A-Za-z0-9+/_-]+)(?==*(?:\r?\n|\Z))")
 _PADDING = re.compile(r"={0,2}")
@@ -117,7 +150,7 @@ class View:
     characters of its own; without one (stride 0), every character came from the whole
     stretch (a decoded payload)."""
 
-    __slots__ = ("_ends", "_origins", "_starts", "_strides", "parent", "text")
+    __slots__ = ("_ends", "_origins", "_starts", "_strides", "inflated", "parent", "text")
 
     def __init__(
         self,
@@ -127,8 +160,10 @@ class View:
         origins: list[int],
         ends: list[int],
         strides: list[int],
+        inflated: int = 0,
     ) -> None:
         self.text = text
+        self.inflated = inflated  # characters of the text that inflating a payload gave
         self.parent = parent
         self._starts = starts
         self._origins = origins
@@ -164,6 +199,7 @@ class _Builder:
         self.strides: list[int] = []
         self.length = 0
         self.changed = False
+        self.inflated = 0  # characters of the view that inflating a payload gave
 
     def _add(self, text: str, start: int, end: int, stride: int) -> None:
         self.pieces.append(text)
@@ -188,7 +224,13 @@ class _Builder:
         if not self.changed:
             return None
         return View(
-            "".join(self.pieces), parent, self.starts, self.origins, self.ends, self.strides
+            "".join(self.pieces),
+            parent,
+            self.starts,
+            self.origins,
+            self.ends,
+            self.strides,
+            self.inflated,
         )
 
 
@@ -306,23 +348,92 @@ def _characters(source: str, parent: View | None) -> View | None:
     return out.view(parent)
 
 
-def _base64_decode(payload: str) -> str:
+def _base64_bytes(payload: str) -> bytes:
     body = payload.translate(_LINE_BREAKS).rstrip("=").translate(_URLSAFE)
     if len(body) % 4 == 1:
         body = body[:-1]
     try:
-        data = base64.b64decode(body + "=" * (-len(body) % 4))
+        return base64.b64decode(body + "=" * (-len(body) % 4))
     except (binascii.Error, ValueError):
-        return ""
-    return _folded(data.decode("utf-8", "replace"))
+        return b""
 
 
-def _base64(source: str, parent: View | None) -> View | None:
+def _base64_decode(payload: str) -> str:
+    return _folded(_base64_bytes(payload).decode("utf-8", "replace"))
+
+
+def _inflated(data: bytes, allowance: int) -> bytes | None:
+    """What gzip (members one after another) or zlib data inflates to, or None when it is
+    neither; a stream cut short or corrupt gives what it held up to there. Raises
+    `PayloadTooLarge` past `INFLATE_RATIO` times the data's size or `allowance` bytes."""
+    limit = min(INFLATE_RATIO * len(data), allowance)
+    out = bytearray()
+    inflater = zlib.decompressobj(zlib.MAX_WBITS | 32)  # a gzip or a zlib header
+    pending = data
+    try:
+        while pending and len(out) <= limit:
+            out += inflater.decompress(pending, limit + 1 - len(out))
+            pending = inflater.unconsumed_tail
+            if inflater.eof:
+                pending = inflater.unused_data
+                if pending[:2] != b"\x1f\x8b":
+                    break
+                inflater = zlib.decompressobj(zlib.MAX_WBITS | 32)
+    except zlib.error:
+        pass  # not compressed after all, or corrupt: what came out so far is all there is
+    if len(out) > limit:
+        raise PayloadTooLarge
+    return bytes(out) if out else None
+
+
+class _Payloads:
+    """Where base64 payloads start in one text, left to right: plain ones (`_BASE64_START`) and
+    compressed ones (`_COMPRESSED_START`). Each pattern's next match is kept until the scan
+    passes it, so each reads the text once (searching both afresh at every payload would read
+    the rest of the text once per payload)."""
+
+    __slots__ = ("_from", "_next", "_source")
+
+    def __init__(self, source: str) -> None:
+        self._source = source
+        # Per pattern: its next match, found by a search from `_from` (None: none after that).
+        self._next: list[re.Match[str] | None] = [None, None]
+        self._from = [-1, -1]
+
+    def _at(self, index: int, pattern: re.Pattern[str], position: int) -> re.Match[str] | None:
+        kept = self._next[index]
+        searched = self._from[index] >= 0 and self._from[index] <= position
+        if searched and (kept is None or kept.start() >= position):
+            return kept
+        found = pattern.search(self._source, position)
+        self._next[index], self._from[index] = found, position
+        return found
+
+    def next(self, position: int) -> tuple[int, bool] | None:
+        """Where the next payload at or after `position` starts, and whether it is compressed."""
+        plain = self._at(0, _BASE64_START, position)
+        packed = self._at(1, _COMPRESSED_START, position)
+        if packed is not None and (plain is None or packed.start() <= plain.start()):
+            return packed.start(), True
+        return (plain.start(), False) if plain is not None else None
+
+
+class _Inflating:
+    """What the base64 layer may still inflate for one string (`MAX_INFLATED` in all)."""
+
+    __slots__ = ("left",)
+
+    def __init__(self) -> None:
+        self.left = MAX_INFLATED
+
+
+def _base64(source: str, parent: View | None, inflating: _Inflating | None = None) -> View | None:
     out = _Builder(source)
     done = 0
     position = 0
-    while (match := _BASE64_START.search(source, position)) is not None:
-        start = match.start()
+    payloads = _Payloads(source)
+    while (found := payloads.next(position)) is not None:
+        start, packed = found
         end = _BASE64_RUN.match(source, start).end()  # type: ignore[union-attr]
         # A payload wrapped in lines (MIME, PEM bodies) goes on after every full line.
         line_length = end - start
@@ -330,7 +441,19 @@ def _base64(source: str, parent: View | None) -> View | None:
             end = line.end()
             line_length = len(line.group(1))
         end = _PADDING.match(source, end).end()  # type: ignore[union-attr]
-        decoded = _base64_decode(source[start:end])
+        decoded = ""
+        if packed:
+            data = _base64_bytes(source[start:end])
+            inflated = _inflated(data, (inflating or _Inflating()).left)
+            if inflated is not None:
+                if inflating is not None:
+                    inflating.left -= len(inflated)
+                out.inflated += len(inflated)
+                decoded = _folded(inflated.decode("utf-8", "replace"))
+            elif _BASE64_START.match(source, start):
+                decoded = _folded(data.decode("utf-8", "replace"))
+        else:
+            decoded = _base64_decode(source[start:end])
         if decoded:
             out.copy(done, start)
             out.put(decoded, start, end)
@@ -362,20 +485,25 @@ _LAYERS = (_characters, _base64, _hex)
 
 
 def views(text: str) -> tuple[View, ...]:
-    """Every view of the string, up to `MAX_DEPTH` layers deep; none when nothing decodes."""
+    """Every view of the string, up to `MAX_DEPTH` layers deep; none when nothing decodes.
+    Raises `PayloadTooLarge` when a compressed payload inflates past its budget."""
     found: list[View] = []
     seen = {text}
     budget = BUDGET * len(text)
+    inflating = _Inflating()
     frontier: list[View | None] = [None]
     for _ in range(MAX_DEPTH):
         deeper: list[View | None] = []
         for parent in frontier:
             source = text if parent is None else parent.text
             for layer in _LAYERS:
-                view = layer(source, parent)
+                if layer is _base64:
+                    view = _base64(source, parent, inflating)
+                else:
+                    view = layer(source, parent)
                 if view is None or view.text in seen:
                     continue
-                budget -= len(view.text)
+                budget -= len(view.text) - view.inflated
                 if budget < 0:
                     return tuple(found)
                 seen.add(view.text)

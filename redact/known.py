@@ -3,7 +3,8 @@
 An opaque secret has no shape a detector could recognise, so the caller names it and every
 form it can take in span text is matched exactly: as written; base64 and base64url (padded or
 not, and at any byte offset inside a larger encoded payload); percent- and form-encoded;
-hex; JSON-string-escaped. All forms of all secrets sit in one Aho–Corasick automaton, so the
+hex; JSON-string-escaped. A secret written in hex digits (a 40-character token, a UUID) is also
+matched in the other case, every form of it: its value does not change with the case. All forms of all secrets sit in one Aho–Corasick automaton, so the
 cost of scanning a string does not grow with the number of secrets.
 
 Base64 at an arbitrary byte offset. Inside a larger payload, a secret starting at byte offset
@@ -208,6 +209,23 @@ def _cores(secret: str) -> Iterator[tuple[str, _Core]]:
             yield core, _Core(left_bits, left, right_bits, right, len(core) >= MIN_STANDALONE_CORE)
 
 
+_HEX_SECRET = re.compile(r"[0-9A-Fa-f-]*[A-Fa-f][0-9A-Fa-f-]*")
+_MIN_HEX_DIGITS = 8
+
+
+def _case_variants(secret: str) -> tuple[str, ...]:
+    """The secret and the spellings it takes in another case without changing its value: a
+    secret of hex digits (a token, a key, a UUID with its dashes) reads the same in upper and in
+    lower case, and tools print it in either (`git rev-parse`, .NET's `Guid.ToString("D")`)."""
+    if (
+        _HEX_SECRET.fullmatch(secret) is None
+        or sum(c != "-" for c in secret) < _MIN_HEX_DIGITS
+        or secret.startswith("-")
+    ):
+        return (secret,)
+    return tuple(dict.fromkeys((secret, secret.lower(), secret.upper())))
+
+
 def _lenient_base64_decode(payload: str) -> bytes:
     """Node's `Buffer.from(payload, "base64")` for a string that is all base64 (B9 recipe)."""
     body = payload.rstrip("=").replace("-", "+").replace("_", "/")
@@ -236,7 +254,7 @@ class KnownSecrets:
         """Compile already validated secrets; callers use `build`."""
         literal: set[str] = set()
         cores: dict[str, list[_Core]] = {}
-        for secret in secrets:
+        for secret in dict.fromkeys(variant for s in secrets for variant in _case_variants(s)):
             literal.update(_text_forms(secret))
             for needle, core in _cores(secret):
                 if core not in cores.setdefault(needle, []):

@@ -435,11 +435,15 @@ ASSIGNMENT_DETECTORS: tuple[Detector, ...] = (
     ),
     _assignment(
         "name-value-secret",
-        "A name/value pair whose name is secret-like (Kubernetes env lists, JSON settings arrays)",
-        r"(?i:\bname)[\"']?[ \t]*[:=][ \t]*[\"']?(?P<key>[\w.-]{1,60})[\"']?[ \t]*(?:,|\r?\n)"
-        r"[ \t]{0,40}[\"']?(?i:value)[\"']?[ \t]*[:=][ \t]*[\"']?"
+        "A name/value pair whose name is secret-like (Kubernetes env, AWS tags, OTLP attributes)",
+        # `name:`/`value:` lists, JSON `{"Key": "…", "Value": …}` and OTLP attributes written as
+        # JSON, whose value is wrapped: `{"key": "…", "value": {"stringValue": "…"}}`.
+        r"(?i:\b(?:name|key))[\"']?[ \t]*[:=][ \t]*[\"']?(?P<key>[\w.-]{1,60})[\"']?[ \t]*"
+        r"(?:,|\r?\n)[ \t\r\n]{0,40}[\"']?(?i:value)[\"']?[ \t]*[:=][ \t]*"
+        r"(?:\{[ \t\r\n]{0,40}[\"']?(?i:stringValue)[\"']?[ \t]*:[ \t]*)?[\"']?"
         rf"(?P<v>{_VALUE_CHARS}{{8,200}}+)",
-        r"(?i)value[\"']?[ \t]*[:=][ \t]*[\"']?[^\s\"'`,;<>(){}\x{5b}\x{5d}\\|&]{8}",
+        r"(?i)value[\"']?[ \t]*[:=][ \t]*(?:\{[ \t\r\n]*[\"']?stringValue[\"']?[ \t]*:[ \t]*)?"
+        r"[\"']?[^\s\"'`,;<>(){}\x{5b}\x{5d}\\|&]{8}",
         _name_value,
     ),
     _assignment(
