@@ -123,7 +123,7 @@ def verdict_of_path(
     directory = stat.S_ISDIR(status.st_mode)
     gate.observer.top(path, directory)
     if directory:
-        return gate.directory(root, path)
+        return gate.directory(root, path, format)
     special = _special(status.st_mode)
     if special is not None:
         return gate.unknown("", f"{special}: {_NOT_OPENED}")
@@ -189,7 +189,7 @@ class _Gate:
         self.known = known
         self.observer = observer
 
-    def directory(self, root: Path, given: str) -> ShareVerdict:
+    def directory(self, root: Path, given: str, format: str | None) -> ShareVerdict:
         """Every entry below `root` and its name; what is not a regular file is not read."""
         entries = list(_entries(root))
         if not any(entry.mode is None or not stat.S_ISDIR(entry.mode) for entry in entries):
@@ -205,7 +205,7 @@ class _Gate:
             shown[entry.parts] = label
             link = _link_target(entry)
             verdicts.append(self.name(entry.parts[-1], link, label))
-            verdicts.append(self.entry(entry, label, inside))
+            verdicts.append(self.entry(entry, label, inside, format))
         return combine_verdicts(self.profile.name, verdicts)
 
     def name(self, name: str, link: str, label: str) -> ShareVerdict:
@@ -214,7 +214,7 @@ class _Gate:
             verdict = name_verdict(name, link, self.profile, self.known)
         return _relabelled(verdict, f"{label} (name)")
 
-    def entry(self, entry: _Entry, label: str, inside: str) -> ShareVerdict:
+    def entry(self, entry: _Entry, label: str, inside: str, format: str | None) -> ShareVerdict:
         if entry.problem is not None:
             return self.unknown(label, entry.problem)
         assert entry.mode is not None
@@ -229,7 +229,7 @@ class _Gate:
         if special is not None:
             return self.unknown(label, f"{special}: {_NOT_OPENED}")
         return self.file(
-            entry.path, None, label, in_directory=True, shape_name="/".join(entry.parts)
+            entry.path, format, label, in_directory=True, shape_name="/".join(entry.parts)
         )
 
     def link(self, entry: _Entry, label: str, inside: str) -> ShareVerdict:

@@ -115,10 +115,10 @@ def _shown(name: str, inspector: Inspector) -> str | None:
     for index in range(0, len(pieces), 2):
         part = pieces[index]
         token = _token_part(part, profile)
-        if _holds(inspector, part):
-            pieces[index] = redact_text(part, profile=profile, known_secrets=inspector.known)
-        elif token is not None:
+        if token is not None:  # the token's marker, the extension kept
             detector, stem = token
             pieces[index] = f"[REDACTED:{detector}]{part[stem:]}"
+        elif _holds(inspector, part):
+            pieces[index] = redact_text(part, profile=profile, known_secrets=inspector.known)
     shown = "".join(pieces)
     return shown if shown != name and not _holds(inspector, shown) else None
