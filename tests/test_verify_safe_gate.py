@@ -20,11 +20,14 @@ import stat
 import tarfile
 import zipfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 import tracecheck.sharing.gate as gate
+from redact.profiles import resolve_profile
 from tracecheck.cli import ExitCode, main
+from tracecheck.sharing.credential_files import credential_document, syntax_of
 
 TOKEN = "ghp_" + "aB3dE5fG7hJ9kL2m" + "N4pQ6rS8tU0vW1xY3zA5"
 # A password with no token's shape: only its field says it is one.
@@ -464,3 +467,59 @@ def test_a_claude_record_that_writes_a_key_twice_is_judged_on_every_value(
     code, out, _ = verify(capsys, str(path))
     assert code == ExitCode.FAILED
     assert f"error: credential (github-token) ×1 at /line {len(lines)}/note" in out
+
+
+# --- credential files, field by field -------------------------------------------------------
+
+
+def fields(name: str, text: str) -> dict[str, Any]:
+    """The fields a credential file's lines hold, by line, its `line` (the rest) left out."""
+    syntax = syntax_of(name)
+    assert syntax is not None, name
+    document = credential_document(text, syntax, resolve_profile("share"))
+    return {
+        line: {k: v for k, v in value.items() if k != "line"}
+        for line, value in document.items()
+        if isinstance(value, dict)
+    }
+
+
+def test_credential_files_are_known_by_their_names() -> None:
+    named = {
+        ".env": "dotenv",
+        "app/.env.production": "dotenv",
+        "deploy/prod.env": "dotenv",
+        "home/.netrc": "netrc",
+        ".pgpass": "pgpass",
+        "repo/.git/config": "ini",
+        "home/.aws/credentials": "ini",
+        "home/.kube/config": "yaml",
+        "ci.kubeconfig": "yaml",
+        ".config/gh/hosts.yml": "yaml",
+        ".git-credentials": "url-lines",
+    }
+    assert {name: syntax_of(name) for name in named} == named
+    assert [syntax_of(name) for name in ("config", "credentials", "notes.txt", "env.py")] == [
+        None
+    ] * 4
+
+
+def test_each_syntax_gives_the_value_where_the_secret_stands() -> None:
+    assert fields(".env", f'export DB_PASSWORD="{WORDS}" # prod\nAPI_KEY={PASSWORD} # ci\n') == {
+        "line 1": {"DB_PASSWORD": WORDS},
+        "line 2": {"API_KEY": PASSWORD},
+    }
+    # A password on the line after its keyword; a macro's body is text.
+    netrc = f"machine a login b password\n  {PASSWORD}\nmacdef init\npassword x\n\nmachine c\n"
+    assert fields(".netrc", netrc) == {"line 2": {"password": PASSWORD}}
+    # An escaped colon belongs to the password.
+    assert fields(".pgpass", f"h:5432:db:u:{PASSWORD}\\:1\n") == {
+        "line 1": {"password": f"{PASSWORD}\\:1"}
+    }
+    # A URL's password, in a value that is no secret by its key.
+    assert fields(".env", f"DATABASE_URL=postgres://app:{PASSWORD}@db:5432/app\n") == {
+        "line 1": {"password": PASSWORD}
+    }
+    # YAML: an alias is walked once; a value on several lines is left to the text.
+    kube = f"users:\n- &u\n  name: ci\n  token: {PASSWORD}\n- *u\n- password: |\n    {WORDS}\n"
+    assert fields(".kube/config", kube) == {"line 4": {"token": PASSWORD}}

@@ -116,7 +116,8 @@ def credential_document(
     a line with some is `{"line": its text without their values, <key>: <value>, ...}`, so
     that the walk judges each value under its key and the rest as text. A value a detector
     names by its shape (a GitHub token) stays in its line, to be named by that detector."""
-    lines = text.splitlines()
+    # Lines as YAML counts them too: `\r\n`, `\r` and `\n` each end one.
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     inspector = Inspector(profile, known)
     found: dict[int, list[_Field]] = {}
     for number, field in _fields(lines, syntax):
