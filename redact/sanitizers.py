@@ -214,11 +214,17 @@ def sanitize_sql(text: str) -> tuple[str, list[str]]:
         token = found.group()
         end = found.end()
         if kind == "block_comment":
+            # One space where the comment and the blanks around it stood.
             close = text.find("*/", end)
             end = length if close < 0 else close + 2
-            pieces.append(" ")
+            while end < length and text[end] in " \t":
+                end += 1
+            _trim(pieces)
+            if pieces and end < length:
+                pieces.append(" ")
             changed = True
         elif kind == "line_comment":
+            _trim(pieces)
             changed = True
         elif kind == "dollar":
             close = text.find(token, end)
@@ -236,3 +242,11 @@ def sanitize_sql(text: str) -> tuple[str, list[str]]:
     if not changed:
         return text + suffix, []
     return "".join(pieces) + suffix, [SQL_LITERAL]
+
+
+def _trim(pieces: list[str]) -> None:
+    """Blanks at the end of what is written so far taken off (before a comment taken out)."""
+    while pieces and not pieces[-1].strip(" \t"):
+        pieces.pop()
+    if pieces:
+        pieces[-1] = pieces[-1].rstrip(" \t")

@@ -476,7 +476,7 @@ def test_sql_literals_go_and_the_statement_keeps_its_shape() -> None:
     out = redact({"db.statement": statement, "db.query.text": "SELECT 1"}, profile=SANITIZE)
     assert out.value["db.statement"] == (
         'SELECT u.id, "name" FROM users u WHERE u.email = ? '
-        "AND u.age > ? AND u.code IN (?, ?, ?) AND t1.x = $1 AND y = :who "
+        "AND u.age > ? AND u.code IN (?, ?, ?) AND t1.x = $1 AND y = :who"
     )
     assert out.value["db.query.text"] == "SELECT ?"
     assert [(f.path, f.category, f.detector) for f in out.report.findings] == [
@@ -494,7 +494,9 @@ def test_sql_literals_go_and_the_statement_keeps_its_shape() -> None:
         ("SELECT E'it\\'s', 'it''s', N'x'", "SELECT ?, ?, ?"),
         ('SELECT "two words", "col"', 'SELECT ?, "col"'),
         ("SELECT 'never closed", "SELECT ?"),
-        ("SELECT a /* note */ FROM t", "SELECT a   FROM t"),
+        ("SELECT a /* note */ FROM t", "SELECT a FROM t"),
+        ("SELECT a FROM t -- note\nWHERE b = 1", "SELECT a FROM t\nWHERE b = ?"),
+        ("SELECT a FROM t /* note", "SELECT a FROM t"),
         ("UPDATE u SET password = stored_hash", "UPDATE u SET password = ?"),
     ],
 )
@@ -782,3 +784,30 @@ def test_span_redaction_under_any_mode_is_idempotent(
     once = redact_spans(spans, profile=chosen, pseudonym_key=b"k" * 32)
     twice = redact_spans(once.spans, profile=chosen, pseudonym_key=b"k" * 32)
     assert twice.spans == once.spans
+
+
+# --- the documentation -------------------------------------------------------------------------
+
+DOCS = Path(__file__).resolve().parent.parent / "docs" / "redaction.md"
+
+
+def _modes_section() -> str:
+    text = DOCS.read_text(encoding="utf-8")
+    start = text.index("### Redaction modes")
+    return text[start : text.index("\n## ", start)]
+
+
+def _blocks(kind: str) -> list[str]:
+    section = _modes_section()
+    return [block.split("\n```", 1)[0] for block in section.split(f"```{kind}\n")[1:]]
+
+
+def test_the_documented_profile_loads_and_its_examples_hold() -> None:
+    (document,) = _blocks("yaml")
+    documented = load_profile(document)
+    assert documented.modes is not None and documented.modes.summary == "paths"
+    url, sql = _blocks("text")
+    url_in, url_out = url.splitlines()
+    sql_in, sql_out = sql.splitlines()
+    out = redact({"http.url": url_in, "db.statement": sql_in}, profile=documented)
+    assert out.value == {"http.url": url_out, "db.statement": sql_out}
