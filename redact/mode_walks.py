@@ -134,11 +134,11 @@ class ModeRedactor(Redactor):
         text, settled = self._values(value, path)
         if settled:
             return text
-        self._checked = (path, text)
+        outer, self._checked = self._checked, (path, text)
         try:
             return super().value(text, path, depth)
         finally:
-            self._checked = None
+            self._checked = outer
 
     def string(self, text: str, path: str) -> str:
         if not self.modes.checks_values or self._checked == (path, text):
@@ -308,11 +308,11 @@ class ModeAssessor(Assessor):
             return
         if self._values(value, path):
             return
-        self._checked = (path, value)
+        outer, self._checked = self._checked, (path, value)
         try:
             super().value(value, path, depth)
         finally:
-            self._checked = None
+            self._checked = outer
 
     def string(self, text: str, path: str, depth: int = 0) -> None:
         if self.modes.checks_values and self._checked != (path, text) and self._values(text, path):
