@@ -325,12 +325,12 @@ def counting_conversions() -> Iterator[list[int]]:
         return real_typed(data, ctx, prefix)
 
     by_trace._CONVERTERS["otlp-lines"] = counting
-    otlp_json_typed.typed_spans = counting_typed  # type: ignore[assignment]
+    otlp_json_typed.typed_spans = counting_typed
     try:
         yield converted
     finally:
         by_trace._CONVERTERS["otlp-lines"] = real
-        otlp_json_typed.typed_spans = real_typed  # type: ignore[assignment]
+        otlp_json_typed.typed_spans = real_typed
 
 
 def one_trace_lines(count: int, trace: str = TRACES[0]) -> list[bytes]:
