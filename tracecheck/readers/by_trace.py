@@ -9,7 +9,9 @@ the same first-seen order, holding one trace at a time:
    (`record_index`: only the ids are decoded); a gzip file is inflated into a temporary file on
    the way, to be read again. Any other file (one JSON document, one protobuf message, a Claude
    Code stream, whose sessions end only with the file) is one record and is read whole, as
-   `read_traces` reads it. Which records hold which trace is kept on disk (`trace_index`), so
+   `read_traces` reads it. While the lines of an OTLP JSON Lines file hold one trace, the
+   index reads them in full and keeps their spans for that trace: a file of one run is read
+   once. Which records hold which trace is kept on disk (`trace_index`), so
    memory does not grow with the number of traces either.
 2. Read. For each trace in first-seen order, the records that hold its spans are read again,
    in file order, and only its spans and the notes about them are kept.
@@ -468,9 +470,10 @@ class _Reader:
         one trace only, that trace's spans kept for it: a file of one trace (the usual run) is
         read once rather than scanned and then read. The first line that holds another trace
         ends it (the first trace's spans of that line are kept, and the others' while they
-        cost little, as `_convert` keeps a record's later traces), as does a line only the general reader reads: the index scans the rest
-        for ids alone. The kept spans are those the trace is read into (`_convert` would
-        convert the same lines the same way), so memory still follows the largest trace."""
+        cost little, as `_convert` keeps a record's later traces), as does a line only the
+        general reader reads: the index scans the rest for ids alone. The kept spans are those
+        the trace is read into (`_convert` would convert the same lines the same way), so
+        memory still follows the largest trace."""
         from tracecheck.readers.otlp_json_typed import typed_spans
 
         target: list[str | None] = []  # the trace read ahead, once known
