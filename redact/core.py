@@ -6,6 +6,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from redact.inspector import Inspector, known_secrets_of, strings_in
+from redact.json_text import JsonTextAssessor, JsonTextInspector, JsonTextRedactor
 from redact.known import KnownSecrets
 from redact.model import Redaction, ShareRedaction, ShareVerdict
 from redact.profiles import Profile, resolve_profile
@@ -36,11 +37,12 @@ def redactor_for(
     pseudonym_key: bytes | str | None,
     max_string_bytes: float | None,
     *,
-    inspector: type[Inspector] = Inspector,
-    redactor: type[Redactor] = Redactor,
+    inspector: type[Inspector] = JsonTextInspector,
+    redactor: type[Redactor] = JsonTextRedactor,
 ) -> Redactor:
     """A redactor of the given classes (a walk of another shape brings its own), with the
-    profile's modes added when it sets any (`redact.mode_walks`)."""
+    profile's modes added when it sets any (`redact.mode_walks`). By default JSON held in a
+    string is redacted as the structure it is (`redact.json_text`)."""
     resolved = resolve_profile(profile)
     if resolved.modes is not None:
         from redact.mode_walks import with_modes
@@ -68,20 +70,20 @@ def inspector_for(profile: str | Profile, known_secrets: KnownSecretsArg = ()) -
     resolved = resolve_profile(profile)
     known = known_secrets_of(known_secrets)
     if resolved.modes is None:
-        return Inspector(resolved, known)
-    from redact.mode_walks import ModeInspector
+        return JsonTextInspector(resolved, known)
+    from redact.mode_walks import with_modes
 
-    return ModeInspector(resolved, known)
+    return with_modes(JsonTextInspector)(resolved, known)
 
 
 def assessor_for(inspector: Inspector) -> Assessor:
     """The assessor over an inspector: with the profile's modes when it sets any, so that what
     the mode redactor keeps (an allowed value) is judged as it was kept."""
     if inspector.profile.modes is None:
-        return Assessor(inspector)
-    from redact.mode_walks import ModeAssessor
+        return JsonTextAssessor(inspector)
+    from redact.mode_walks import with_modes
 
-    return ModeAssessor(inspector)
+    return with_modes(JsonTextAssessor)(inspector)
 
 
 def redact(
@@ -110,8 +112,17 @@ def redact_text(
     pseudonym_key: bytes | str | None = None,
     max_string_bytes: float | None = None,
 ) -> str:
-    """The string pipeline alone: known secrets, data URI, credentials, personal data, cap."""
-    redactor = redactor_for(profile, known_secrets, pseudonym_key, max_string_bytes)
+    """The string pipeline alone: known secrets, data URI, credentials, personal data, cap.
+    Free text as the reference reads it: JSON in it is text (a value under a structure, or
+    `redact` of a string, reads it as the structure it is)."""
+    redactor = redactor_for(
+        profile,
+        known_secrets,
+        pseudonym_key,
+        max_string_bytes,
+        inspector=Inspector,
+        redactor=Redactor,
+    )
     return redactor.string(text, "")
 
 

@@ -16,6 +16,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import accumulate
+from typing import Any
 
 from redact.decoded import TRIGGER
 from redact.detectors import Detector
@@ -40,41 +41,77 @@ def _options(max_mem: int = _MAX_MEM) -> re2.Options:
 
 
 class Prefilter:
-    def __init__(self, detectors: Sequence[Detector], known: KnownSecrets) -> None:
+    """The prescan of a set of detectors and known secrets. `extra`, when given, is one more RE2
+    pattern whose strings need a look though no detector may match them (the JSON documents
+    whose keys a profile acts on, `redact.json_text`): it joins the one scan, and `look_all`
+    says whether it matched. The patterns are compiled on first use (a walk that brings a
+    prefilter of its own never compiles its parent's)."""
+
+    def __init__(
+        self, detectors: Sequence[Detector], known: KnownSecrets, extra: str | None = None
+    ) -> None:
         self.detectors = tuple(detectors)
-        parts = [f"(?:{d.prefilter})" for d in detectors]
+        self.extra = extra
+        self._known = known
+        self._patterns: tuple[Any, ...] | None = None
+        self._set: Any = None
+
+    @property
+    def patterns(self) -> tuple[Any, ...]:
+        """The combined pattern of the detectors (and `extra`), and the known secrets' own."""
+        if self._patterns is None:
+            self._compile()
+        assert self._patterns is not None
+        return self._patterns
+
+    def _compile(self) -> None:
+        parts = [f"(?:{d.prefilter})" for d in self.detectors]
         # Text that may read differently once decoded (escapes, invisible characters,
         # look-alikes, base64 or hex payloads) needs the decoded views (`redact.decoded`).
         parts.append(f"(?:{TRIGGER})")
+        if self.extra is not None:
+            parts.append(f"(?:{self.extra})")
         patterns = [re2.compile("|".join(parts).encode(), options=_options(_DETECTORS_MAX_MEM))]
-        if known:
+        if self._known:
             # Whole-string base64 that may hide a secret is tested apart (`hides_in_base64`):
             # ids and hashes look like base64, and flagging them all would cost more than the
             # direct test. The needles are a pattern of their own: joined with the detectors',
             # the DFA outgrows its budget and RE2 falls back to its slow NFA, pass after pass.
-            needles = "|".join(re2.escape(needle) for needle in known.needles)
+            needles = "|".join(re2.escape(needle) for needle in self._known.needles)
             patterns.append(re2.compile(needles.encode(), options=_options()))
-        self.patterns = tuple(patterns)
-        self._set = re2.Set.SearchSet(options=_options())
-        for detector in detectors:
-            self._set.Add(detector.prefilter.encode())
-        self._set.Add(TRIGGER.encode())
-        self._set.Compile()
+        search_set = re2.Set.SearchSet(options=_options())
+        for detector in self.detectors:
+            search_set.Add(detector.prefilter.encode())
+        search_set.Add(TRIGGER.encode())
+        if self.extra is not None:
+            search_set.Add(self.extra.encode())
+        search_set.Compile()
+        self._set = search_set
+        self._patterns = tuple(patterns)
 
     def may_hold(self, text: str) -> bool:
-        """Whether a precise detector or a known secret could match somewhere in this string."""
+        """Whether a precise detector or a known secret could match somewhere in this string
+        (or `extra` does)."""
         data = text.encode("utf-8", "surrogatepass")
         return any(pattern.search(data) is not None for pattern in self.patterns)
 
     def look(self, text: str) -> tuple[tuple[Detector, ...], bool]:
         """The detectors whose prefilter matches this string, in order, and whether the string
         may read differently decoded (one RE2 set pass answers both)."""
+        found, decodes, _ = self.look_all(text)
+        return found, decodes
+
+    def look_all(self, text: str) -> tuple[tuple[Detector, ...], bool, bool]:
+        """`look`, and whether `extra` matches the string."""
+        if self._set is None:
+            self._compile()
         matched = self._set.Match(text.encode("utf-8", "surrogatepass"))
         if not matched:
-            return (), False
+            return (), False, False
         detectors = self.detectors
         count = len(detectors)
-        return tuple(detectors[i] for i in sorted(matched) if i < count), count in matched
+        found = tuple(detectors[i] for i in sorted(matched) if i < count)
+        return found, count in matched, count + 1 in matched
 
     def flag(self, strings: Sequence[str]) -> Flagged:
         """The strings, among many, that a precise detector or a known secret could match."""
@@ -118,5 +155,7 @@ class Flagged:
 
 
 @lru_cache(maxsize=32)
-def prefilter_for(detectors: tuple[Detector, ...], known: KnownSecrets) -> Prefilter:
-    return Prefilter(detectors, known)
+def prefilter_for(
+    detectors: tuple[Detector, ...], known: KnownSecrets, extra: str | None = None
+) -> Prefilter:
+    return Prefilter(detectors, known, extra)

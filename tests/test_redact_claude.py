@@ -594,8 +594,9 @@ def test_json_nested_in_strings_is_bounded_by_the_depth_of_the_whole(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # Each document within depth, together far deeper than a walk goes: bounded, not a crash.
-    # So is one document deeper than the JSON parser follows.
-    for stdout in (nested_json("1", 4, depth=62), "[" * 5000 + '{"dob": 1}' + "]" * 5000):
+    # So is one document deeper than the JSON parser follows. (A document is read as JSON when
+    # a key in it matters: `dob` under share.)
+    for stdout in (nested_json({"dob": 1}, 4, depth=62), "[" * 5000 + '{"dob": 1}' + "]" * 5000):
         leaky = with_stdout(tmp_path, stdout)
         assert verify(leaky, capsys, "--profile", "share") == (ExitCode.FAILED, "UNKNOWN")
         out = tmp_path / "out.jsonl"

@@ -415,12 +415,6 @@ def test_ordinary_file_names_are_not_flagged(
     assert verify(capsys, str(path)) == (ExitCode.OK, f"{path}: SAFE\n", "")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the file-extension exemption lives in redact/detectors (vendor_support.not_filler, "
-    "reference._random_body), owned by another change: a token that is a URL's or a text's "
-    "whole file-name part must not be exempt there",
-)
 @pytest.mark.parametrize(
     "text",
     [f"https://downloads.example.test/dl/{TOKEN}.zip", f"saved to cache/{TOKEN}.json"],

@@ -56,10 +56,11 @@ def _sql_password(match: regex.Match[str]) -> bool:
 
 
 # hostname:port:database:username:password, one entry a line; `\:` and `\\` escape inside fields.
-_PGPASS_FIELD = r"(?:[^:\s\\]|\\.){1,128}"
+# (No white space or quote in a field: JSON text around an entry ends it with one.)
+_PGPASS_FIELD = r"(?:[^:\s\\\"]|\\[^\s]){1,128}"
 _PGPASS = (
     r"(?<![^\n])[ \t]*(?P<host>[A-Za-z0-9_.*\[\]-]{1,253}|\[[0-9A-Fa-f:.]{2,45}\])"
-    rf":(?:[0-9]{{1,5}}|\*):{_PGPASS_FIELD}:{_PGPASS_FIELD}:(?P<v>(?:[^:\r\n\\]|\\.){{1,200}})"
+    rf":(?:[0-9]{{1,5}}|\*):{_PGPASS_FIELD}:{_PGPASS_FIELD}:(?P<v>{_PGPASS_FIELD})"
     r"(?=\r?\n|\Z)"
 )
 
@@ -105,15 +106,20 @@ DATABASE_DETECTORS: tuple[Detector, ...] = (
         "pgpass-password",
         "Password in a .pgpass line (hostname:port:database:username:password)",
         _PGPASS,
-        r":(?:[0-9]{1,5}|\*):[^\r\n]*:[^\r\n]*:",
+        # A host's last character, a port, three fields or more (an escaped colon makes more),
+        # then the line's end: real, escaped as JSON writes it, or a JSON string's end.
+        r"[A-Za-z0-9_.*\x{5d}-]:(?:[0-9]{1,5}|\*):(?:[^\s:\"]*:){2,}[^\s:\"]*"
+        r"(?:$|\n|\r|\\[nr]|\")",
         _pgpass_entry,
     ),
     vendor(
         "dsn-password",
         "Password in a Go MySQL DSN (user:pw@tcp(host)/db) or an Oracle logon (sqlplus user/pw@db)",
         rf"{_GO_DSN}|{_ORACLE_LOGON}",
-        r"@(?:tcp6?|udp6?|unix|unixgram|pipe|memory|cloudsql[a-z-]*)\(|:[^\s@]+@/[A-Za-z0-9_$]"
-        r"|(?:sqlplus|sqlldr|expdp|impdp|rman|dgmgrl)[^\n]*/",
+        # Literals only: a run after each `:` or a client's name would keep the scan's
+        # automaton busy through every line of JSON.
+        r"@(?:tcp6?|udp6?|unix|unixgram|pipe|memory|cloudsql[a-z-]*)\(|@/[A-Za-z0-9_$]"
+        r"|sqlplus|sqlldr|expdp|impdp|rman[ \t]|dgmgrl",
         _logon,
     ),
 )

@@ -29,7 +29,7 @@ from collections.abc import Callable
 import regex
 
 from redact.detectors.base import Detector
-from redact.detectors.vendor_support import FILE_TAIL, placeholder_value, reads_as_words
+from redact.detectors.vendor_support import ends_a_file_name, placeholder_value, reads_as_words
 from redact.strings import without_markers
 
 __all__ = ["REFERENCE_DETECTORS", "WHITESPACE", "WHITESPACE_RE2"]
@@ -123,9 +123,7 @@ _FILLED_TAIL = ("###", "***", "...", "\u2026", "xxx", "XXX")
 
 
 def _random_body(match: regex.Match[str]) -> bool:
-    if match.string.startswith(_FILLED_TAIL, match.end()) or FILE_TAIL.match(
-        match.string, match.end()
-    ):
+    if match.string.startswith(_FILLED_TAIL, match.end()) or ends_a_file_name(match):
         return False
     return not _is_placeholder(match.group("body"))
 

@@ -34,6 +34,7 @@ __all__ = [
     "base64_private_key",
     "classes",
     "connection_string",
+    "ends_a_file_name",
     "keyed",
     "mixed",
     "not_filler",
@@ -332,6 +333,19 @@ FILE_TAIL = regex.compile(
     r"|zip|gz|tar)\b",
     regex.IGNORECASE | regex.ASCII,
 )
+# Characters that join a token to the rest of a file name it is part of.
+_IN_A_NAME = frozenset(string.ascii_letters + string.digits + "-_.@~+")
+
+
+def ends_a_file_name(match: regex.Match[str]) -> bool:
+    """Whether a token-shaped match is the end of a longer file name (`…-xoxo-indieweb-1.jpg`):
+    a file extension follows it and a name's character precedes it. A token that is a file
+    name's whole stem (`/dl/ghp_….zip`, `cache/ghp_….json`) is a token that names a file, and
+    no less a token for it."""
+    start = match.start()
+    if not FILE_TAIL.match(match.string, match.end()):
+        return False
+    return start > 0 and match.string[start - 1] in _IN_A_NAME
 
 
 def not_filler(accept: Accept | None) -> Accept:
@@ -342,7 +356,7 @@ def not_filler(accept: Accept | None) -> Accept:
         token = token_of(match)
         if _FILLER.search(token) or _FILLER.search(match.group(0)) or _LONG_RUN.search(token):
             return False
-        return not FILE_TAIL.match(match.string, match.end())
+        return not ends_a_file_name(match)
 
     return guarded
 
