@@ -1,7 +1,9 @@
 """Key rules: what a field's name says about its value (spec §B6).
 
 A key is normalised to snake_case and matched against lists by whole name or `_`-suffix, so
-`OPENAI_API_KEY` is a credential while `secret_name` and `password_min_length` are not. Profiles
+`OPENAI_API_KEY` is a credential while `secret_name` and `password_min_length` are not. Beyond
+the reference's lists (issue 31): the OpenTelemetry keys that hold a client's address
+(`client.address`, `source.address`, `network.peer.address`) are personal data under `share`. Profiles
 may add names to any class (Part A8); `KeyRules` is the built-in lists plus those additions.
 """
 
@@ -111,6 +113,16 @@ BUILT_IN: Mapping[KeyClass, tuple[str, ...]] = {
             "date_of_birth",
             "dob",
             "ssn",
+            # OpenTelemetry's current names for the address of the other end of a connection
+            # (`client.address`, `source.address`, `network.peer.address`; the older
+            # `http.client_ip` and `net.peer.ip` end in `ip`): a client's IP address or host.
+            # Not `server.address` or `network.local.address`: the service's own, usually a name.
+            "client_address",
+            "client_socket_address",
+            "source_address",
+            "source_socket_address",
+            "peer_address",
+            "peer_addr",
         ]
     ),
     KeyClass.IDENTIFIER: tuple(

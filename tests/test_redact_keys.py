@@ -60,7 +60,16 @@ def test_normalize_key(key: str, normalized: str) -> None:
         ("cell_phone", "personal-data"),
         ("is_mobile", "personal-data"),
         ("telephone", None),
-        ("client.address", None),
+        # Issue 31 (Part A, the reference lists none): OpenTelemetry's keys for the other
+        # end of a connection hold a client's address; the service's own do not.
+        ("client.address", "personal-data"),
+        ("source.address", "personal-data"),
+        ("network.peer.address", "personal-data"),
+        ("client.socket.address", "personal-data"),
+        ("net.sock.peer.addr", "personal-data"),
+        ("server.address", None),
+        ("network.local.address", None),
+        ("url.address", None),
         ("requestId", "identifier"),
         ("user.id", "identifier"),
         ("trace_id", None),
