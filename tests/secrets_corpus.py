@@ -20,6 +20,7 @@ drawn from a seeded generator when the corpus is built, so none stands in this f
 from __future__ import annotations
 
 import base64
+import gzip
 import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -626,6 +627,30 @@ NEAR_MISSES: tuple[tuple[str, str], ...] = (
     ("command-line", "docker build --secret id=npmrc,src=.npmrc ."),
     ("command-line", "gh auth login --with-token < token.txt; tool --token-file ~/.token"),
     ("command-line", "llm --max-tokens 4096 --max-token 100"),
+    # SQL, .pgpass and DSNs with placeholders (issue 31)
+    ("command-line", "ALTER USER app WITH PASSWORD '${DB_PASSWORD}';"),
+    ("command-line", "CREATE USER app IDENTIFIED BY '<password>';"),
+    ("command-line", "ALTER ROLE app PASSWORD NULL; -- no password login"),
+    ("command-line", "Set the password 'when prompted' to continue."),
+    ("command-line", "localhost:5432:*:postgres:*"),
+    ("command-line", "started 12:30:45:00:1234 elapsed"),
+    ("command-line", 'dsn := "user:password@tcp(localhost:3306)/db"'),
+    ("command-line", 'dsn := "${DB_USER}:${DB_PASS}@tcp(db:3306)/shop"'),
+    ("command-line", "sqlplus / as sysdba && sqlplus -s /nolog"),
+    # an .env.example: placeholders only (issue 31)
+    ("generic", "ANTHROPIC_API_KEY=<your-api-key>\nOPENAI_API_KEY=${OPENAI_API_KEY}"),
+    ("generic", "DB_PASSWORD=changeme\nSECRET_TOKEN=xxxxxxxxxxxxxxxx"),
+    ("generic", "SESSION_SECRET=change_this_secret"),
+    ("generic", "JWT_SECRET=replace-with-a-long-random-string"),
+    ("generic", "API_KEY=your-api-key-here"),
+    ("generic", "API_KEY=dummy-api-key"),
+    ("generic", "AUTH_TOKEN=my-auth-token"),
+    ("generic", "STRIPE_SECRET_KEY=sk_test_..."),
+    ("generic", "API_TOKEN=TODO"),
+    ("generic", '{"Key": "Name", "Value": "web-server-01"}'),
+    ("generic", '{"key": "http.method", "value": {"stringValue": "GET"}}'),
+    # phone numbers that reach no person
+    ("named", "support line +18005551234 (toll free)"),
     # package names, links and settings next to registry and vendor names
     ("registries", "npm install @anthropic-ai/sdk@0.24.3 openai@4.52.0"),
     ("registries", "ciocontrollerreconcilerdefaultsvone"),
@@ -759,6 +784,37 @@ def _adversarial(gen: ShapeText) -> Iterator[Case]:
             "log",
             lambda s: f"The agent printed its key {s} by mistake.",
             "sk" + "-proj-[A-Za-z0-9_-]{48}",
+        )
+        # Shapes tool output takes (issue 31).
+        for rule, syntax, make in (
+            ("sql-alter-user", "sql", lambda s: f"ALTER USER app WITH PASSWORD '{s}';"),
+            ("sql-identified-by", "sql", lambda s: f"CREATE USER 'app'@'%' IDENTIFIED BY '{s}';"),
+            ("sql-set-password", "sql", lambda s: f"SET PASSWORD FOR 'app'@'%' = PASSWORD('{s}');"),
+            ("pgpass", "conf", lambda s: f"db.internal:5432:shop:app:{s}"),
+            ("go-dsn", "go", lambda s: f'dsn := "app:{s}@tcp(db:3306)/shop?parseTime=true"'),
+            ("sqlplus", "sh", lambda s: f"sqlplus scott/{s}@orcl @report.sql"),
+        ):
+            yield add("command-line", rule, syntax, make, "[A-Za-z0-9]{16}")
+        yield add(
+            "generic",
+            "gzip-env-in-base64",
+            "log",
+            lambda s: base64.b64encode(gzip.compress(f"A=1\nDB_PASSWORD={s}\n".encode())).decode(),
+            "[A-Za-z0-9]{20}",
+        )
+        yield add(
+            "generic",
+            "aws-tags-in-text",
+            "json",
+            lambda s: json.dumps({"Tags": [{"Key": "client_secret", "Value": s}]}),
+            "[A-Za-z0-9]{24}",
+        )
+        yield add(
+            "generic",
+            "otlp-attribute-in-text",
+            "json",
+            lambda s: json.dumps([{"key": "db.password", "value": {"stringValue": s}}]),
+            "[A-Za-z0-9]{24}",
         )
 
 
