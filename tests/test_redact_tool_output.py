@@ -393,3 +393,27 @@ def test_verify_safe_of_what_redact_wrote_is_safe(case: tuple[dict[str, Any], li
         written = texts_of([dict(s.attributes) for s in trace.spans])
         assert not any(secret in written for secret in secrets)
         assert SSN_DIGITS not in written
+
+
+# --- the documentation lists every detector -------------------------------------------------------
+
+DOCS = Path(__file__).resolve().parent.parent / "docs" / "redaction.md"
+
+
+def detector_table() -> str:
+    """The table of docs/redaction.md's "Every detector": each detector in the order tried."""
+    from redact.detectors import CREDENTIAL_DETECTORS, OPT_IN_DETECTORS, PERSONAL_DETECTORS
+
+    rows = ["| detector | finds |", "|---|---|"]
+    for detector in (*CREDENTIAL_DETECTORS, *PERSONAL_DETECTORS, *OPT_IN_DETECTORS):
+        opt_in = " (opt-in)" if detector in OPT_IN_DETECTORS else ""
+        described = detector.description.replace("|", "\\|")
+        rows.append(f"| `{detector.id}`{opt_in} | {described} |")
+    return "\n".join(rows)
+
+
+def test_the_redaction_page_lists_every_detector() -> None:
+    page = DOCS.read_text(encoding="utf-8")
+    start = page.index("| detector | finds |")
+    end = page.index("\n\n", start)
+    assert page[start:end] == detector_table()
