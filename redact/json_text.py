@@ -148,9 +148,10 @@ _JOIN = "[_.\\- ]?"
 _SHORT = 4
 # Option words after which a command's argument list may hold a secret (`redact.walk` reads a
 # list of words with an option as one command line): the short password options of the clients
-# `cli-password-option` knows, `-u`/`--user` (curl), and long flags naming a secret.
+# `cli-password-option` knows (`-p` or `-p…` with the password attached), `-u`/`--user` (curl),
+# and long flags naming a secret.
 _SECRET_OPTIONS = (
-    r"-(?:[pawPUbu]|user|password|passwd|pass|pwd|secret|token|pat|api-?key|access-key"
+    r"-(?:[pawPUbu][^\"\\\s]*|user|password|passwd|pass|pwd|secret|token|pat|api-?key|access-key"
     r"|secret-key|[A-Za-z0-9-]{1,40}-(?:password|passwd|secret|token|key))"
 )
 
