@@ -229,6 +229,9 @@ def _line_detectors() -> frozenset[Detector]:
 _LINES = _line_detectors()
 
 
+_OPENERS = frozenset("{[")
+
+
 def _opens(text: str) -> bool:
     """Whether `text` may open a JSON document (cheaper than `bracketed`, which it precedes)."""
     return bool(text) and (text[0] in "{[" or text[0].isspace())
@@ -257,6 +260,10 @@ class JsonTextInspector(Inspector):
                 known,
                 structure_for(profile).pattern,
             )
+        else:
+            # `needs_look` is asked of every string a walk meets: the override is only where
+            # it says more (a flagged document needs a look already).
+            self.needs_look = self._needs_look_or_document  # type: ignore[method-assign]
         # The documents of the batch that walks will read, parsed once.
         self._documents: dict[str, Any] = {}
 
@@ -344,8 +351,9 @@ class JsonTextInspector(Inspector):
             return False
         return self._every_document or super().needs_look(text)
 
-    def needs_look(self, text: str) -> bool:
-        return super().needs_look(text) or (self._every_document and self.holds_structure(text))
+    def _needs_look_or_document(self, text: str) -> bool:
+        """`needs_look` when every document is walked: a document always needs a look."""
+        return type(self).needs_look(self, text) or self.holds_structure(text)
 
     def document(self, text: str) -> Any:
         """`text`'s JSON document (None when it holds none), parsed once per batch."""
@@ -367,7 +375,9 @@ class JsonTextRedactor(Redactor):
 
     def value(self, value: Any, path: str, depth: int) -> Any:
         if isinstance(value, str):
-            return self._text(value, path, depth)
+            if value and (value[0] in _OPENERS or value[0].isspace()):
+                return self._text(value, path, depth)
+            return super().string(value, path)  # no document: the string pipeline
         return super().value(value, path, depth)
 
     def _structured(self, text: str) -> bool:
@@ -377,7 +387,12 @@ class JsonTextRedactor(Redactor):
         return self._text(text, path, self._depth)
 
     def _text(self, text: str, path: str, depth: int) -> str:
-        if not self._structured(text) or self.inspector.is_placeholder(text):
+        if (
+            not text
+            or (text[0] not in _OPENERS and not text[0].isspace())
+            or not self._structured(text)
+            or self.inspector.is_placeholder(text)
+        ):
             return super().string(text, path)
         document = _document_of(self, text)
         if document is None:
@@ -413,7 +428,10 @@ class JsonTextAssessor(Assessor):
 
     def value(self, value: Any, path: str, depth: int) -> None:
         if isinstance(value, str):
-            self._text(value, path, depth)
+            if value and (value[0] in _OPENERS or value[0].isspace()):
+                self._text(value, path, depth)
+            else:
+                super().string(value, path, depth)  # no document: the string's own judgement
         else:
             super().value(value, path, depth)
 
@@ -421,7 +439,12 @@ class JsonTextAssessor(Assessor):
         self._text(text, path, max(depth, self._depth))
 
     def _text(self, text: str, path: str, depth: int) -> None:
-        if not _structured(self, text) or self.inspector.is_placeholder(text):
+        if (
+            not text
+            or (text[0] not in _OPENERS and not text[0].isspace())
+            or not _structured(self, text)
+            or self.inspector.is_placeholder(text)
+        ):
             super().string(text, path, depth)
             return
         document = _document_of(self, text)
