@@ -8,9 +8,10 @@ the redactor, readers and writers are imported when the command runs.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from tracecheck.cli.codes import ExitCode, Stop
 from tracecheck.cli.environment import Environment
@@ -26,6 +27,7 @@ from tracecheck.formats import FORMATS, OUTPUT_FORMATS
 if TYPE_CHECKING:
     from redact import ShareVerdict
     from redact.records import RecordRedactor
+    from tracecheck.contract import Contract
     from tracecheck.sharing.staged import StagedOutput, StreamEncoder
     from tracecheck.spans import Span
     from tracecheck.verdict import Verdict
@@ -67,9 +69,9 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace, env: Environment) -> ExitCode:
     options = options_or_stop(args, env)
     read_as = _format_of(env, args.trace, args.format) if args.output_format is None else None
-    args.verdicts_before = _verdicts_before(env, args, read_as or args.format)
+    kept = _kept_before(env, args, read_as or args.format)
     if read_as == "claude-stream":
-        return _redact_claude(args, env, options)
+        return _redact_claude(args, env, options, kept)
     if read_as is not None and read_as not in OUTPUT_FORMATS:
         # Written in another format without being asked, the output would not be what was read.
         env.error(
@@ -77,11 +79,15 @@ def run(args: argparse.Namespace, env: Environment) -> ExitCode:
             "pass --output-format (otlp-json, for one) to write its spans redacted"
         )
         raise Stop(ExitCode.USAGE)
-    return _redact(args, env, options, read_as or args.format)
+    return _redact(args, env, options, read_as or args.format, kept)
 
 
 def _redact(
-    args: argparse.Namespace, env: Environment, options: RedactionOptions, format: str | None
+    args: argparse.Namespace,
+    env: Environment,
+    options: RedactionOptions,
+    format: str | None,
+    kept: _Kept | None,
 ) -> ExitCode:
     """Redact batch by batch into a staged output, handed over only if the whole redacted
     trace is safe to share; pseudonyms agree across the whole file. `format`: what the trace
@@ -114,7 +120,7 @@ def _redact(
         # whatever a writer carried over unredacted is found there.
         written = assess_stream(out.staged(), profile, known)
         verdict = with_recorded(assessor.verdict(), [written])
-        refused = _handed_over(env, args, out, verdict, "trace is")
+        refused = _handed_over(env, args, out, verdict, "trace is", kept)
         if refused is not None:
             return refused
     finally:
@@ -130,8 +136,10 @@ def _handed_over(
     out: StagedOutput,
     verdict: ShareVerdict,
     what: str,
+    kept: _Kept | None,
 ) -> ExitCode | None:
-    """Hand the staged output over when the gate allows it to be shared; else say why and
+    """Hand the staged output over when the gate allows it to be shared and (with
+    `--keep-verdicts`) the contracts judge it as they judged the trace; else say why and
     write nothing. None when it was written, else the exit code."""
     from redact import share_allowed
 
@@ -139,8 +147,8 @@ def _handed_over(
         env.error(f"{args.trace}: the redacted {what} {verdict.status.value}; nothing written")
         print_findings(verdict, env.stderr)
         return ExitCode.FAILED
-    if args.verdicts_before is not None:
-        changed = _verdicts_changed(env, args, out)
+    if kept is not None:
+        changed = _verdicts_changed(env, args.trace, out, kept)
         if changed is not None:
             return changed
     try:
@@ -152,7 +160,7 @@ def _handed_over(
 
 
 def _redact_claude(
-    args: argparse.Namespace, env: Environment, options: RedactionOptions
+    args: argparse.Namespace, env: Environment, options: RedactionOptions, kept: _Kept | None
 ) -> ExitCode:
     """A Claude Code record file redacted record by record into its own format, written only
     if the redacted records (and the spans they read as) pass the gate. A profile's allow-list
@@ -184,7 +192,7 @@ def _redact_claude(
         env.error(f"{args.trace}: could not be read: {exc.strerror}")
         return ExitCode.UNREADABLE
     try:
-        refused = _handed_over(env, args, out, verdict, "records are")
+        refused = _handed_over(env, args, out, verdict, "records are", kept)
         if refused is not None:
             return refused
     finally:
@@ -193,30 +201,29 @@ def _redact_claude(
     return ExitCode.OK
 
 
-def _verdicts_before(
-    env: Environment, args: argparse.Namespace, format: str | None
-) -> list[Verdict] | None:
-    """With `--keep-verdicts`: each contract's verdict on each trace as recorded."""
+class _Kept(NamedTuple):
+    """With `--keep-verdicts`: the contracts, and their verdicts on the trace as recorded."""
+
+    contracts: list[Contract]
+    before: list[Verdict]
+
+
+def _kept_before(env: Environment, args: argparse.Namespace, format: str | None) -> _Kept | None:
     if not args.keep_verdicts:
         return None
     from tracecheck.cli.check import load_contracts
-    from tracecheck.errors import AmbiguousFormatError, TraceReadError
     from tracecheck.kept_verdicts import verdicts_of
     from tracecheck.readers import read_traces
 
-    args.kept_contracts = load_contracts(env, args.keep_verdicts)
-    try:
-        return verdicts_of(read_traces(Path(args.trace), format=format), args.kept_contracts)
-    except AmbiguousFormatError as exc:
-        env.error(str(exc))
-        raise Stop(ExitCode.AMBIGUOUS) from None
-    except (TraceReadError, OSError) as exc:
-        env.error(str(exc))
-        raise Stop(ExitCode.UNREADABLE) from None
+    contracts = load_contracts(env, args.keep_verdicts)
+    with _reading(env):
+        return _Kept(
+            contracts, verdicts_of(read_traces(Path(args.trace), format=format), contracts)
+        )
 
 
 def _verdicts_changed(
-    env: Environment, args: argparse.Namespace, out: StagedOutput
+    env: Environment, trace: str, out: StagedOutput, kept: _Kept
 ) -> ExitCode | None:
     """None when the contracts judge the staged redacted copy as they judged the trace;
     else the rules judged otherwise, said, and exit 1. A copy the readers cannot read back is
@@ -225,19 +232,34 @@ def _verdicts_changed(
     from tracecheck.kept_verdicts import verdict_changes
 
     try:
-        changes = verdict_changes(args.verdicts_before, out.staged(), args.kept_contracts)
+        changes = verdict_changes(kept.before, out.staged(), kept.contracts)
     except TraceReadError as exc:
-        env.error(f"{args.trace}: the redacted copy cannot be read back ({exc}); nothing written")
+        env.error(f"{trace}: the redacted copy cannot be read back ({exc}); nothing written")
         return ExitCode.FAILED
     if not changes:
         return None
     env.error(
-        f"{args.trace}: redaction changes how {len(changes)} rule(s) judge the trace; "
-        "nothing written"
+        f"{trace}: redaction changes how {len(changes)} rule(s) judge the trace; nothing written"
     )
     for change in changes:
         print(f"  {change}", file=env.stderr)
     return ExitCode.FAILED
+
+
+@contextmanager
+def _reading(env: Environment) -> Iterator[None]:
+    """The command stopped when the input cannot be read: exit 4 when its format is
+    ambiguous, 3 otherwise, with the reader's words."""
+    from tracecheck.errors import AmbiguousFormatError, TraceReadError
+
+    try:
+        yield
+    except AmbiguousFormatError as exc:
+        env.error(str(exc))
+        raise Stop(ExitCode.AMBIGUOUS) from None
+    except (TraceReadError, OSError) as exc:
+        env.error(str(exc))
+        raise Stop(ExitCode.UNREADABLE) from None
 
 
 def _claude_staged(
@@ -275,19 +297,12 @@ def _claude_staged(
 def _format_of(env: Environment, source: str, format: str | None) -> str:
     """The format the trace is read as (`--format`, else detected); exit 4 when ambiguous, 3
     when it cannot be read."""
-    from tracecheck.errors import AmbiguousFormatError, TraceReadError
     from tracecheck.readers import detect_format
 
     if format is not None:
         return format
-    try:
+    with _reading(env):
         return detect_format(Path(source))
-    except AmbiguousFormatError as exc:
-        env.error(str(exc))
-        raise Stop(ExitCode.AMBIGUOUS) from None
-    except (TraceReadError, OSError) as exc:
-        env.error(str(exc))
-        raise Stop(ExitCode.UNREADABLE) from None
 
 
 def _read_spans(
@@ -301,7 +316,6 @@ def _read_spans(
     batch as they are read; then the layout to write them in and whether the input was gzip.
     Without `output_format` the input's own format and layout are kept; an input whose format
     cannot be written back is refused, naming the format to ask for (once it has been read)."""
-    from tracecheck.errors import AmbiguousFormatError, TraceReadError
     from tracecheck.readers import detect_format, iter_spans
     from tracecheck.readers.common import LEFT_OUT
     from tracecheck.readers.otlp_proto import looks_like_proto_stream
@@ -310,7 +324,7 @@ def _read_spans(
     from tracecheck.writers.layout import Layout, layout_of
 
     path = Path(source)
-    try:
+    with _reading(env):
         read_as = format or detect_format(path)
         gzipped, head, size = _head(path)
         layout = _by_name(path, output_format or read_as)
@@ -328,12 +342,6 @@ def _read_spans(
         for note in notes:
             if note.message.endswith(LEFT_OUT):
                 print(f"tracecheck: warning: {note}", file=env.stderr)
-    except AmbiguousFormatError as exc:
-        env.error(str(exc))
-        raise Stop(ExitCode.AMBIGUOUS) from None
-    except (TraceReadError, OSError) as exc:
-        env.error(str(exc))
-        raise Stop(ExitCode.UNREADABLE) from None
     if output_format is None and read_as in ("jaeger", "jaeger-model", "otel-js"):
         return layout_of(read_as, _bytes(path)), gzipped  # documents, read whole anyway
     return layout, gzipped
