@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
 from tracecheck.fleet.reliability import RuleReliability
@@ -69,23 +70,17 @@ def write_reliability(
 
 
 def _row(item: RuleReliability, tasks_by: str) -> dict[str, Any]:
-    example = item.example
+    fields = asdict(item)  # the example too, as a dict (or None)
+    low, high = fields.pop("interval")
+    example = fields.pop("example") or {}
     return {
-        "contract": item.contract,
-        "rule": item.rule,
+        **fields,
         "tasks_by": tasks_by,
-        "tasks": item.tasks,
-        "runs": item.runs,
-        "passes": item.passes,
         "pass_rate": item.rate,
-        "interval_low": item.interval[0],
-        "interval_high": item.interval[1],
-        "k": item.k,
-        "pass_hat_k": item.pass_hat_k,
-        "stability": item.stability,
-        "flaky_tasks": item.flaky_tasks,
-        "example_source": example.source if example else None,
-        "example_trace_id": example.trace_id if example else None,
-        "example_span_id": example.span_id if example else None,
-        "example_detail": example.detail if example else None,
+        "interval_low": low,
+        "interval_high": high,
+        **{
+            f"example_{name}": example.get(name)
+            for name in ("source", "trace_id", "span_id", "detail")
+        },
     }

@@ -4,6 +4,7 @@ read, the rules that changed against a baseline) and for machines (JSON, `"versi
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import asdict
 from typing import Any
 
 from tracecheck.fleet.comparison import RuleComparison
@@ -195,14 +196,7 @@ def _reliability(item: RuleReliability) -> dict[str, Any]:
         "pass_hat_k": None if item.pass_hat_k is None else round(item.pass_hat_k, 6),
         "stability": item.stability,
         "flaky_tasks": item.flaky_tasks,
-        "example": None
-        if item.example is None
-        else {
-            "source": item.example.source,
-            "trace_id": item.example.trace_id,
-            "span_id": item.example.span_id,
-            "detail": item.example.detail,
-        },
+        "example": None if item.example is None else asdict(item.example),
     }
 
 
