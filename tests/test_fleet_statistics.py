@@ -1,6 +1,5 @@
 """Reliability statistics over repeated runs, against SciPy's exact tests and hand-computed
-values, and the properties every estimate must have. They live in `tracecheck.pass_rates`;
-`tracecheck.fleet.statistics`, where they were first written, names the same functions."""
+values, and the properties every estimate must have (`tracecheck.pass_rates`)."""
 
 from __future__ import annotations
 
@@ -18,16 +17,6 @@ from tracecheck.pass_rates import (
     stability,
     wilson_interval,
 )
-
-
-def test_the_fleet_name_is_the_same_functions() -> None:
-    from tracecheck import pass_rates
-    from tracecheck.fleet import statistics
-
-    assert statistics.__all__ == pass_rates.__all__
-    assert all(
-        getattr(statistics, name) is getattr(pass_rates, name) for name in pass_rates.__all__
-    )
 
 
 @st.composite

@@ -14,7 +14,7 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Literal
 
-from tracecheck.fleet.statistics import Stability, pass_hat_k, stability, wilson_interval
+from tracecheck.pass_rates import Stability, pass_hat_k, stability, wilson_interval
 from tracecheck.unquoted import without_credentials
 
 if TYPE_CHECKING:
