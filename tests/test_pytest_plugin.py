@@ -10,6 +10,7 @@ import re
 from pathlib import Path
 
 import pytest
+from plugin_agent_support import agent_conftest, literal
 
 pytest.importorskip("opentelemetry.sdk")
 
@@ -24,40 +25,6 @@ CONTRACT = ROOT / "contracts" / "refund-desk.json"
 FORBIDDEN = ROOT / "fixtures" / "otel-genai" / "forbidden.otlp.jsonl"
 REPEATED = ROOT / "fixtures" / "otel-genai" / "repeated-write.otlp.jsonl"
 
-# The code under test in the generated test files: an agent that emits GenAI spans.
-AGENT = """
-import pytest
-from opentelemetry import trace
-
-REFUND_DESK = {contract!r}
-FORBIDDEN = {forbidden!r}
-REPEATED = {repeated!r}
-
-
-def run_agent(tracer, tools=("lookup_order", "issue_refund"), model="gpt-4.1-mini"):
-    with tracer.start_as_current_span("invoke_agent refund") as root:
-        root.set_attribute("gen_ai.operation.name", "invoke_agent")
-        for tool in tools:
-            if model is not None:
-                with tracer.start_as_current_span("chat " + model) as chat:
-                    chat.set_attribute("gen_ai.operation.name", "chat")
-                    chat.set_attribute("gen_ai.request.model", model)
-                    chat.set_attribute("gen_ai.usage.input_tokens", 100)
-                    chat.set_attribute("gen_ai.usage.output_tokens", 10)
-            with tracer.start_as_current_span("execute_tool " + tool) as span:
-                span.set_attribute("gen_ai.operation.name", "execute_tool")
-                span.set_attribute("gen_ai.tool.name", tool)
-                span.set_attribute(
-                    "gen_ai.tool.call.arguments",
-                    '{{"order_id": "A-1", "amount": 12.5, "idempotency_key": "k-1"}}',
-                )
-"""
-
-
-def _literal(line: str) -> str:
-    """An fnmatch pattern matching `line` exactly (rule labels hold brackets)."""
-    return re.sub(r"([\[\]*?])", r"[\1]", line)
-
 
 def _section(output: str, test: str) -> str:
     """The failure section of one test in pytest's output."""
@@ -68,7 +35,7 @@ def _section(output: str, test: str) -> str:
 @pytest.fixture
 def agent_tests(pytester: pytest.Pytester) -> pytest.Pytester:
     pytester.makeconftest(
-        AGENT.format(contract=str(CONTRACT), forbidden=str(FORBIDDEN), repeated=str(REPEATED))
+        agent_conftest(REFUND_DESK=CONTRACT, FORBIDDEN=FORBIDDEN, REPEATED=REPEATED)
     )
     pytester.makeini("[pytest]\naddopts = -p no:cacheprovider --strict-markers\n")
     return pytester
@@ -110,12 +77,12 @@ def test_a_failing_contract_reads_in_the_contracts_words(agent_tests: pytest.Pyt
     result.stdout.fnmatch_lines(
         [
             ">       assert_contract(trace_spans.load(FORBIDDEN), REFUND_DESK)",
-            _literal('E       AssertionError: trace contract "refund-desk" failed: 1 of 9 rules'),
-            _literal(
+            literal('E       AssertionError: trace contract "refund-desk" failed: 1 of 9 rules'),
+            literal(
                 "E         - tools.forbidden[run_shell]: run_shell was called "
                 '(span 4b1b907d90c3da97 "execute_tool run_shell")'
             ),
-            _literal(
+            literal(
                 f"E       hint: run `tracecheck explain {CONTRACT}` to see what each rule requires"
             ),
             "test_a_failing_contract_reads_in_the_contracts_words.py:5: AssertionError",
@@ -247,8 +214,8 @@ def test_a_rule_shows_five_violations_then_counts_the_rest(agent_tests: pytest.P
         [
             "*_ test_shell_loop _*",
             'trace contract "no-shell" failed: 1 of 1 rules',
-            _literal("  - no-shell: 7 violations"),
-            *[_literal(shown).replace("[*]", "*")] * 5,
+            literal("  - no-shell: 7 violations"),
+            *[literal(shown).replace("[*]", "*")] * 5,
             "      … and 2 more",
             "hint: run `tracecheck explain no_shell.json` to see what each rule requires",
         ]
@@ -385,7 +352,7 @@ def test_the_marker_turns_a_violation_into_a_test_failure(agent_tests: pytest.Py
         [
             "*_ test_shell _*",
             'trace contract "refund-desk" failed: 1 of 9 rules',
-            _literal(
+            literal(
                 '  - tools.forbidden[run_shell]: run_shell was called (span * "execute_tool run_shell")'
             ).replace("[*]", "*"),
             "hint: *",

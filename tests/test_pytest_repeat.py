@@ -12,6 +12,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from plugin_agent_support import agent_conftest, literal
 
 from tracecheck.testing.assertion import first_problem
 from tracecheck.testing.repeat import (
@@ -34,36 +35,6 @@ pytest_plugins = ["pytester"]
 ROOT = Path(__file__).resolve().parent.parent
 CONTRACT = ROOT / "contracts" / "refund-desk.json"
 
-# The code under test: an agent that emits GenAI spans and keeps the refund desk's contract
-# unless it is told to open a shell as well.
-AGENT = """
-REFUND_DESK = {contract!r}
-
-
-def run_agent(tracer, shell=False):
-    tools = ("lookup_order", "issue_refund") + (("run_shell",) if shell else ())
-    with tracer.start_as_current_span("invoke_agent refund") as root:
-        root.set_attribute("gen_ai.operation.name", "invoke_agent")
-        for tool in tools:
-            with tracer.start_as_current_span("chat gpt-4.1-mini") as chat:
-                chat.set_attribute("gen_ai.operation.name", "chat")
-                chat.set_attribute("gen_ai.request.model", "gpt-4.1-mini")
-                chat.set_attribute("gen_ai.usage.input_tokens", 100)
-                chat.set_attribute("gen_ai.usage.output_tokens", 10)
-            with tracer.start_as_current_span("execute_tool " + tool) as span:
-                span.set_attribute("gen_ai.operation.name", "execute_tool")
-                span.set_attribute("gen_ai.tool.name", tool)
-                span.set_attribute(
-                    "gen_ai.tool.call.arguments",
-                    '{{"order_id": "A-1", "amount": 12.5, "idempotency_key": "k-1"}}',
-                )
-"""
-
-
-def _literal(line: str) -> str:
-    """An fnmatch pattern matching `line` exactly (rule labels hold brackets)."""
-    return re.sub(r"([\[\]*?])", r"[\1]", line)
-
 
 def _section(output: str, test: str) -> str:
     """The failure or error section of one test in pytest's output."""
@@ -73,7 +44,7 @@ def _section(output: str, test: str) -> str:
 
 @pytest.fixture
 def agent_tests(pytester: pytest.Pytester) -> pytest.Pytester:
-    pytester.makeconftest(AGENT.format(contract=str(CONTRACT)))
+    pytester.makeconftest(agent_conftest(REFUND_DESK=CONTRACT))
     pytester.makeini("[pytest]\naddopts = -p no:cacheprovider --strict-markers\n")
     return pytester
 
@@ -172,7 +143,7 @@ def test_a_rule_that_passes_in_some_runs_is_flaky(agent_tests: pytest.Pytester) 
     assert "never(" not in failure
     result.stdout.fnmatch_lines(
         [
-            _literal(
+            literal(
                 "test_a_rule_that_passes_in_some_runs_is_flaky.py::test_half passes: 2 of 4 "
                 "runs passed (rate 50.0%, 95% CI 15.0%–85.0%), pass^4 0.00; needs pass rate "
                 f"≥ 50%; flaky rules: {flaky}"
@@ -545,7 +516,7 @@ def test_under_xdist_the_controller_summarizes_the_workers_runs(
     result.stdout.fnmatch_lines(
         [
             "*= tracecheck repeated tests =*",
-            _literal(
+            literal(
                 "test_under_xdist_the_controller_summarizes_the_workers_runs.py::test_flaky "
                 "passes: 3 of 4 runs passed (rate 75.0%, 95% CI 30.1%–95.4%), pass^4 0.00; "
                 "needs pass rate ≥ 50%; flaky rules: refund-desk/tools.forbidden[run_shell] "
