@@ -24,13 +24,15 @@ Three layers, each one pass over its input:
 
 Views nest up to `MAX_DEPTH` layers (base64 of a percent-encoded secret is two), a view that
 reads like one already made is dropped, and all views together are held to `BUDGET` times the
-string's length, so the work stays linear in the string. Inflating has a budget of its own, so
-no decompression bomb goes off: a payload may inflate to `INFLATE_RATIO` times its compressed
-size and all of a string's payloads to `MAX_INFLATED` bytes; past either, the string cannot be
-read whole and `PayloadTooLarge` is raised (a `DetectorTimeout`: the redactor removes the string,
-the assessor calls it unreadable, as for a detector that could not finish). Only strings holding a `TRIGGER` get
-views at all: the pattern is one more branch of the redactor's combined RE2 prescan, and most
-span text holds none.
+string's length and what its payloads inflated to, so the work stays linear in them. Inflating
+has a budget of its own, so no decompression bomb goes off: a payload may inflate to
+`INFLATE_RATIO` times its compressed size and all of a string's payloads to `MAX_INFLATED`
+bytes. Past any budget the string cannot be read whole, and `PayloadTooLarge` or
+`ViewsTooLarge` is raised (a `DetectorTimeout`: the redactor removes the string, the assessor
+calls it unreadable, as for a detector that could not finish). Compressed data that turns
+corrupt is read as far as it inflates. Only strings holding a `TRIGGER` get views at all: the
+pattern is one more branch of the redactor's combined RE2 prescan, and most span text holds
+none.
 
 Not decoded: payloads glued to the letters before them (`tokenZGF0YQ…`), base64 or hex whose first
 bytes are not ASCII (UTF-8 `jörg@…` encoded as it is; its percent- or JSON-escaped form is
@@ -58,12 +60,13 @@ __all__ = [
     "TRIGGER",
     "PayloadTooLarge",
     "View",
+    "ViewsTooLarge",
     "views",
 ]
 
 MAX_DEPTH = 3
-# All views of a string together hold at most this many characters per character of it (what
-# compressed payloads inflate to aside: they have their own budget).
+# All views of a string together hold at most this many characters per character of it, or of
+# what its compressed payloads inflate to (which has a budget of its own).
 BUDGET = 16
 # A compressed payload inflates to at most this many times its size (as files do, see
 # `tracecheck.readers.layers`), and all of one string's payloads to at most this many bytes.
@@ -76,6 +79,13 @@ class PayloadTooLarge(DetectorTimeout):
 
     def __init__(self) -> None:
         super().__init__("compressed-payload")
+
+
+class ViewsTooLarge(DetectorTimeout):
+    """A string's views together outgrow their budget: the string cannot be read whole."""
+
+    def __init__(self) -> None:
+        super().__init__("decoded-views")
 
 
 # One base64 group of four characters that decodes to three ASCII bytes: the first character's
@@ -370,20 +380,40 @@ def _inflated(data: bytes, allowance: int) -> bytes | None:
     out = bytearray()
     inflater = zlib.decompressobj(zlib.MAX_WBITS | 32)  # a gzip or a zlib header
     pending = data
-    try:
-        while pending and len(out) <= limit:
-            out += inflater.decompress(pending, limit + 1 - len(out))
-            pending = inflater.unconsumed_tail
-            if inflater.eof:
-                pending = inflater.unused_data
-                if pending[:2] != b"\x1f\x8b":
-                    break
-                inflater = zlib.decompressobj(zlib.MAX_WBITS | 32)
-    except zlib.error:
-        pass  # not compressed after all, or corrupt: what came out so far is all there is
+    while pending and len(out) <= limit:
+        piece, corrupt = _until_error(inflater, pending, limit + 1 - len(out))
+        out += piece
+        if corrupt:
+            break  # not compressed after all, or corrupt: what came out so far is all there is
+        pending = inflater.unconsumed_tail
+        if inflater.eof:
+            pending = inflater.unused_data
+            if pending[:2] != b"\x1f\x8b":
+                break
+            inflater = zlib.decompressobj(zlib.MAX_WBITS | 32)
     if len(out) > limit:
         raise PayloadTooLarge
     return bytes(out) if out else None
+
+
+def _until_error(inflater: zlib._Decompress, data: bytes, most: int) -> tuple[bytes, bool]:
+    """What `inflater` gives for `data` (at most `most` bytes), and whether the data turned
+    corrupt. A call that meets corrupt data (a checksum that does not match, a line of the
+    payload lost) keeps nothing it inflated, so the output up to there is found again from a
+    copy of the inflater: the longest prefix of `data` that inflates, by halving."""
+    saved = inflater.copy()
+    try:
+        return inflater.decompress(data, most), False
+    except zlib.error:
+        pass
+    good, bad, out = 0, len(data), b""  # a prefix of `good` bytes inflates, one of `bad` not
+    while bad - good > 1:
+        middle = (good + bad) // 2
+        try:
+            out, good = saved.copy().decompress(data[:middle], most), middle
+        except zlib.error:
+            bad = middle
+    return out, True
 
 
 class _Payloads:
@@ -448,8 +478,8 @@ def _base64(source: str, parent: View | None, inflating: _Inflating | None = Non
             if inflated is not None:
                 if inflating is not None:
                     inflating.left -= len(inflated)
-                out.inflated += len(inflated)
                 decoded = _folded(inflated.decode("utf-8", "replace"))
+                out.inflated += len(decoded)
             elif _BASE64_START.match(source, start):
                 decoded = _folded(data.decode("utf-8", "replace"))
         else:
@@ -503,9 +533,11 @@ def views(text: str) -> tuple[View, ...]:
                     view = layer(source, parent)
                 if view is None or view.text in seen:
                     continue
-                budget -= len(view.text) - view.inflated
+                # What inflating gave is not charged, and earns views of its own as the
+                # string's characters do (a secret percent-encoded in a gzipped file).
+                budget += (BUDGET + 1) * view.inflated - len(view.text)
                 if budget < 0:
-                    return tuple(found)
+                    raise ViewsTooLarge
                 seen.add(view.text)
                 found.append(view)
                 deeper.append(view)

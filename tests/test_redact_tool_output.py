@@ -25,7 +25,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from redact import assess, assess_spans, redact, redact_spans, redact_text, share_allowed
-from redact.decoded import INFLATE_RATIO, MAX_INFLATED, PayloadTooLarge, views
+from redact.decoded import BUDGET, INFLATE_RATIO, MAX_INFLATED, PayloadTooLarge, views
 from tracecheck import read_traces
 from tracecheck.cli import ExitCode, main
 from tracecheck.spans import Span
@@ -203,6 +203,25 @@ def test_a_payload_cut_short_is_read_as_far_as_it_goes() -> None:
     data = gzip.compress(f"{KNOWN}\n".encode() + b"filler " * 2000)
     payload = b64(data[: len(data) // 2])
     assert KNOWN not in redact_text(f"head {payload}", known_secrets=[KNOWN])
+
+
+def test_a_corrupt_payload_is_read_as_far_as_it_inflates() -> None:
+    # The checksum at its end does not match: the stream inflates whole all the same.
+    data = bytearray(gzip.compress(ENV_FILE))
+    data[-8] ^= 0xFF
+    text = "cat .env.gz | base64\n" + b64(bytes(data))
+    assert assess({"stdout": text}, profile="share").status == "UNSAFE"
+    assert redact_text(text) == "[REDACTED:secret-assignment]"
+
+
+def test_what_a_payload_inflates_to_is_decoded_in_turn() -> None:
+    # Inflates to more than BUDGET times the string: its own views are still read.
+    escaped = "".join(f"%{ord(c):02X}" for c in PASSWORD)
+    data = gzip.compress(b"# a comment line\n" * 200 + f"DB_PASSWORD={escaped}\n".encode())
+    text = "out " + b64(data)
+    assert len(gzip.decompress(data)) > BUDGET * len(text)
+    assert assess({"stdout": text}, profile="share").status == "UNSAFE"
+    assert PASSWORD in {view.text.rsplit("=", 1)[-1].strip() for view in views(text)}
 
 
 def test_a_harmless_compressed_payload_is_left_alone() -> None:
