@@ -139,10 +139,7 @@ def first_problem(
             return f"{result.label}: could not be evaluated: {result.error}"
         if result.status != "fail":
             continue
-        if spans is not None:
-            said = phrases(rules.get(result.label), result.violations, spans)
-        else:
-            said = [_located(v.span_id, v.detail) for v in result.violations]
+        said = _said(result, rules.get(result.label), spans)
         if not said:
             return f"{result.label}: failed"
         more = f" (and {len(said) - 1} more)" if len(said) > 1 else ""
@@ -168,10 +165,7 @@ def _rules_by_label(contract: Contract) -> dict[str, Rule]:
 def _bullet(result: RuleResult, rule: Rule | None, spans: Sequence[Span] | None) -> list[str]:
     if result.status == "error":
         return [f"  - {result.label}: could not be evaluated: {result.error}"]
-    if spans is not None:
-        said = phrases(rule, result.violations, spans)
-    else:
-        said = [_located(v.span_id, v.detail) for v in result.violations]
+    said = _said(result, rule, spans)
     if len(said) == 1:
         return [f"  - {result.label}: {said[0]}"]
     lines = [f"  - {result.label}: {len(said)} violations"]
@@ -180,6 +174,14 @@ def _bullet(result: RuleResult, rule: Rule | None, spans: Sequence[Span] | None)
     if len(said) > len(shown):
         lines.append(f"      … and {len(said) - len(shown)} more")
     return lines
+
+
+def _said(result: RuleResult, rule: Rule | None, spans: Sequence[Span] | None) -> list[str]:
+    """Each violation of a rule in the contract's words when the checked spans are at hand,
+    else its detail led by its span id."""
+    if spans is not None:
+        return phrases(rule, result.violations, spans)
+    return [_located(v.span_id, v.detail) for v in result.violations]
 
 
 def _located(span_id: str | None, detail: str) -> str:
