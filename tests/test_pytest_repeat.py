@@ -291,6 +291,33 @@ def test_a_first_run_that_cannot_be_set_up_or_skips_is_not_repeated(
     assert "tracecheck repeated tests" not in result.stdout.str()
 
 
+def test_a_skip_after_a_failed_run_does_not_hide_the_failure(
+    agent_tests: pytest.Pytester,
+) -> None:
+    agent_tests.makepyfile(
+        """
+        import pytest
+
+        RUNS = []
+
+        @pytest.mark.trace_repeat(3)
+        def test_flaky_then_skips():
+            RUNS.append(1)
+            if len(RUNS) == 1:
+                assert False, "the agent called the wrong tool"
+            pytest.skip("the model is gone")
+        """
+    )
+    result = agent_tests.runpytest()
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*run 1: *the agent called the wrong tool*",
+            "*run 2: skipped, after a run that failed*",
+        ]
+    )
+
+
 def test_a_teardown_that_fails_is_the_tests_teardown_error(agent_tests: pytest.Pytester) -> None:
     agent_tests.makepyfile(
         """

@@ -10,8 +10,9 @@ fixtures, and the last run is told the real next item, as pytest would tell the 
 
 pytest then hears of one test: the first run's setup, one call report carrying the judgement
 of all the runs (tracecheck.testing.repeat), and a teardown (the first that failed, else the
-last run's). A run that skips skips the test, and a first run that cannot be set up is reported
-as the setup error it is: neither says anything about how often the test passes.
+last run's). A run that skips skips the test, unless a run before it failed (then the runs so
+far are judged, the skipped one as not passed), and a first run that cannot be set up is
+reported as the setup error it is: neither says anything about how often the test passes.
 
 Imported only when a test repeats.
 """
@@ -53,6 +54,14 @@ def run_repeated(
         finally:
             del item.stash[current]
         checked = tuple(run.checks)
+        if _as_it_is(number, found) and any(not earlier.passed for earlier in done):
+            # A skip does not hide a run that failed before it: the runs so far are judged,
+            # the skipped one as not passed.
+            if not last:
+                found = _torn_down(item, nextitem, found)
+            done.append(Run(number, False, "skipped, after a run that failed", checked))
+            reports.append(found)
+            break
         if _as_it_is(number, found):
             if not last:
                 found = _torn_down(item, nextitem, found)
