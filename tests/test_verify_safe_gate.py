@@ -187,9 +187,29 @@ def test_placeholders_in_a_credential_file_are_no_secret(
         "REDIS_PASSWORD=xxxxxxxx\n"
         "NPM_TOKEN=$NPM_TOKEN\n"
         "DEBUG=true\n"
+        "SESSION_SECRET=change_this_secret\n"
     )
     root = folder(tmp_path, {".env.example": example, ".netrc": "machine h login a password\n"})
     assert verify(capsys, str(root)) == (ExitCode.OK, f"{root}: SAFE\n", "")
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["todolist-" + "Pr0d", "my" + "example" + "99", "Yourself" + "!2024", "X9K2_" + "P7Q4_Z8M1"],
+)
+def test_a_value_the_detectors_take_for_no_placeholder_is_judged_by_its_key(
+    value: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The detectors' placeholder rule, no more lenient: a word inside a value (`todo`,
+    # `example`, `your`), or an upper-case name mostly of digits, leaves it a credential.
+    root = folder(tmp_path, {".env.example": f"DB_PASSWORD={value}\n"})
+    code, out, _ = verify(capsys, str(root))
+    assert value not in out
+    assert (code, out) == (
+        ExitCode.FAILED,
+        f"{root}: UNSAFE\n  error: credential (credential-key) ×1 at "
+        "/.env.example line 1/DB_PASSWORD\n",
+    )
 
 
 def test_a_value_with_a_token_shape_is_named_by_its_detector(
@@ -339,6 +359,28 @@ def test_a_link_out_of_the_directory_is_not_followed_and_unknown(
     )
 
 
+def test_a_link_out_of_the_directory_that_cannot_be_followed_is_unknown(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = folder(tmp_path, {"run.json": "{}"})
+    link = root / "config.env"
+    link.symlink_to(tmp_path / "locked" / "elsewhere.env")
+    real_stat = os.stat
+
+    def refusing(path: object, *args: object, **kwargs: object) -> os.stat_result:
+        if os.fspath(path) == str(link):  # type: ignore[call-overload]
+            raise PermissionError(13, "Permission denied")
+        return real_stat(path, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(gate.os, "stat", refusing)
+    assert verify(capsys, str(root)) == (
+        ExitCode.FAILED,
+        f"{root}: UNKNOWN\n  unreadable: /config.env: a symbolic link that could not be "
+        "followed: Permission denied\n",
+        "",
+    )
+
+
 def test_a_links_target_is_judged_as_a_name(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -392,6 +434,21 @@ def test_a_file_named_by_a_token_makes_its_directory_unsafe(
         ExitCode.FAILED,
         f"{root}: UNSAFE\n  error: credential (github-token) ×1 at "
         "/cache~1[REDACTED:github-token].tar.gz (name)\n",
+        "",
+    )
+
+
+def test_a_name_that_cannot_be_printed_is_shown_escaped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A byte that is not UTF-8 and a line break in file names: one line each, as escapes.
+    root = folder(tmp_path, {"ok.json": "{}"})
+    (root / os.fsdecode(b"\xff.json")).write_text(json.dumps({"note": TOKEN}))
+    (root / "a\nb.txt").write_text(f"{TOKEN}\n")
+    assert verify(capsys, str(root)) == (
+        ExitCode.FAILED,
+        f"{root}: UNSAFE\n  error: credential (github-token) ×2 at /a\\nb.txt line 1, "
+        "/\\xff.json/note\n",
         "",
     )
 

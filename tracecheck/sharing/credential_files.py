@@ -12,9 +12,11 @@ password (`.pgpass`'s fifth field, `.netrc`'s `password`, the password of a URL 
 `https://user:token@host`), is a credential whatever it reads like.
 
 Placeholders stay placeholders: an empty value, `${VAR}`, `$VAR`, `<your-api-key>`,
-`{{ token }}`, `xxxx`, `YOUR_API_KEY`, a value that names a file or a URL, a number or a
-boolean are not judged by their key (`.env.example` is documentation, not a leak). Every line,
-field or not, is also judged as the text it is, so nothing the text detectors find is lost.
+`{{ token }}`, `YOUR_API_KEY`, what the detectors take for one (`xxxx`, `changeme`,
+`change_this_secret`: `redact.detectors.vendor_support`), a value that names a file or a URL,
+a number or a boolean are not judged by their key (`.env.example` is documentation, not a
+leak). Every line, field or not, is also judged as the text it is, so nothing the text
+detectors find is lost.
 
 JSON credential files (gcloud's `application_default_credentials.json`, Azure's token caches,
 Docker's `config.json`) need nothing of this: they are JSON, and their keys (`client_secret`,
@@ -33,6 +35,7 @@ from typing import Any, Final, Literal
 import yaml
 
 from redact.detectors import DetectorTimeout
+from redact.detectors.vendor_support import PLACEHOLDER_MARKS, placeholder_value
 from redact.inspector import Inspector
 from redact.json_pairs import pairs_hook
 from redact.keys import KeyClass
@@ -188,11 +191,6 @@ _REFERENCE = re.compile(
     r"\$\{[^}]*\}|\$\([^)]*\)|\$[A-Za-z_][A-Za-z0-9_]*|%[A-Za-z_][A-Za-z0-9_]*%"
     r"|\{\{.*\}\}|<[^<>]*>|\[[^\[\]]*\]"
 )
-_PLACEHOLDER_WORD = re.compile(
-    r"your|change.?me|replace.?me|placeholder|example|dummy|redacted|insert|fixme|todo|"
-    r"x{4,}|\*{3,}|\.\.\.|\u2026",
-    re.IGNORECASE,
-)
 _NAME_OF_A_VALUE = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
 # Values that hold no secret whatever their key: numbers (a port, a lifetime), booleans, a
 # file's path, a URL (whose password, if any, is a field of its own).
@@ -204,15 +202,28 @@ _NOT_SECRET = re.compile(
 
 
 def _placeholder(value: str, key: str) -> bool:
-    """A value that stands for a secret rather than being one."""
+    """A value that stands for a secret rather than being one: a reference, the key's name
+    or a name like it, and what the detectors take for a placeholder (`PLACEHOLDER_MARKS`,
+    `placeholder_value`: `xxxx`, `your_…`, `changeme`, `change_this_secret`), no more."""
+    lowered = value.lower()
     return (
         not value
         or is_placeholder(value)
         or len(set(value)) <= 2
         or _REFERENCE.fullmatch(value) is not None
         or value.upper() == key.upper()
-        or _NAME_OF_A_VALUE.fullmatch(value) is not None
-        or _PLACEHOLDER_WORD.search(value) is not None
+        or _name_of_a_value(value)
+        or any(mark in lowered for mark in PLACEHOLDER_MARKS)
+        or placeholder_value(value)
+    )
+
+
+def _name_of_a_value(value: str) -> bool:
+    """`YOUR_API_KEY`, `DB_PASSWORD`: a name, mostly letters, as the detectors tell one (an
+    upper-case value mostly of digits, `X9K2_P7Q4_Z8M1`, may be drawn)."""
+    return (
+        _NAME_OF_A_VALUE.fullmatch(value) is not None
+        and sum(c.isalpha() for c in value) > len(value) // 2
     )
 
 

@@ -27,6 +27,7 @@ unreadable entry of its verdict.
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from collections.abc import Callable, Iterator
@@ -235,11 +236,19 @@ class _Gate:
     def link(self, entry: _Entry, label: str, inside: str) -> ShareVerdict:
         """A symbolic link: its target was judged as a name; what it points to is judged where
         it stands inside the directory, and is not followed out of it."""
-        if not entry.path.exists():  # dangling, or a loop: it holds its name only
-            return verdict_of(self.profile.name, FindingTally(), ())
         resolved = os.path.realpath(entry.path)
         if resolved == inside or resolved.startswith(inside.rstrip(os.sep) + os.sep):
             return verdict_of(self.profile.name, FindingTally(), ())
+        try:
+            entry.path.stat()
+        except (FileNotFoundError, NotADirectoryError):  # dangling: it holds its name only
+            return verdict_of(self.profile.name, FindingTally(), ())
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:  # a loop holds its name only too
+                return verdict_of(self.profile.name, FindingTally(), ())
+            return self.unknown(
+                label, f"a symbolic link that could not be followed: {exc.strerror}"
+            )
         return self.unknown(
             label, "a symbolic link to a file outside the directory, which is not followed"
         )

@@ -54,11 +54,26 @@ def name_verdict(name: str, link: str, profile: Profile, known: KnownSecrets) ->
 def shown_name(name: str, profile: Profile, known: KnownSecrets) -> str | None:
     """The name as it may be printed: itself when it holds nothing, else with a marker in
     place of each part that holds something (`cache/[REDACTED:github-token].json`), or None
-    when what remains would still hold something."""
+    when what remains would still hold something; what cannot be printed escaped (`\\xff`)."""
     inspector = Inspector(profile, known)
-    if _clean(inspector, name):
+    shown = name if _clean(inspector, name) else _shown(name, inspector)
+    return None if shown is None else _printable(shown)
+
+
+def _printable(name: str) -> str:
+    """The name with each character that cannot be printed as it is escaped: a byte that is not
+    UTF-8 (which Python holds as a lone surrogate) as `\\xff`, a control character as `\\n`
+    or `\\x1b`; so that a line shows one name and an output stream in UTF-8 can write it."""
+    if name.isprintable():
         return name
-    return _shown(name, inspector)
+    return "".join(c if c.isprintable() else _escaped(c) for c in name)
+
+
+def _escaped(char: str) -> str:
+    code = ord(char)
+    if 0xDC80 <= code <= 0xDCFF:  # os.fsdecode's escape of one byte
+        return f"\\x{code - 0xDC00:02x}"
+    return repr(char)[1:-1]
 
 
 def _holds(inspector: Inspector, text: str) -> bool:
