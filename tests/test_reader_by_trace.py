@@ -13,6 +13,7 @@ from __future__ import annotations
 import base64
 import gzip
 import json
+import os
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -27,7 +28,15 @@ from opentelemetry.proto.common.v1 import common_pb2
 from opentelemetry.proto.trace.v1 import trace_pb2
 
 from tracecheck import TraceReadError, read_traces
-from tracecheck.readers import by_trace, iter_traces, map_traces, otlp_json_typed, trace_index
+from tracecheck.readers import (
+    by_trace,
+    iter_traces,
+    map_traces,
+    otlp_json_typed,
+    record_index,
+    trace_index,
+)
+from tracecheck.readers.common import Decline
 from tracecheck.spans import Trace
 
 TRACES = (
@@ -387,6 +396,26 @@ def test_what_was_read_ahead_is_dropped_when_a_later_line_is_broken(tmp_path: Pa
         found = outcome(lambda: list(iter_traces(path)))
     assert expected[0] == "error"
     assert found == expected
+
+
+def test_a_file_cut_short_while_it_is_scanned_ends_the_scan(tmp_path: Path) -> None:
+    """A file rewritten in place while the index scans it (an exporter that truncates its file)
+    is scanned as far as it is left: the scan ends, or declines at the line cut short. A memory
+    map of the file would kill the process instead (SIGBUS on a page past the new end)."""
+    (line,) = one_trace_lines(1)
+    count = (4 << 20) // len(line)
+    path = tmp_path / "run.jsonl"
+    path.write_bytes(line * count)
+    scanned = 0
+    with path.open("rb") as stream:
+        try:
+            for _ in record_index.OTLP_LINES(stream, 0, None):
+                scanned += 1
+                if scanned == 1:
+                    os.truncate(path, len(line))
+        except Decline:
+            pass  # the last line read is cut short
+    assert 1 <= scanned < count
 
 
 def test_a_gzip_file_is_read_from_an_inflated_copy_that_is_removed(tmp_path: Path) -> None:

@@ -75,7 +75,6 @@ _KEEP_BYTES = 64 << 20
 _GZIP_RATIO = 8
 _OPEN_FILES = 16  # record files kept open while traces are read
 _STASH_FLOOR = 1 << 20  # bytes of records whose later traces' spans may always be kept
-_NEWLINE = ord("\n")
 
 
 def iter_traces(source: Source, *, format: str | None = None) -> Iterator[Trace]:
@@ -479,16 +478,13 @@ class _Reader:
         target: list[str | None] = []  # the trace read ahead, once known
         done = False
 
-        def read(
-            line: bytes | memoryview, number: int, record: int
-        ) -> tuple[str | None, ...] | None:
+        def read(line: bytes, number: int, record: int) -> tuple[str | None, ...] | None:
             nonlocal done
             if done:
                 return None
             ctx = ReadContext(unit.name, [])
-            text = memoryview(line)
-            if text[-1] == _NEWLINE:
-                text = text[:-1]
+            # Without the newline, as `otlp_json.spans_of_line` reads it.
+            text = memoryview(line)[: -1 if line.endswith(b"\n") else None]
             spans = typed_spans(text, ctx, f"line {number}: ")
             if spans is None:
                 done = True

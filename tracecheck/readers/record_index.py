@@ -14,8 +14,6 @@ what is wrong at its place.
 
 from __future__ import annotations
 
-import io
-import mmap
 import struct
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -58,7 +56,7 @@ Scanner = Callable[[IO[bytes], int, "IO[bytes] | None"], Iterator[Record]]
 # Reads a line in full while it is scanned, given the line (its newline kept), its number and
 # the number the index gives its record: the trace ids of the spans it read (its caller keeps
 # them), or None, and from then on only ids are decoded.
-Reader = Callable[[bytes | memoryview, int, int], "tuple[str | None, ...] | None"]
+Reader = Callable[[bytes, int, int], "tuple[str | None, ...] | None"]
 
 
 class LinesScanner(Protocol):
@@ -103,7 +101,7 @@ class _IdRequest(msgspec.Struct, gc=False):
 _OTLP = msgspec.json.Decoder(_IdRequest)
 
 
-def _otlp_ids(line: bytes | memoryview, known: dict[Any, str | None]) -> tuple[str | None, ...]:
+def _otlp_ids(line: bytes, known: dict[Any, str | None]) -> tuple[str | None, ...]:
     """The trace ids of one OTLP/JSON request, as `otlp_json` picks them (first non-null field
     name, `traceId or trace_id` for a span)."""
     try:
@@ -183,7 +181,7 @@ _ROW_FIELDS = _IdRow.__struct_fields__
 _TRACE_FIELDS = ("traceId", "trace_id", "traceID")
 
 
-def _flat_ids(line: bytes | memoryview, known: dict[Any, str | None]) -> tuple[str | None, ...]:
+def _flat_ids(line: bytes, known: dict[Any, str | None]) -> tuple[str | None, ...]:
     """The trace id of one flat row, as `flat` picks it: a Zipkin span's `traceId` as written,
     else the first of the id fields that is not null, an integer written as hex."""
     try:
@@ -202,8 +200,12 @@ def _flat_ids(line: bytes | memoryview, known: dict[Any, str | None]) -> tuple[s
 # --- The scanners -------------------------------------------------------------------------------
 
 
-_BLOCK = 1 << 20  # bytes read at a time: `for line in stream` costs 2-4 times more, and 16 MiB
-# blocks twice as much as 1 MiB (each is fresh memory the kernel must map)
+# Bytes read at a time: `for line in stream` costs 2-4 times more, and 16 MiB blocks twice as
+# much as 1 MiB (each is fresh memory the kernel must map). The file is not memory-mapped: a
+# mapped file cut short while it is scanned (rewritten in place) kills the process (SIGBUS),
+# where a read sees the shorter file and reading its records again says it changed; and mapping
+# was slower for short lines (page faults, releasing read pages), faster only for long ones.
+_BLOCK = 1 << 20
 
 
 def split_lines(stream: IO[bytes], block: int = _BLOCK) -> Iterator[bytes]:
@@ -227,54 +229,8 @@ def split_lines(stream: IO[bytes], block: int = _BLOCK) -> Iterator[bytes]:
         yield b"".join(pieces)
 
 
-def _mapped_lines(stream: IO[bytes], start: int) -> Iterator[bytes | memoryview] | None:
-    """The lines of a plain file from byte `start`, where `stream` stands, as views of the file mapped into
-    memory (no copy: a third less time than reading blocks and cutting lines out of them), or
-    None for anything else (a decoded stream, bytes, an empty rest). Each view is to be used
-    before the next is asked for."""
-    # A gzip or UTF-16 stream would map its raw bytes.
-    if type(stream) is not io.BufferedReader or stream.tell() != start:
-        return None
-    try:
-        mapped = mmap.mmap(stream.fileno(), 0, access=mmap.ACCESS_READ)
-    except (OSError, ValueError):  # an empty file, or one that cannot be mapped
-        return None
-    if len(mapped) <= start:
-        return None
-    return _views(mapped, start)
-
-
-def _views(mapped: mmap.mmap, start: int) -> Iterator[memoryview]:
-    """Views of the lines; the pages of those already used are let go (mapped pages count in
-    the process's resident memory as long as they stay mapped)."""
-    view = memoryview(mapped)
-    end = len(mapped)
-    find = mapped.find
-    released = 0
-    while start < end:
-        stop = find(b"\n", start)
-        stop = end if stop < 0 else stop + 1
-        yield view[start:stop]
-        start = stop
-        used = start - start % mmap.PAGESIZE
-        if used > released and _RELEASE is not None:
-            mapped.madvise(_RELEASE, released, used - released)
-            released = used
-
-
-_RELEASE = getattr(mmap, "MADV_DONTNEED", None)
-
-
-_SPACE = frozenset(b" \t\n\r\x0b\x0c")  # what `bytes.isspace` counts as white space
-
-
-def _blank(line: bytes | memoryview) -> bool:
-    """`line.isspace()`, for a view too (a line is never empty)."""
-    return line[0] in _SPACE and bytes(line).isspace()
-
-
 def _lines(
-    ids: Callable[[bytes | memoryview, dict[Any, str | None]], tuple[str | None, ...]],
+    ids: Callable[[bytes, dict[Any, str | None]], tuple[str | None, ...]],
 ) -> LinesScanner:
     def scan(
         stream: IO[bytes],
@@ -287,11 +243,10 @@ def _lines(
         the index gives the next record); once it declines, only ids are decoded."""
         known: dict[Any, str | None] = {}
         offset = start
-        lines = (_mapped_lines(stream, start) if copy is None else None) or split_lines(stream)
-        for number, line in enumerate(lines, 1):
+        for number, line in enumerate(split_lines(stream), 1):
             if copy is not None:
                 copy.write(line)
-            if not _blank(line):
+            if not line.isspace():
                 found = None
                 if read is not None:
                     assert first_record is not None
