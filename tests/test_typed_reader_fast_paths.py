@@ -12,9 +12,11 @@ import json
 from typing import Any
 
 import orjson
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tracecheck.readers import otlp_json_typed
 from tracecheck.readers.common import ReadContext
 from tracecheck.readers.otlp_json import spans_from_request
 from tracecheck.readers.otlp_json_typed import typed_spans
@@ -94,3 +96,32 @@ def test_the_typed_reader_builds_what_the_general_reader_builds_or_declines(data
             type(value) for value in theirs.attributes.values()
         ]
     assert typed_notes == general_notes
+
+
+def test_keys_and_short_texts_are_shared_and_their_table_is_bounded(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Spans share one copy of a key or short text; the table that finds it starts afresh past
+    its bound, so distinct values (times, ids) read over a long process do not pile up."""
+    monkeypatch.setattr(otlp_json_typed, "_SHARED", {})
+    monkeypatch.setattr(otlp_json_typed, "_SHARED_MOST", 10)
+    spans = [
+        {
+            "traceId": "5b8efff798038103d269b633813fc60c",
+            "spanId": f"{i + 1:016x}",
+            "name": "n",
+            "attributes": [
+                {"key": "gen_ai.operation.name", "value": {"stringValue": "chat"}},
+                {"key": "distinct", "value": {"stringValue": f"value {i}"}},
+            ],
+        }
+        for i in range(100)
+    ]
+    data = json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]}).encode()
+    typed = typed_spans(data, ReadContext("f", []), "")
+    assert typed is not None
+    assert [span.attributes["distinct"] for span in typed] == [f"value {i}" for i in range(100)]
+    first, second = (next(iter(span.attributes.items())) for span in typed[:2])
+    assert first == second == ("gen_ai.operation.name", "chat")
+    assert first[0] is second[0] and first[1] is second[1]
+    assert len(otlp_json_typed._SHARED) <= 10 + 1 + 3  # past the bound by one span's texts

@@ -14,7 +14,6 @@ error and leaves out what cannot be held. Both paths build the same spans (teste
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from sys import intern
 from typing import Any
 
 import msgspec
@@ -136,7 +135,12 @@ class _Request(_Strict):
 
 
 _DECODER = msgspec.json.Decoder(_Request)
-_SHORT = 20  # texts up to this length are interned (longer ones seldom repeat)
+_SHORT = 20  # texts up to this length are shared (longer ones seldom repeat)
+# One copy of each attribute key and short text, shared by the spans that repeat it. Not
+# `sys.intern`: on Python 3.12 an interned string is immortal, so every distinct short value
+# ever read (times, ids) would stay for the life of the process. Started afresh past its bound.
+_SHARED: dict[str, str] = {}
+_SHARED_MOST = 1 << 16
 
 
 class _Decline(Exception):
@@ -180,6 +184,8 @@ def _spans(request: _Request, ctx: ReadContext, prefix: str) -> Iterator[Span]:
                     base = {**resource, **scope_attributes}
             where = f"{prefix}resourceSpans[{i}].scopeSpans[{j}].spans"
             for k, span in enumerate(group.spans):
+                if len(_SHARED) > _SHARED_MOST:
+                    _SHARED.clear()
                 yield _span(span, base, view, scope, ctx, where, k)
 
 
@@ -194,20 +200,23 @@ def _span(
 ) -> Span:
     # The resource's (and scope's) attributes first, the span's own over them: what
     # `{**base, **own}` gives, without building the span's own dict first. Keys, and short
-    # texts (kinds, operations, models, tool names), are interned: every span of a producer
-    # repeats them, and the decoder gives each its own copy (a fifth of a large trace's memory).
+    # texts (kinds, operations, models, tool names), are shared (`_SHARED`): every span of a
+    # producer repeats them, and the decoder gives each its own copy (a fifth of a large
+    # trace's memory).
     attributes = base.copy()
+    share = _SHARED.setdefault
     for pair in span.attributes:
+        key = share(pair.key, pair.key)
         value = pair.value
         if value is not None and (text := value.stringValue) is not None:
-            attributes[intern(pair.key)] = intern(text) if len(text) <= _SHORT else text
+            attributes[key] = share(text, text) if len(text) <= _SHORT else text
         else:
-            attributes[intern(pair.key)] = _value(value)
+            attributes[key] = _value(value)
     status = span.status
     trace_id = ctx.trace_id(span.traceId, _as_trace_id)
     span_id = normalize_id(span.spanId, 8)
-    start = _time(span.startTimeUnixNano)
-    end = _time(span.endTimeUnixNano)
+    start = parse_unix_nano(span.startTimeUnixNano)
+    end = parse_unix_nano(span.endTimeUnixNano)
     built = Span(
         trace_id,
         span_id,
@@ -232,14 +241,6 @@ def _span(
     ):
         return checked(built, ctx, indexed_place(where, index))
     return built
-
-
-def _time(raw: int | str | None) -> int | None:
-    """`parse_unix_nano`, with the common case (a string of at most 19 digits, below 2^64)
-    decided here."""
-    if isinstance(raw, str) and len(raw) <= 19 and raw.isdigit() and raw.isascii():
-        return int(raw) or None
-    return parse_unix_nano(raw)
 
 
 def _as_trace_id(raw: str) -> str | None:
