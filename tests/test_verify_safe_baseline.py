@@ -348,6 +348,10 @@ def document(**changes: Any) -> dict[str, Any]:
             f'{{"version": 1, "version": 1, "salt": "{SALT}", "key": null, "findings": []}}',
             'baseline.json: /: writes the key "version" more than once',
         ),
+        (
+            f'{{"version": {"1" * 5000}, "salt": "{SALT}", "key": null, "findings": []}}',
+            "baseline.json: holds a number too long to read",
+        ),
     ],
     ids=[
         "malformed",
@@ -362,6 +366,7 @@ def document(**changes: Any) -> dict[str, Any]:
         "file",
         "category",
         "repeated-key",
+        "long-number",
     ],
 )
 def test_a_bad_baseline_is_a_usage_error_naming_file_and_place(
@@ -382,6 +387,55 @@ def test_a_missing_baseline_is_a_usage_error(capsys: pytest.CaptureFixture[str])
         ExitCode.USAGE,
         "",
         "tracecheck: error: nowhere.json: no such file\n",
+    )
+
+
+def test_a_baseline_that_is_no_regular_file_is_never_read(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shared({"a.json": "{}"})
+    os.mkfifo("pipe.json")
+    real_read_text = Path.read_text
+
+    def guarded(self: Path, *args: Any, **kwargs: Any) -> str:
+        assert self.name != "pipe.json", "a named pipe was opened"  # it could block for ever
+        return real_read_text(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "read_text", guarded)
+    for option in ("--baseline", "--write-baseline"):
+        code, _, err = verify(capsys, "shared", option, "pipe.json")
+        assert code == ExitCode.USAGE
+        assert "pipe.json: " in err and "is not a regular file" in err
+
+
+def test_a_stale_entry_is_shown_without_control_characters(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    shared({"a.json": "{}"})
+    Path("baseline.json").write_text(
+        json.dumps(document(findings=[{**ENTRY, "file": "shared", "location": "/x\x1b[2J\ud800"}]))
+    )
+    assert verify(capsys, "shared", "--baseline", "baseline.json") == (
+        ExitCode.OK,
+        "shared: SAFE\n"
+        "baseline.json: 1 entry matches no finding (stale); remove it from the baseline:\n"
+        "  shared /x?[2J? (credential, github-token)\n",
+        "",
+    )
+
+
+def test_a_file_name_that_is_not_utf8_is_written_and_accepted(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    root = shared({"ok.json": "{}"})
+    (root / os.fsdecode(b"\xff.json")).write_text(json.dumps({"note": TOKEN}))
+    code, _, err = verify(capsys, "shared", "--write-baseline", "baseline.json")
+    assert (code, err) == (ExitCode.FAILED, "wrote baseline.json (1 finding)\n")
+    assert '"shared/\\\\xff.json"' in baseline_text(Path("baseline.json"))
+    assert verify(capsys, "shared", "--baseline", "baseline.json") == (
+        ExitCode.OK,
+        "shared: SAFE\n  1 finding accepted by the baseline\n",
+        "",
     )
 
 
@@ -457,3 +511,12 @@ def test_a_written_baseline_reads_back_as_written(
 
     read = _load(path)
     assert (read.salt, read.key_id, read.entries) == (salt, key_id, frozenset(entries))
+
+
+def test_a_lone_surrogate_is_written_as_an_escape_and_read_back(tmp_path: Path) -> None:
+    # A path given on the command line that is not UTF-8 (`os.fsdecode`'s escapes).
+    entry = Entry(os.fsdecode(b"runs/\xff.json"), "/note", "credential", "github-token", "0" * 64)
+    path = tmp_path / "baseline.json"
+    write_baseline(path, b"\x01" * 32, None, [entry])
+    assert '"runs/\\udcff.json"' in path.read_text(encoding="utf-8")
+    assert read_baseline(path, {}).entries == {entry}

@@ -31,13 +31,13 @@ category and detector, and a keyed hash of the value the detector judged:
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 import hmac
 import json
 import os
 import re
 import secrets
+import stat
 import tempfile
 from collections import Counter
 from collections.abc import Iterator, Mapping
@@ -48,6 +48,7 @@ from typing import Any, Final
 
 from redact.json_pairs import RepeatedKeys, pairs_hook
 from redact.model import Category, Severity
+from tracecheck.naming import a_json_type, did_you_mean
 
 __all__ = [
     "BASELINE_VERSION",
@@ -66,6 +67,7 @@ _MIN_KEY_BYTES: Final = 16
 _DOMAIN: Final = "tracecheck-baseline/1"
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 _HEX16 = re.compile(r"[0-9a-f]{16}")
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 _CATEGORIES: Final = ("credential", "personal-data", "identifier", "raw-content", "media")
 _TOP_KEYS: Final = ("version", "salt", "key", "findings")
 _ENTRY_KEYS: Final = ("file", "location", "category", "detector", "fingerprint")
@@ -90,7 +92,10 @@ class Entry:
         return {key: getattr(self, key) for key in _ENTRY_KEYS}
 
     def shown(self) -> str:
-        return f"{self.file} {self.location} ({self.category}, {self.detector})"
+        """The entry as a line of text, what the file holds of it: control characters and
+        lone surrogates (JSON escapes can write both) shown as `?`."""
+        text = f"{self.file} {self.location} ({self.category}, {self.detector})"
+        return _visible(text)
 
 
 @dataclass(frozen=True)
@@ -178,6 +183,8 @@ def _load(source: Path) -> Baseline:
     """The baseline in `source`, its key not checked."""
     path = str(source)
     try:
+        if not stat.S_ISREG(source.stat().st_mode):  # a named pipe could block for ever
+            raise BaselineError(f"{path}: is not a regular file")
         text = source.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise BaselineError(f"{path}: no such file") from None
@@ -193,6 +200,8 @@ def _load(source: Path) -> Baseline:
         ) from None
     except RecursionError:
         raise BaselineError(f"{path}: nested too deep to be a baseline") from None
+    except ValueError:  # an integer past Python's limit on digits
+        raise BaselineError(f"{path}: holds a number too long to read") from None
     return _parsed(document, source)
 
 
@@ -203,7 +212,7 @@ def _parsed(document: Any, source: Path) -> Baseline:
     version = mapping["version"]
     if type(version) is not int or version != BASELINE_VERSION:
         raise where.error(
-            "/version", f"{_described(version)} is not a baseline version tracecheck reads (1)"
+            "/version", f"{a_json_type(version)} is not a baseline version tracecheck reads (1)"
         )
     salt = where.hex(mapping["salt"], "/salt", _HEX64, "64")
     key = mapping["key"]
@@ -214,24 +223,9 @@ def _parsed(document: Any, source: Path) -> Baseline:
         key_id = where.hex(key_object["id"], "/key/id", _HEX16, "16").hex()
     findings = mapping["findings"]
     if not isinstance(findings, list):
-        raise where.error("/findings", f"is {_described(findings)}, not an array")
+        raise where.error("/findings", f"is {a_json_type(findings)}, not an array")
     entries = [where.entry(item, f"/findings/{index}") for index, item in enumerate(findings)]
     return Baseline(source, salt, key_id, frozenset(entries))
-
-
-def _described(value: Any) -> str:
-    """A value's JSON type, never the value (a baseline may be pasted from anywhere)."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "an array"
-    return "an object"
 
 
 class _Where:
@@ -245,7 +239,7 @@ class _Where:
 
     def object(self, value: Any, place: str) -> dict[str, Any]:
         if not isinstance(value, dict):
-            raise self.error(place, f"is {_described(value)}, not an object")
+            raise self.error(place, f"is {a_json_type(value)}, not an object")
         if isinstance(value, RepeatedKeys):
             counts = Counter(key for key, _ in value.pairs)
             twice = next(key for key, count in counts.items() if count > 1)
@@ -257,8 +251,8 @@ class _Where:
     ) -> None:
         for key in value:
             if key not in known:
-                close = difflib.get_close_matches(key, known, n=1)
-                hint = f' — did you mean "{close[0]}"?' if close else ""
+                close = did_you_mean(key, known)
+                hint = f' — did you mean "{close}"?' if close else ""
                 raise self.error(place, f'unknown key "{_printable(key)}"{hint}')
         for key in required:
             if key not in value:
@@ -275,7 +269,9 @@ class _Where:
         for key in ("file", "location", "category", "detector"):
             text = item[key]
             if not isinstance(text, str) or not text:
-                raise self.error(f"{place}/{key}", f"is {_described(text)}, not a non-empty string")
+                raise self.error(
+                    f"{place}/{key}", f"is {a_json_type(text)}, not a non-empty string"
+                )
         if item["category"] not in _CATEGORIES:
             raise self.error(
                 f"{place}/category",
@@ -287,8 +283,13 @@ class _Where:
 
 def _printable(text: str, limit: int = 40) -> str:
     """A key or name from the file, shown short and without control characters."""
-    shown = "".join(c if c.isprintable() else "?" for c in text[:limit])
-    return shown + ("…" if len(text) > limit else "")
+    return _visible(text[:limit]) + ("…" if len(text) > limit else "")
+
+
+def _visible(text: str) -> str:
+    """The text with each character that is not printable (a control character, a lone
+    surrogate) as `?`."""
+    return "".join(c if c.isprintable() else "?" for c in text)
 
 
 # --- writing -----------------------------------------------------------------------------------
@@ -303,14 +304,21 @@ def write_baseline(path: Path, salt: bytes, key_id: str | None, entries: list[En
         "key": None if key_id is None else {"id": key_id},
         "findings": [entry.to_json() for entry in sorted(set(entries))],
     }
-    data = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    # A file name that is not UTF-8 holds lone surrogates: written as JSON escapes, read back
+    # as they were.
+    data = _LONE_SURROGATE.sub(lambda match: f"\\u{ord(match[0]):04x}", text)
     folder = path.resolve().parent
     try:
         handle, temporary = tempfile.mkstemp(prefix=".baseline-", dir=folder)
+    except OSError as exc:
+        raise BaselineError(f"{path}: could not be written: {exc.strerror}") from None
+    try:
         with os.fdopen(handle, "w", encoding="utf-8") as out:
             out.write(data)
         Path(temporary).replace(path)
     except OSError as exc:
+        Path(temporary).unlink(missing_ok=True)  # no half-written file left beside it
         raise BaselineError(f"{path}: could not be written: {exc.strerror}") from None
 
 
