@@ -337,6 +337,19 @@ def test_an_env_example_of_placeholders_holds_no_finding() -> None:
         assert assess({"line": line}, profile="share").status == "SAFE", line.split("=")[0]
 
 
+@pytest.mark.parametrize(
+    "value", ["changeme123", "Changeme-2024!", "changeme_" + PASSWORD, "dummy_" + PASSWORD]
+)
+def test_a_real_password_that_starts_as_a_placeholder_is_found(value: str) -> None:
+    for text in (
+        f"DB_PASSWORD={value}",
+        f"ALTER USER app WITH PASSWORD '{value}';",
+        f"db.internal:5432:shop:app:{value}",
+        f"postgres://app:{value}@db:5432/shop",
+    ):
+        assert assess({"x": text}, profile="share").status == "UNSAFE", text.split(value)[0]
+
+
 def test_a_real_value_beside_placeholders_is_still_found() -> None:
     text = ENV_EXAMPLE + f"DB_PASSWORD={PASSWORD}\n"
     assert assess({"file": text}, profile="share").status == "UNSAFE"

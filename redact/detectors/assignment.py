@@ -23,6 +23,7 @@ import regex
 from redact.detectors.base import Detector
 from redact.detectors.vendor_support import (
     PLACEHOLDER_MARKS,
+    REFERENCE_PREFIXES,
     Accept,
     password_value,
     placeholder_value,
@@ -257,16 +258,6 @@ def _key_is_secret(match: regex.Match[str]) -> bool:
 
 # An assigned value may also be a template's (`%(password)s`, `#{token}`) or a default's.
 _PLACEHOLDER_MARKS = (*PLACEHOLDER_MARKS, "####", "changeit", "%(", "#{")
-_REFERENCE_PREFIXES = (
-    "encrypted:",
-    "enc:",
-    "enc[",
-    "vault:",
-    "sops:",
-    "kms:",
-    "secretref:",
-    "op:",
-)
 _FIRST_REFUSED = frozenset("$%{[<(*=@~/.-`#!")
 _FILE_SUFFIX = regex.compile(
     r"\.(?:pem|key|json|txt|ya?ml|env|crt|cer|p12|pfx|jks|toml|ini|cfg|conf|py|sh|js|ts|go|rb|"
@@ -299,7 +290,7 @@ def random_value(value: str, minimum: int = 8) -> bool:
         return False
     if "://" in value or _FILE_SUFFIX.search(value) or _INNER_ASSIGNMENT.search(value):
         return False
-    if lowered.startswith(_REFERENCE_PREFIXES):
+    if lowered.startswith(REFERENCE_PREFIXES):
         return False  # encrypted:…, vault:…: where the secret lives, or the secret encrypted
     if _DOTTED_IDENTIFIER.fullmatch(value) and max(map(len, value.split("."))) < 20:
         return False

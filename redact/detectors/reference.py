@@ -90,7 +90,7 @@ def _looks_like_a_credential(match: regex.Match[str]) -> bool:
 # characters, at most 3 distinct characters, a long placeholder word, `your` or `xxx` standing as
 # a word of its own, or a body of lower-case words only. (A 3- or 4-letter mark anywhere in a
 # long key would not be rare enough: `your` turns up in about one 160-character key in 6,000.)
-_PLACEHOLDER_WORDS = ("placeholder", "redacted", "changeme", "...", "\u2026", "***")
+_PLACEHOLDER_WORDS = ("placeholder", "redacted", "...", "\u2026", "***")
 _PLACEHOLDER_WORD = regex.compile(
     r"(?:\A|[^A-Za-z0-9])(?:your|x{3,})(?:[^A-Za-z0-9]|\Z)|\Ayour", regex.IGNORECASE | regex.ASCII
 )

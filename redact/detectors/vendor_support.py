@@ -28,6 +28,7 @@ __all__ = [
     "KEY_START",
     "PLACEHOLDER_MARKS",
     "QUALIFIED_KEY",
+    "REFERENCE_PREFIXES",
     "SHORT_KEY",
     "Accept",
     "base64_jwt",
@@ -102,7 +103,6 @@ PLACEHOLDER_MARKS = (
     "yourkey",
     "yourtoken",
     "yourpassword",
-    "changeme",
     "placeholder",
     "redacted",
     "${",
@@ -133,12 +133,15 @@ _DEFAULT_VALUES = frozenset(
     ]
 )
 # A note to fill the value in (`change_this_secret`, `replace-with-a-long-random-string`,
-# `insert-your-key-here`), or a value that starts by saying it is not real (`dummy-api-key`).
+# `insert-your-key-here`), or a value that starts by saying it is not real (`dummy-api-key`):
+# words only, so that a real password that starts as a note does (`changeme-2024`,
+# `Seta#9xQ…`, `dummy_Xk29…`) is no note. Only `me` is glued to the verb (`changeme`).
 _FILL_IN = regex.compile(
-    r"\A(?:change|replace|insert|enter|put|generate|set|add|paste)[_-]?(?:this|that|me|with|your"
-    r"|it|here|in|a|the)(?:[^a-z0-9]|\Z)"
-    r"|\A(?:dummy|fake|example|sample|placeholder|replace[_-]?me)(?:[^a-z0-9]|\Z)"
-    r"|[_-]here\Z",
+    r"(?=[A-Za-z]+(?:[_-][A-Za-z]+)*\Z)"
+    r"(?:(?:change|replace|insert|enter|put|generate|set|add|paste)(?:[_-]?me|[_-](?:this|that"
+    r"|with|your|it|here|in|a|the))(?:[_-]|\Z)"
+    r"|(?:dummy|fake|example|sample|placeholder|replace[_-]?me)(?:[_-]|\Z)"
+    r"|.*[_-]here\Z)",
     regex.IGNORECASE | regex.ASCII,
 )
 # Lower-case words joined by separators, one of them naming the secret (`my-api-key`,
@@ -154,7 +157,7 @@ def placeholder_value(value: str) -> bool:
     it in, or words that name the secret."""
     return (
         value.lower() in _DEFAULT_VALUES
-        or _FILL_IN.search(value) is not None
+        or _FILL_IN.match(value) is not None
         or _DESCRIBED.fullmatch(value) is not None
     )
 
@@ -167,7 +170,7 @@ _FILE_SUFFIXES = regex.compile(
 )
 _FIRST_CHARS_REFUSED = frozenset("$%{[<(*=@~/.-`")
 # A value that names where the secret lives (or holds it encrypted) is not the secret itself.
-_REFERENCE_PREFIXES = (
+REFERENCE_PREFIXES = (
     "encrypted:",
     "enc:",
     "enc[",
@@ -186,7 +189,7 @@ def secret_like(value: str, minimum: int = 8) -> bool:
     lowered = value.lower()
     if any(mark in lowered for mark in _PLACEHOLDER_MARKS):
         return False
-    if "://" in value or _FILE_SUFFIXES.search(value) or lowered.startswith(_REFERENCE_PREFIXES):
+    if "://" in value or _FILE_SUFFIXES.search(value) or lowered.startswith(REFERENCE_PREFIXES):
         return False
     # `id=foo,src=bar` style option lists, not one value; base64 padding may end a value.
     if "=" in value.rstrip("="):
