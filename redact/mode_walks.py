@@ -12,9 +12,12 @@ What each walk adds:
 - **Allow-list** (`allowedKeys`): in every mapping, the value of a key not on the list is
   replaced whole by `[REDACTED:unlisted-key]`, nested mappings included; `null` stays. A
   name/value pair (`{"key": "db.user", "value": {"stringValue": …}}`) goes by its name.
-- **Allowed values**: a string that matches an allowed pattern whole is kept though a
-  detector would remove it, but never when it holds a known secret, never past its key's rule
-  (a password key's value goes whatever it is), and not when it is over the size cap. The assessor reports it as a warning
+- **Allowed values**: a string that matches an allowed pattern whole is kept though a detector
+  would remove it as personal data, an identifier or content, but never when the usual way
+  finds a credential in it (a detector, a known secret, a key rule inside JSON it holds, a
+  detector that ran out of time), never past its own key's rule (a password key's value goes
+  whatever it is), and not when it is over the size cap or nests too deep: then it goes the
+  usual way. The assessor judges it the same way and reports what it kept as a warning
   (`allowed-value`), so a verdict over such a value is never a plain SAFE.
 - **Blocked values**: each stretch that matches a blocked pattern is replaced in place by
   `[REDACTED:blocked-value]`; the assessor flags one as a credential.
@@ -25,16 +28,15 @@ What each walk adds:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from functools import cache
 from typing import Any, TypeVar, cast
 
-from redact.detectors import DetectorTimeout
-from redact.inspector import Inspector, pointer_segment
+from redact.inspector import Inspector
 from redact.keys import KeyClass
-from redact.model import Category
+from redact.model import Category, FindingTally, RedactionFinding
 from redact.modes import (
-    BLOCKED_MARKER,
     UNLISTED_MARKER,
     CompiledModes,
     Modes,
@@ -47,44 +49,51 @@ from redact.sanitizers import (
     sanitize_sql,
     sanitize_urls,
 )
-from redact.strings import cut_spans, utf8_length
-from redact.walk import Assessor, Redactor, key_rule, pair_of
+from redact.strings import utf8_length
+from redact.walk import _PAIR_NAMES, Assessor, Redactor, _any_value_field, key_rule, pair_of
 
 __all__ = ["ModeAssessor", "ModeInspector", "ModeRedactor", "with_modes"]
 
 _NO_MODES = Modes()
 # How many times a sanitized value goes round (sanitizer, then the string pipeline) at most.
 _ROUNDS = 4
-_PAIR_NAMES = ("name", "key", "Name", "Key")
-# OTLP's AnyValue written as JSON: one field, named for the type of the value it holds.
-_ANY_VALUE_FIELDS = frozenset(
-    {
-        "stringValue",
-        "intValue",
-        "doubleValue",
-        "boolValue",
-        "bytesValue",
-        "arrayValue",
-        "kvlistValue",
-    }
-)
+_BLOCKED = "blocked-value"
+
+
+class _Unlisted:
+    """What the allow-list puts in place of a value before the walk it extends goes over the
+    mapping: `ModeRedactor.keyed` writes the marker and records the finding at the path the
+    walk gives (a renamed key's new name, never the name that held a secret)."""
+
+
+_UNLISTED: Any = _Unlisted()
 
 
 def modes_of_profile(profile: Profile) -> CompiledModes:
     return compiled(profile.modes or _NO_MODES)
 
 
-def _wrapper_field(item: Any) -> str | None:
-    if isinstance(item, Mapping) and len(item) == 1:
-        (field,) = item
-        if field in _ANY_VALUE_FIELDS:
-            return str(field)
-    return None
+def _allowable(modes: CompiledModes, text: str, cap: int) -> bool:
+    """Whether a string may be kept as an allowed value: it matches an allowed pattern whole,
+    within the size cap (the usual way still has the last word on credentials)."""
+    return modes.allows_value(text) and (len(text) * 4 <= cap or utf8_length(text) <= cap)
 
 
-def _known_in(inspector: Inspector, text: str) -> bool:
-    """Whether a known secret stands in the text in any form (decoded views included)."""
-    return bool(inspector.known) and inspector.cut_known(text)[1] > 0
+def _spoils_redaction(findings: list[RedactionFinding]) -> bool:
+    """Whether the usual way over an allowed value found what no allowed value keeps: a
+    credential (but the profile's own blocked pattern, which an allowed value wins over, as in
+    the Collector) or a cut (a document nested too deep)."""
+    return any(
+        (f.category == "credential" and f.detector != _BLOCKED) or f.action == "truncated"
+        for f in findings
+    )
+
+
+def _spoils_verdict(tally: FindingTally, unreadable: list[str]) -> bool:
+    """`_spoils_redaction` for the assessor: a credential, or a place it could not judge."""
+    return bool(unreadable) or any(
+        category == "credential" and detector != _BLOCKED for category, detector in tally.counts
+    )
 
 
 class ModeInspector(Inspector):
@@ -102,7 +111,11 @@ class ModeInspector(Inspector):
             self.clean = {text for text in self.clean if not modes.holds_blocked(text)}
 
     def needs_look(self, text: str) -> bool:
-        return super().needs_look(text) or self.modes.holds_blocked(text)
+        if super().needs_look(text):
+            return True
+        # A clean string holds no blocked stretch (`prescan` took those out): no second scan.
+        modes = self.modes
+        return modes.blocks and text not in self.clean and modes.holds_blocked(text)
 
 
 class ModeRedactor(Redactor):
@@ -129,42 +142,43 @@ class ModeRedactor(Redactor):
     # Values -------------------------------------------------------------------------------
 
     def value(self, value: Any, path: str, depth: int) -> Any:
-        if value.__class__ is not str or not self.modes.checks_values:
+        if value.__class__ is not str or not value or not self.modes.checks_values:
             return super().value(value, path, depth)
-        text, settled = self._values(value, path)
-        if settled:
-            return text
+        first = len(self.findings)
+        text = self._cut_blocked(value, path)
         outer, self._checked = self._checked, (path, text)
         try:
-            return super().value(text, path, depth)
+            out = super().value(text, path, depth)
         finally:
             self._checked = outer
+        return self._allowed(value, out, first)
 
     def string(self, text: str, path: str) -> str:
-        if not self.modes.checks_values or self._checked == (path, text):
+        if not text or not self.modes.checks_values or self._checked == (path, text):
             return super().string(text, path)
-        text, settled = self._values(text, path)
-        return text if settled else super().string(text, path)
+        first = len(self.findings)
+        out = super().string(self._cut_blocked(text, path), path)
+        return cast(str, self._allowed(text, out, first))
 
-    def _values(self, text: str, path: str) -> tuple[str, bool]:
-        """Allowed and blocked values: the text, and whether it is settled (kept as allowed)."""
-        modes = self.modes
-        if not text:
-            return text, True
-        # An allowed value over the cap is not kept whole: it goes the usual way (and is cut).
-        if (
-            modes.allows_value(text)
-            and (len(text) * 4 <= self.cap or utf8_length(text) <= self.cap)
-            and not _known_in(self.inspector, text)
-        ):
-            return text, True
-        spans = modes.blocked_spans(text)
-        if spans:
-            text, _ = cut_spans(text, [(start, end, BLOCKED_MARKER) for start, end in spans])
-            self._record(path, "credential", "blocked-value", "redacted")
-        return text, False
+    def _cut_blocked(self, text: str, path: str) -> str:
+        cut = self.modes.cut_blocked(text)
+        if cut != text:
+            self._record(path, "credential", _BLOCKED, "redacted")
+        return cut
+
+    def _allowed(self, text: str, out: Any, first: int) -> Any:
+        """`out`, what the usual way made of `text` (recording the findings from `first` on),
+        or `text` as it was, its findings dropped, when it is an allowed value in which the usual
+        way found nothing an allowed value may not keep."""
+        if not _allowable(self.modes, text, self.cap) or _spoils_redaction(self.findings[first:]):
+            return out
+        del self.findings[first:]
+        return text
 
     def keyed(self, key: str, value: Any, path: str, depth: int) -> Any:
+        if value is _UNLISTED:
+            self._record(path, "raw-content", "unlisted-key", "redacted")
+            return UNLISTED_MARKER
         if value.__class__ is not str or not value:
             return super().keyed(key, value, path, depth)
         kind = self.modes.sanitizer(key)
@@ -218,21 +232,17 @@ class ModeRedactor(Redactor):
             return super().mapping(value, path, depth)
         if id(value) in self._exempt:
             return super().mapping(value, path, depth)
-        prepared, masked, exempt = self._unlisted(value)
+        prepared, exempt = self._unlisted(value)
         self._exempt.update(exempt)
         try:
-            out = super().mapping(prepared, path, depth)
+            return super().mapping(prepared, path, depth)
         finally:
             self._exempt.difference_update(exempt)
-        if masked:
-            self._record_unlisted(prepared, masked, out, path)
-        return out
 
-    def _unlisted(
-        self, value: Mapping[Any, Any]
-    ) -> tuple[dict[Any, Any], dict[Any, str | None], list[int]]:
-        """The mapping with the value of each key not on the list masked; the keys masked (with
-        the wrapper field masked inside, for a pair); the wrappers exempt from the list."""
+    def _unlisted(self, value: Mapping[Any, Any]) -> tuple[dict[Any, Any], list[int]]:
+        """The mapping with the value of each key not on the list (the wrapper field inside,
+        for a pair) put as `_UNLISTED`, which `keyed` masks and records where the walk writes
+        it; the wrappers exempt from the list."""
         allows = self.modes.allows_key
         is_marker = self.inspector.is_placeholder
         pair = pair_of(value)
@@ -240,14 +250,13 @@ class ModeRedactor(Redactor):
         if pair is not None:
             name_key = next((k for k in _PAIR_NAMES if k in value and value[k] == pair[1]), None)
         prepared: dict[Any, Any] = {}
-        masked: dict[Any, str | None] = {}
         exempt: list[int] = []
         for key, item in value.items():
             # Nothing to mask in nothing, nor in a marker (a value masked before stays as it is).
             if item is None or key == name_key or (item.__class__ is str and is_marker(item)):
                 prepared[key] = item
             elif pair is not None and key == pair[0]:
-                field = _wrapper_field(item)
+                field = _any_value_field(item)
                 if allows(pair[1]):
                     prepared[key] = item
                     if field is not None:
@@ -257,37 +266,14 @@ class ModeRedactor(Redactor):
                     if inner is None or (inner.__class__ is str and is_marker(inner)):
                         prepared[key] = item
                         continue
-                    prepared[key] = {field: UNLISTED_MARKER}
-                    masked[key] = field
+                    prepared[key] = {field: _UNLISTED}
                 else:
-                    prepared[key] = UNLISTED_MARKER
-                    masked[key] = None
+                    prepared[key] = _UNLISTED
             elif allows(key if key.__class__ is str else str(key)):
                 prepared[key] = item
             else:
-                prepared[key] = UNLISTED_MARKER
-                masked[key] = None
-        return prepared, masked, exempt
-
-    def _record_unlisted(
-        self,
-        prepared: dict[Any, Any],
-        masked: dict[Any, str | None],
-        out: dict[str, Any],
-        path: str,
-    ) -> None:
-        """A finding for each masked value, at the key it was written under (`Redactor.mapping`
-        keeps the order, one item per key but for those with a dropped prefix)."""
-        dropped = self.dropped_prefixes
-        kept = [k for k in prepared if not (dropped and str(k).startswith(dropped))]
-        written: list[str] = list(out) if len(out) == len(kept) else [str(k) for k in kept]
-        for key, out_key in zip(kept, written, strict=True):
-            if key in masked:
-                field = masked[key]
-                where = f"{path}/{pointer_segment(out_key)}"
-                if field is not None:
-                    where = f"{where}/{field}"
-                self._record(where, "raw-content", "unlisted-key", "redacted")
+                prepared[key] = _UNLISTED
+        return prepared, exempt
 
 
 # Query values and SQL literals are content; passwords are credentials.
@@ -303,58 +289,53 @@ class ModeAssessor(Assessor):
         super().__init__(inspector)
 
     def value(self, value: Any, path: str, depth: int) -> None:
-        if value.__class__ is not str or not self.modes.checks_values:
+        if value.__class__ is not str or not value or not self.modes.checks_values:
             super().value(value, path, depth)
             return
-        if self._values(value, path):
-            return
-        outer, self._checked = self._checked, (path, value)
-        try:
-            super().value(value, path, depth)
-        finally:
-            self._checked = outer
+        with self._values(value, path):
+            outer, self._checked = self._checked, (path, value)
+            try:
+                super().value(value, path, depth)
+            finally:
+                self._checked = outer
 
     def string(self, text: str, path: str, depth: int = 0) -> None:
-        if self.modes.checks_values and self._checked != (path, text) and self._values(text, path):
+        if not text or not self.modes.checks_values or self._checked == (path, text):
+            super().string(text, path, depth)
             return
-        super().string(text, path, depth)
+        with self._values(text, path):
+            super().string(text, path, depth)
 
-    def _values(self, text: str, path: str) -> bool:
-        """Judge allowed and blocked values; True when the string is settled here."""
-        if not text:
-            return True
-        modes = self.modes
-        inspector = self.inspector
-        cap = self.profile.max_string_bytes
-        if (
-            modes.allows_value(text)
-            and (len(text) * 4 <= cap or utf8_length(text) <= cap)
-            and not _known_in(inspector, text)
-        ):
-            category = self._kept_category(text)
-            if category is not None:
-                # Kept by the profile's word, not found safe: never a plain SAFE.
-                self.tally.add(category, "allowed-value", "warning", path)
-            return True
-        if modes.blocked_spans(text):
+    @contextmanager
+    def _values(self, text: str, path: str) -> Iterator[None]:
+        """Around the usual judgement of a string: a blocked stretch flagged; an allowed value
+        judged apart, and what was found in it counted as the mode redactor treats it (kept:
+        one `allowed-value` warning; not kept: every finding, as for any value)."""
+        allowable = _allowable(self.modes, text, self.profile.max_string_bytes)
+        tally, unreadable = self.tally, self.unreadable
+        if allowable:
+            self.tally, self.unreadable = FindingTally(), []
+        if self.modes.blocked_spans(text):
             severity = self.profile.severity_of("credential")
             if severity is not None:
-                self.tally.add("credential", "blocked-value", severity, path)
-        return False
-
-    def _kept_category(self, text: str) -> Category | None:
-        """What a detector would have found in an allowed value, or None."""
-        inspector = self.inspector
-        if self.modes.blocked_spans(text):
-            return "credential"
+                self.tally.add("credential", _BLOCKED, severity, path)
+        if not allowable:
+            yield
+            return
         try:
-            if inspector.credential_in(text) is not None:
-                return "credential"
-            if inspector.personal_in(text):
-                return "personal-data"
-        except DetectorTimeout:
-            return "credential"
-        return None
+            yield
+        finally:
+            found, found_unreadable = self.tally, self.unreadable
+            self.tally, self.unreadable = tally, unreadable
+        if _spoils_verdict(found, found_unreadable):
+            for (category, detector), (severity, count, paths) in found.counts.items():
+                self.tally.add_many(category, detector, severity, count, paths)
+            self.unreadable.extend(found_unreadable)
+        elif found.counts:
+            # Kept by the profile's word, not found safe: never a plain SAFE.
+            categories = [category for category, _ in found.counts]
+            kept: Category = "credential" if "credential" in categories else categories[0]
+            self.tally.add(kept, "allowed-value", "warning", path)
 
 
 _MIXINS: tuple[type[Any], ...] = (ModeInspector, ModeRedactor, ModeAssessor)

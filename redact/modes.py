@@ -5,7 +5,7 @@ OpenTelemetry Collector's redaction processor offers, in tracecheck's terms.
 extends: share
 allowedKeys: [service.name, gen_ai.request.model, "gen_ai.usage.*"]   # only these keep values
 values:
-  allow: ['[a-z.]+@example\\.com']   # whole values kept though a detector would remove them
+  allow: ['[a-z.]+@example\\.com']   # whole values kept (never one holding a credential)
   block: ['ACME-[0-9]{6}']            # stretches removed wherever they stand
 pseudonyms: sha256                    # or hmac-sha256, the default
 summary: paths                        # or count; each span says what was redacted in it

@@ -9,6 +9,7 @@ Every secret below is fake and assembled at run time.
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import hmac
 import json
@@ -267,6 +268,18 @@ def test_a_key_holding_a_secret_is_renamed_and_its_value_masked() -> None:
     assert GITHUB_TOKEN not in json.dumps(out.report.to_json())
 
 
+def test_an_unlisted_finding_names_a_renamed_key_never_the_secret_in_it() -> None:
+    # Keys 1 and "1" are written as one: the finding still names where each value went.
+    out = redact({GITHUB_TOKEN: "value", 1: "a", "1": "b"}, profile=ALLOW)
+    assert GITHUB_TOKEN not in json.dumps(out.report.to_json())
+    assert [(f.path, f.detector) for f in out.report.findings] == [
+        ("/[REDACTED:github-token]#1", "github-token"),
+        ("/[REDACTED:github-token]#1", "unlisted-key"),
+        ("/1", "unlisted-key"),
+        ("/1", "unlisted-key"),
+    ]
+
+
 def test_a_name_value_pair_goes_by_its_name() -> None:
     out = redact(
         [
@@ -361,6 +374,46 @@ def test_a_known_secret_is_never_allowed() -> None:
     )
     verdict = assess(text, profile=anything, known_secrets=[PASSWORD])
     assert verdict.status is ShareStatus.UNSAFE
+
+
+def test_an_allowed_value_never_keeps_a_credential_the_usual_way_finds() -> None:
+    # Allowing everything keeps personal data by the profile's word, never a credential: a
+    # detector's, a data URI's payload, or a key rule's on JSON held in the value.
+    anything = profile(values={"allow": [".*"]})
+    encoded = base64.b64encode(GITHUB_TOKEN.encode()).decode()
+    value = {
+        "note": f"deploy {GITHUB_TOKEN}",
+        "uri": f"data:text/plain;base64,{encoded}",
+        "json": json.dumps({"password": PASSWORD, "note": "fine"}),
+        "pair": json.dumps([{"key": "db.password", "value": PASSWORD}]),
+        "mail": EMAIL,
+    }
+    before = assess(value, profile=anything)
+    assert before.status is ShareStatus.UNSAFE
+    out = redact(value, profile=anything)
+    assert out.value == {
+        "note": "[REDACTED:github-token]",
+        "uri": "[REDACTED:data-uri-payload]",
+        "json": json.dumps({"password": "[REDACTED:credential-key]", "note": "fine"}),
+        "pair": json.dumps([{"key": "db.password", "value": "[REDACTED:credential-key]"}]),
+        "mail": EMAIL,
+    }
+    after = assess(out.value, profile=anything)
+    assert after.status is ShareStatus.SAFE_WITH_WARNINGS
+    assert [(f.category, f.detector, f.paths) for f in after.findings] == [
+        ("personal-data", "allowed-value", ("/mail",))
+    ]
+
+
+def test_an_allowed_value_holding_json_is_never_a_plain_safe() -> None:
+    # What a key rule inside the JSON finds is what the allowed value keeps.
+    anything = profile(values={"allow": [".*"]})
+    value = {"note": json.dumps({"user_id": "u-42"})}
+    assert redact(value, profile=anything).value == value
+    verdict = assess(value, profile=anything)
+    assert [(f.category, f.detector, f.severity) for f in verdict.findings] == [
+        ("identifier", "allowed-value", "warning")
+    ]
 
 
 def test_an_allowed_value_does_not_override_its_keys_rule() -> None:
