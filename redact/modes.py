@@ -310,10 +310,13 @@ def _patterns(value: Any, where: str, problems: list[str], *, whole: bool) -> tu
             kind = "an empty string" if pattern == "" else a_json_type(pattern)
             problems.append(f"{place}: must be a pattern (RE2 syntax), not {kind}")
             continue
+        # Read as it is used, in a group joined with the others: a pattern that runs past its
+        # end (`\\Qabc` quotes all that follows) would fail only when joined, at redaction.
+        grouped = f"(?:{pattern})"
         try:
-            compiled_pattern = re2.compile(pattern, options=_options())
+            compiled_pattern = re2.compile(grouped, options=_options())
         except Exception as exc:  # RE2's error, or the fallback engine's
-            problems.append(f"{place}: not a pattern RE2 reads ({_reason(exc, pattern)})")
+            problems.append(f"{place}: not a pattern RE2 reads ({_reason(exc, pattern, grouped)})")
             continue
         if not whole and compiled_pattern.match("") is not None:
             problems.append(f"{place}: matches the empty string, so it would block nothing")
@@ -322,14 +325,14 @@ def _patterns(value: Any, where: str, problems: list[str], *, whole: bool) -> tu
     return tuple(kept)
 
 
-def _reason(exc: Exception, pattern: str) -> str:
-    """The engine's reason without the stretch of the pattern it quotes."""
+def _reason(exc: Exception, pattern: str, compiled_as: str) -> str:
+    """The engine's reason without the stretch of the pattern (as it was compiled) it quotes."""
     text = exc.args[0] if exc.args else str(exc)
     if isinstance(text, bytes):
         text = text.decode("utf-8", "replace")
     text = str(text)
     head, colon, tail = text.rpartition(": ")
-    if colon and tail and tail in pattern:
+    if colon and tail and tail in compiled_as:
         text = head
     return text if pattern not in text else "invalid pattern"
 

@@ -142,6 +142,11 @@ def test_a_profile_without_modes_has_none() -> None:
             ["/values/allow/0: not a pattern RE2 reads (missing ))"],
         ),
         (
+            # Quoted to its end, it would swallow the group it is joined in.
+            {"values": {"allow": ["ok", "\\Qabc"]}},
+            ["/values/allow/1: not a pattern RE2 reads (missing ))"],
+        ),
+        (
             {"values": {"block": ["a*"]}},
             ["/values/block/0: matches the empty string, so it would block nothing"],
         ),
