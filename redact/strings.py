@@ -88,12 +88,22 @@ def effective_cap(profile_cap: int, max_string_bytes: float | None) -> int:
     return min(math.floor(max_string_bytes), profile_cap)
 
 
+# The suffix `cap_string` writes: a text already cut at the cap is left as it is, so that
+# redacting a redacted value changes nothing.
+_CAPPED = re.compile(rb"\xe2\x80\xa6\[truncated \d{1,20} bytes\]\Z")
+
+
+def _already_capped(data: bytes, cap: int) -> bool:
+    found = _CAPPED.search(data, max(0, len(data) - 40)) if data.endswith(b"]") else None
+    return found is not None and found.start() <= cap
+
+
 def cap_string(text: str, cap: int) -> str | None:
     """The truncated form of a string over `cap` UTF-8 bytes, or None when it fits."""
     if len(text) * 4 <= cap:
         return None
     data = text.encode("utf-8", "surrogatepass")
-    if len(data) <= cap:
+    if len(data) <= cap or _already_capped(data, cap):
         return None
     cut = cap
     while cut > 0 and (data[cut] & 0xC0) == 0x80:

@@ -212,3 +212,13 @@ def test_the_batch_prescan_changes_no_result(batch: list[Span], profile: str) ->
     finally:
         Inspector.prescan = prescan  # type: ignore[method-assign]
     assert fast == slow
+
+
+@pytest.mark.parametrize("profile", ["default", "share", "strict"])
+@pytest.mark.parametrize("text", ["x" * 3_000, "é" * 1_000, "ab😀" * 400])
+def test_a_value_cut_at_the_size_cap_is_not_cut_again(text: str, profile: str) -> None:
+    once = redact({"a": text}, profile=profile, max_string_bytes=1_000)
+    twice = redact(once.value, profile=profile, max_string_bytes=1_000)
+    assert "…[truncated " in once.value["a"]
+    assert twice.value == once.value
+    assert not twice.report.findings
