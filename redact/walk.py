@@ -383,16 +383,20 @@ class Redactor:
                 continue
             detector = inspector.key_credential(name)
             personal = inspector.key_personal(name) if detector is None else ()
+            if personal:
+                renamed, out_key, action = self._personal_key(name, personal, renamed, value, out)
+                # A marker or pseudonym can complete a credential shape around it, as in a
+                # string value (`password==A=[REDACTED:email]#1`).
+                detector = inspector.key_credential(out_key)
+                if detector is None:
+                    item_path = f"{path}/{pointer_segment(out_key)}"
+                    for _, _, found in personal:
+                        self._record(item_path, "personal-data", found, action)
             if detector is not None:
                 renamed, out_key = self._free_key(f"[REDACTED:{detector}]", renamed, value, out)
                 item_path = f"{path}/{out_key}"
                 self._record(item_path, "credential", detector, "redacted")
-            elif personal:
-                renamed, out_key, action = self._personal_key(name, personal, renamed, value, out)
-                item_path = f"{path}/{pointer_segment(out_key)}"
-                for _, _, found in personal:
-                    self._record(item_path, "personal-data", found, action)
-            else:
+            elif not personal:
                 out_key = name
                 item_path = f"{path}/{pointer_segment(name)}"
             out[out_key] = self.keyed(name, item, item_path, depth)

@@ -67,11 +67,14 @@ _ENV_KEYWORDS = r"PASSWORD|PASSWD|SECRET|PASSPHRASE|APIKEY|API_KEY|TOKEN|CREDENT
 _VALUE_CHAR = rf"[^{WHITESPACE}\"'`,;&|]"
 
 
-def _has_digit_and_letter(match: regex.Match[str]) -> bool:
-    value = match.group("value")
+def _digit_and_letter(value: str) -> bool:
     return any(c in "0123456789" for c in value) and any(
         ("a" <= c <= "z") or ("A" <= c <= "Z") for c in value
     )
+
+
+def _has_digit_and_letter(match: regex.Match[str]) -> bool:
+    return _digit_and_letter(match.group("value"))
 
 
 def _looks_like_a_credential(match: regex.Match[str]) -> bool:
@@ -172,7 +175,8 @@ def _real_mixed_value(match: regex.Match[str]) -> bool:
     value = match.group("value")
     # A redactor's marker is no secret (`password==[ID:134f560acee5]`: the pseudonym of an
     # address in a key); what stands beside one is judged as if it stood alone.
-    if len(without_markers(value)) < _SECRET_ASSIGNMENT_MIN:
+    alone = without_markers(value)
+    if len(alone) < _SECRET_ASSIGNMENT_MIN or not _digit_and_letter(alone):
         return False
     if any(reads_as_words(run) for run in _LETTER_RUN.findall(value)):
         return False
