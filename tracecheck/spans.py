@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import FrozenInstanceError, dataclass, field
 from enum import StrEnum
 from types import MappingProxyType
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from tracecheck.conventions import generic, read
 from tracecheck.conventions.model import Convention
@@ -230,14 +230,11 @@ _SPAN_FIELDS = (
 _UNSET: Any = object()
 
 
-class Span:
-    """One span, normalised and immutable. Readers fill the recorded fields; the derived
-    fields (kind, tool name, model, tokens, arguments, offered tools) are computed on first
-    use, since most rules read only a few of them.
-
-    Written by hand rather than as a frozen dataclass: readers build millions of spans, and a
-    frozen dataclass's `__init__` (one `object.__setattr__` per field) costs four times more.
-    """
+class _Fields:
+    """A span's slots, writable: `Span` builds each span as one of these (plain slot writes,
+    the cheapest Python has) and then makes it a `Span`, whose `__setattr__` refuses every
+    write. Written through `Span`'s descriptors instead, a span cost 2.3 µs to build rather
+    than 0.9 µs, a tenth of reading a large trace."""
 
     __slots__ = (
         *_SPAN_FIELDS,
@@ -279,6 +276,63 @@ class Span:
         self,
         trace_id: str | None,
         span_id: str | None,
+        parent_span_id: str | None,
+        name: str,
+        start_ns: int | None,
+        end_ns: int | None,
+        status: SpanStatus | None,
+        status_message: str | None,
+        attributes: Mapping[str, Any],
+        events: tuple[Event, ...],
+        links: tuple[Link, ...],
+        resource: Mapping[str, Any],
+        scope: Scope | None,
+        declared_kind: str | None,
+        otlp_kind: int,
+    ) -> None:
+        self.trace_id = trace_id
+        self.span_id = span_id
+        self.parent_span_id = parent_span_id
+        self.name = name
+        self.start_ns = start_ns
+        self.end_ns = end_ns
+        self.status = status
+        self.status_message = status_message
+        # A dict handed over is wrapped, so attributes are read-only whoever built the span.
+        self.attributes = (
+            MappingProxyType(attributes) if attributes.__class__ is dict else attributes
+        )
+        self.events = events
+        self.links = links
+        self.resource = MappingProxyType(resource) if resource.__class__ is dict else resource
+        self.scope = scope
+        self.declared_kind = declared_kind
+        self.otlp_kind = otlp_kind
+        self._convention = _UNSET
+        self._kind = _UNSET
+        self._tool_name = _UNSET
+        self._model = _UNSET
+        self._tokens = _UNSET
+        self._arguments = _UNSET
+        self._offered = _UNSET
+        self._result = _UNSET
+
+
+class Span(_Fields):
+    """One span, normalised and immutable. Readers fill the recorded fields; the derived
+    fields (kind, tool name, model, tokens, arguments, offered tools) are computed on first
+    use, since most rules read only a few of them.
+
+    Written by hand rather than as a frozen dataclass: readers build millions of spans, and a
+    frozen dataclass's `__init__` (one `object.__setattr__` per field) costs four times more.
+    """
+
+    __slots__ = ()
+
+    def __new__(
+        cls,
+        trace_id: str | None,
+        span_id: str | None,
         parent_span_id: str | None = None,
         name: str = "",
         start_ns: int | None = None,
@@ -292,51 +346,32 @@ class Span:
         scope: Scope | None = None,
         declared_kind: str | None = None,
         otlp_kind: int = 0,
-    ) -> None:
-        # Straight-line slot writes: a loop over the setters costs half as much again.
-        (
-            set_trace_id,
-            set_span_id,
-            set_parent_span_id,
-            set_name,
-            set_start_ns,
-            set_end_ns,
-            set_status,
-            set_status_message,
-            set_attributes,
-            set_events,
-            set_links,
-            set_resource,
-            set_scope,
-            set_declared_kind,
-            set_otlp_kind,
-        ) = _SPAN_SETTERS
-        set_trace_id(self, trace_id)
-        set_span_id(self, span_id)
-        set_parent_span_id(self, parent_span_id)
-        set_name(self, name)
-        set_start_ns(self, start_ns)
-        set_end_ns(self, end_ns)
-        set_status(self, status)
-        set_status_message(self, status_message)
-        # A dict handed over is wrapped, so attributes are read-only whoever built the span.
-        set_attributes(
-            self, MappingProxyType(attributes) if attributes.__class__ is dict else attributes
+    ) -> Span:
+        span = _Fields(
+            trace_id,
+            span_id,
+            parent_span_id,
+            name,
+            start_ns,
+            end_ns,
+            status,
+            status_message,
+            attributes,
+            events,
+            links,
+            resource,
+            scope,
+            declared_kind,
+            otlp_kind,
         )
-        set_events(self, events)
-        set_links(self, links)
-        set_resource(self, MappingProxyType(resource) if resource.__class__ is dict else resource)
-        set_scope(self, scope)
-        set_declared_kind(self, declared_kind)
-        set_otlp_kind(self, otlp_kind)
-        _set_convention(self, _UNSET)
-        _set_kind(self, _UNSET)
-        _set_tool_name(self, _UNSET)
-        _set_model(self, _UNSET)
-        _set_tokens(self, _UNSET)
-        _set_arguments(self, _UNSET)
-        _set_offered(self, _UNSET)
-        _set_result(self, _UNSET)
+        # Same slots, so the class can change: from here on every write is refused.
+        span.__class__ = cls
+        return span  # type: ignore[return-value]
+
+    if not TYPE_CHECKING:  # (type checkers read the signature of `__new__`)
+        # The fields are set in `__new__`; `object.__init__` takes the arguments and does
+        # nothing (it accepts them because `__new__` is overridden).
+        __init__ = object.__init__
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise FrozenInstanceError(f"cannot assign to field {name!r}")
@@ -522,17 +557,16 @@ class Span:
         return f"#{index}" if index is not None else "#?"
 
 
-# Slot descriptors write past the immutability guard; only `Span.__init__` uses them.
+# Slot descriptors write past the immutability guard: the derived fields' caches use them.
 _MAPPING_FIELDS = frozenset({"attributes", "resource"})
-_SPAN_SETTERS = tuple(Span.__dict__[name].__set__ for name in _SPAN_FIELDS)
-_set_convention = Span.__dict__["_convention"].__set__
-_set_kind = Span.__dict__["_kind"].__set__
-_set_tool_name = Span.__dict__["_tool_name"].__set__
-_set_model = Span.__dict__["_model"].__set__
-_set_tokens = Span.__dict__["_tokens"].__set__
-_set_arguments = Span.__dict__["_arguments"].__set__
-_set_offered = Span.__dict__["_offered"].__set__
-_set_result = Span.__dict__["_result"].__set__
+_set_convention = _Fields.__dict__["_convention"].__set__
+_set_kind = _Fields.__dict__["_kind"].__set__
+_set_tool_name = _Fields.__dict__["_tool_name"].__set__
+_set_model = _Fields.__dict__["_model"].__set__
+_set_tokens = _Fields.__dict__["_tokens"].__set__
+_set_arguments = _Fields.__dict__["_arguments"].__set__
+_set_offered = _Fields.__dict__["_offered"].__set__
+_set_result = _Fields.__dict__["_result"].__set__
 
 
 @dataclass(frozen=True, slots=True)
