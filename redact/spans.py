@@ -108,10 +108,26 @@ class SpanAssessor:
     ) -> None:
         self._assessor = assessor_for(inspector_for(profile, known_secrets))
         self._groups = _Groups()
+        self._prescans = True
+
+    @classmethod
+    def following(cls, redactor: SpanRedactor) -> SpanAssessor:
+        """An assessor of what `redactor` writes, each batch judged right after it was
+        redacted, with the redaction's prescan instead of one of its own (as `scrub_spans`
+        judges its output): what redaction left alone is the same strings, and what it wrote
+        is judged string by string. What a prescan concludes holds for each string whatever
+        batch it came with, so a batch judged at another time is judged the same, only
+        slower."""
+        assessor = cls.__new__(cls)
+        assessor._assessor = assessor_for(redactor._redactor.inspector)
+        assessor._groups = _Groups()
+        assessor._prescans = False
+        return assessor
 
     def assess(self, spans: Iterable[Span]) -> None:
         batch = list(spans)
-        self._assessor.inspector.prescan(*_strings_of(batch))
+        if self._prescans:
+            self._assessor.inspector.prescan(*_strings_of(batch))
         for span in batch:
             _assess_span(span, self._assessor, self._groups)
 

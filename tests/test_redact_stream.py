@@ -107,13 +107,16 @@ def test_any_cut_into_batches_gives_the_same_result(count: int, size: int, seed:
     whole = redact_spans(drawn, profile="share", pseudonym_key=KEY)
     redactor = SpanRedactor(profile="share", pseudonym_key=KEY)
     assessor = SpanAssessor(profile="share")
+    following = SpanAssessor.following(redactor)
     out: list[Span] = []
     for batch in batched(drawn, size):
         out.extend(redactor.redact(batch))
         assessor.assess(out[-len(batch) :])
+        following.assess(out[-len(batch) :])  # with the redaction's prescan, as `redact` does
     assert out == list(whole.spans)
     assert redactor.report() == whole.report
     assert assessor.verdict() == assess_spans(whole.spans, profile="share")
+    assert following.verdict() == assessor.verdict()
 
 
 @pytest.mark.parametrize(

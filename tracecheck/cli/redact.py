@@ -98,7 +98,7 @@ def _redact(
 
     profile, known, key = options.profile, options.known_secrets, options.pseudonym_key
     redactor = SpanRedactor(profile=profile, known_secrets=known, pseudonym_key=key)
-    assessor = SpanAssessor(profile=profile, known_secrets=known)
+    assessor = SpanAssessor.following(redactor)  # judged with the redaction's prescan
     staged: list[tuple[StagedOutput, StreamEncoder]] = []
 
     def output(layout: Layout, gzipped: bool) -> tuple[StagedOutput, StreamEncoder]:
