@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from tracecheck.bugs import internal_error
 from tracecheck.contract.model import Alternative, Contract
@@ -13,13 +14,15 @@ from tracecheck.readers.duplicates import MergedCalls, merge_duplicate_calls
 from tracecheck.reading import read_subject
 from tracecheck.rules.base import Rule
 from tracecheck.rules.capture import MODELS, TOOLS, CaptureMode, reads_calls
+from tracecheck.rules.duration_doubt import unknown_durations
 from tracecheck.rules.predicates import Predicate, RuleError
-from tracecheck.rules.pricing import Prices
 from tracecheck.rules.subject import Subject
-from tracecheck.rules.timing import unknown_durations
 from tracecheck.spans import RunRecord, Span, Trace
 from tracecheck.unquoted import without_credentials
 from tracecheck.verdict import RuleResult, Verdict, VerdictStatus, Violation
+
+if TYPE_CHECKING:
+    from tracecheck.rules.pricing import Prices
 
 __all__ = ["check", "check_all", "check_guarded"]
 

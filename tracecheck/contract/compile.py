@@ -4,29 +4,27 @@
 the end of §2; `path_rules` builds the rules of one path in the order of the §2.1 table. Every
 problem is reported at once. `compile_contract` (model.py) reads the document and makes the
 `Contract` of these rules.
+
+Each rule kind's module is imported where a path that has that key builds its rule: a contract
+loads the kinds it names and no other (`tracecheck check` starts faster; bench/README.md,
+"Command start-up"). The counting kinds (presence.py) and predicates nearly every contract uses.
 """
 
 from __future__ import annotations
 
 import itertools
 import json
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from tracecheck.contract.limits_spec import duration_rules, limit_rules
 from tracecheck.contract.spec import ContractSpec, PathSpec, parse_spec
 from tracecheck.errors import ContractProblem
-from tracecheck.rules.argument import Argument
-from tracecheck.rules.base import Rule
-from tracecheck.rules.cost import MaxCost
-from tracecheck.rules.offered import ToolsOffered
-from tracecheck.rules.order import Precedes
 from tracecheck.rules.predicates import Exact, OneOf, Predicate
 from tracecheck.rules.presence import AtMost, Eventually, Never, TokensAtMost
-from tracecheck.rules.pricing import Prices
-from tracecheck.rules.requires import Requires
-from tracecheck.rules.retry import RetrySafe
-from tracecheck.rules.run import RunCheck
-from tracecheck.rules.trajectory import Trajectory
+
+if TYPE_CHECKING:
+    from tracecheck.rules.base import Rule
+    from tracecheck.rules.pricing import Prices
 
 __all__ = ["CompiledRule", "compile_spec", "path_rules"]
 
@@ -133,6 +131,8 @@ def path_rules(path: PathSpec, prices: Prices | None = None) -> list[CompiledRul
         out.append(CompiledRule(path.at(key), rule))
 
     if path.run is not None:
+        from tracecheck.rules.run import RunCheck
+
         run = path.run
         add(
             "run", RunCheck("run", run.require_completed, run.allowed_statuses, run.max_duration_ms)
@@ -166,36 +166,45 @@ def path_rules(path: PathSpec, prices: Prices | None = None) -> list[CompiledRul
                 "tools.requiredOrder[0]",
                 Eventually(f"tools.requiredOrder[{order[0]}]", _tool(order[0])),
             )
-        for i, (a, b) in enumerate(itertools.pairwise(order)):
-            label = f"tools.requiredOrder[{a}->{b}]"
-            add(f"tools.requiredOrder[{i + 1}]", Precedes(label, _tool(a), _tool(b), mode))
-        for argument in tools.arguments:
-            check = argument.check
-            shown = argument.pointer or "(whole value)"
-            what = f"type {check.type}" if check.op == "type" else check.op
-            label = f"tools.arguments[{argument.index}] {argument.tool} {shown} {what}"
-            rule = Argument(
-                label,
-                _tool(argument.tool),
-                argument.pointer,
-                check,
-                argument.occurrence,
-            )
-            add(f"tools.arguments[{argument.index}]", rule)
-        for precondition in tools.requires:
-            label = (
-                f"tools.requires[{precondition.index}] {precondition.tool} after "
-                f"{precondition.after}"
-            )
-            add(
-                f"tools.requires[{precondition.index}]",
-                Requires(label, precondition.tool, precondition.after, precondition.same),
-            )
+        elif order:
+            from tracecheck.rules.order import Precedes
+
+            for i, (a, b) in enumerate(itertools.pairwise(order)):
+                label = f"tools.requiredOrder[{a}->{b}]"
+                add(f"tools.requiredOrder[{i + 1}]", Precedes(label, _tool(a), _tool(b), mode))
+        if tools.arguments:
+            from tracecheck.rules.argument import Argument
+
+            for argument in tools.arguments:
+                check = argument.check
+                shown = argument.pointer or "(whole value)"
+                what = f"type {check.type}" if check.op == "type" else check.op
+                label = f"tools.arguments[{argument.index}] {argument.tool} {shown} {what}"
+                rule = Argument(
+                    label, _tool(argument.tool), argument.pointer, check, argument.occurrence
+                )
+                add(f"tools.arguments[{argument.index}]", rule)
+        if tools.requires:
+            from tracecheck.rules.requires import Requires
+
+            for precondition in tools.requires:
+                label = (
+                    f"tools.requires[{precondition.index}] {precondition.tool} after "
+                    f"{precondition.after}"
+                )
+                add(
+                    f"tools.requires[{precondition.index}]",
+                    Requires(label, precondition.tool, precondition.after, precondition.same),
+                )
         if tools.enforced:
+            from tracecheck.rules.offered import ToolsOffered
+
             add("tools.enforced", ToolsOffered("tools.enforced", tools.allowed))
         for key, timed in duration_rules(tools.durations):
             add(key, timed)
     if path.retries is not None:
+        from tracecheck.rules.retry import RetrySafe
+
         retries = path.retries
         add("retries", RetrySafe("retries", retries.reads, retries.writes, True))
     llm = path.llm
@@ -208,12 +217,16 @@ def path_rules(path: PathSpec, prices: Prices | None = None) -> list[CompiledRul
                 TokensAtMost("llm.maxTotalTokens", Predicate(kind="LLM"), llm.max_total_tokens),
             )
         if llm.max_cost_usd is not None:  # a table given when checking replaces `prices`
+            from tracecheck.rules.cost import MaxCost
+
             add("llm.maxCostUsd", MaxCost("llm.maxCostUsd", llm.max_cost_usd, prices))
         if llm.allowed_models:
             models = Predicate(kind="LLM", not_=Predicate(model=OneOf(llm.allowed_models)))
             add("llm.allowedModels", Never("llm.allowedModels", models))
     trajectory = path.trajectory
     if trajectory is not None:  # a golden run's steps are read once the document is valid
+        from tracecheck.rules.trajectory import Trajectory
+
         ignore = frozenset(trajectory.ignore)
         add("trajectory", Trajectory("trajectory", trajectory.mode, trajectory.steps, ignore))
     for key, limit in limit_rules(path.errors, path.steps, path.loops):

@@ -11,15 +11,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from tracecheck.contract.checker import Checker
 from tracecheck.contract.words import describe, map_path
-from tracecheck.rules.base import Rule
-from tracecheck.rules.loops import ConsecutiveCalls, RepeatedCalls, RepeatedCycles
 from tracecheck.rules.predicates import DurationRange, Exact, Predicate
-from tracecheck.rules.timing import PERCENTILES, ErrorsAtMost, StepCount, ToolDuration
 from tracecheck.spans import Kind
+
+if TYPE_CHECKING:
+    from tracecheck.rules.base import Rule
 
 __all__ = [
     "BOUND_KEYS",
@@ -38,7 +38,9 @@ __all__ = [
 _KINDS = tuple(kind.value for kind in Kind)
 ERROR_KEYS = ("max", "maxPercent")
 BOUND_KEYS = ("min", "max")  # `steps` entries and `durationMs`
-DURATION_KEYS = tuple(PERCENTILES)  # p50, p95, p99, max
+# rules.timing.PERCENTILES's keys (a test keeps them equal), written out so that parsing a
+# contract loads the timing rules only when it has one.
+DURATION_KEYS = ("p50", "p95", "p99", "max")
 LOOPS_KEYS = ("maxRepeats", "maxConsecutive", "maxCycles")
 
 
@@ -230,6 +232,10 @@ def _empty_or(value: Any) -> str:
 
 def duration_rules(durations: tuple[DurationLimit, ...]) -> list[tuple[str, Rule]]:
     """`tools.durations`: one rule per tool and statistic (`tools.durations[lookup_order].p95`)."""
+    if not durations:
+        return []
+    from tracecheck.rules.timing import ToolDuration
+
     return [
         (
             f"tools.durations{map_path('', limit.tool)}.{limit.stat}",
@@ -251,6 +257,8 @@ def limit_rules(
     `loops.maxCycles`). A ceiling on tool calls needs evidence that tools were captured, as
     `tools.maxCalls` does."""
     out: list[tuple[str, Rule]] = []
+    if errors or steps:
+        from tracecheck.rules.timing import ErrorsAtMost, StepCount
     for error in errors:
         kind = Predicate(kind=error.kind)
         label = f"errors[{error.kind}]"
@@ -263,6 +271,8 @@ def limit_rules(
         )
         out.append((f"steps{map_path('', step.kind)}", rule))
     if loops is not None:
+        from tracecheck.rules.loops import ConsecutiveCalls, RepeatedCalls, RepeatedCycles
+
         kinds = (
             ("maxRepeats", loops.max_repeats, RepeatedCalls),
             ("maxConsecutive", loops.max_consecutive, ConsecutiveCalls),

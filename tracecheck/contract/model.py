@@ -74,12 +74,19 @@ def compile_contract(source: ContractSource) -> Contract:
     spec, problems = compile_spec(doc)
     if problems or spec is None:
         raise ContractError(problems, source=origin)
-    from tracecheck.contract.golden import with_goldens  # reads traces: only when compiling
+    if _names_golden_run(spec):
+        # Reads traces: imported only for a contract that names a golden run.
+        from tracecheck.contract.golden import with_goldens
 
-    spec, problems = with_goldens(spec, origin)
-    if problems:
-        raise ContractError(problems, source=origin)
+        spec, problems = with_goldens(spec, origin)
+        if problems:
+            raise ContractError(problems, source=origin)
     return _contract(spec, origin)
+
+
+def _names_golden_run(spec: ContractSpec) -> bool:
+    paths = (spec.base, *(spec.alternatives or ()))
+    return any(p.trajectory is not None and p.trajectory.golden is not None for p in paths)
 
 
 def _contract(spec: ContractSpec, origin: str | None) -> Contract:

@@ -7,6 +7,9 @@ duplicate keys refused, YAML 1.2) or from a mapping; the table is checked as a c
 A table given when checking replaces the contract's own, whole: the file is what the user
 says prices are today, and mixing two tables entry by entry would price a run by neither.
 `priced` puts a table into a compiled contract's cost rules; the contract stays as compiled.
+
+Every check and every lint passes through here, most with no table and no cost limit: the
+price and cost rule modules (and `decimal`) are imported only once a table is read or given.
 """
 
 from __future__ import annotations
@@ -14,30 +17,35 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import replace
-from decimal import Decimal
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from tracecheck.contract.checker import Checker
 from tracecheck.contract.load import load_document
 from tracecheck.contract.model import Contract
-from tracecheck.contract.price_spec import price_table
-from tracecheck.contract.spec import ContractSpec
 from tracecheck.errors import ContractError
 from tracecheck.naming import quote
-from tracecheck.rules.base import Rule
-from tracecheck.rules.cost import MaxCost
-from tracecheck.rules.pricing import Prices
+
+if TYPE_CHECKING:
+    from decimal import Decimal
+
+    from tracecheck.contract.spec import ContractSpec
+    from tracecheck.rules.base import Rule
+    from tracecheck.rules.pricing import Prices
 
 __all__ = ["PricesSource", "cost_findings", "load_prices", "priced"]
 
-PricesSource = Prices | str | os.PathLike[str] | Mapping[str, Any]
+# A string: annotations only name it, and `Prices` is not imported until a table is.
+PricesSource: TypeAlias = "Prices | str | os.PathLike[str] | Mapping[str, Any]"
 
 
 def load_prices(source: PricesSource) -> Prices:
     """A price table from a file (JSON or YAML, by its suffix or its first character) or from
     a mapping; `ContractError` lists every problem, naming the file. A `Prices` is returned
     as it is."""
+    from tracecheck.contract.price_spec import price_table
+    from tracecheck.rules.pricing import Prices
+
     if isinstance(source, Prices):
         return source
     if isinstance(source, Mapping):
@@ -61,6 +69,9 @@ def priced(contract: Contract, prices: Prices | None) -> Contract:
     """The contract with its cost rules priced by `prices` (None: the contract as it is)."""
     if prices is None:
         return contract
+    from tracecheck.rules.cost import MaxCost
+    from tracecheck.rules.pricing import Prices
+
     if not isinstance(prices, Prices):
         raise TypeError(f"prices must be a Prices (load_prices), not {type(prices).__name__}")
 

@@ -1,10 +1,13 @@
-"""The low-level `rules` entries (contracts.md §3.2), each built into its operator."""
+"""The low-level `rules` entries (contracts.md §3.2), each built into its operator.
+
+An operator's module is imported when an entry of its kind is built, as compile.py does for
+the sections: a contract loads the rule kinds it uses."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from tracecheck.contract.checker import MISSING
 from tracecheck.contract.predicate_spec import PredicateChecker
@@ -17,15 +20,13 @@ from tracecheck.contract.section_spec import (
     SectionChecker,
 )
 from tracecheck.contract.words import describe
-from tracecheck.rules.argument import Argument, ArgumentCheck
-from tracecheck.rules.base import Occurrence, Rule
-from tracecheck.rules.offered import ToolsOffered
-from tracecheck.rules.order import NeverUnless, Precedes
-from tracecheck.rules.ordering import OrderMode
-from tracecheck.rules.predicates import Predicate
 from tracecheck.rules.presence import Always, AtMost, Eventually, Never, TokensAtMost
-from tracecheck.rules.retry import RetrySafe
-from tracecheck.rules.run import RunCheck
+
+if TYPE_CHECKING:
+    from tracecheck.rules.argument import Argument, ArgumentCheck
+    from tracecheck.rules.base import Occurrence, Rule
+    from tracecheck.rules.ordering import OrderMode
+    from tracecheck.rules.predicates import Predicate
 
 __all__ = ["CHECK_KEYS", "RULE_KEYS", "RULE_REQUIRED", "RuleChecker", "RuleSpec"]
 
@@ -112,7 +113,7 @@ class RuleChecker(SectionChecker, PredicateChecker):
         def order() -> OrderMode:
             if "order" not in value:
                 return "start-order"
-            return cast(OrderMode, self.enum(value["order"], f"{where}.order", ORDER_MODES))
+            return cast("OrderMode", self.enum(value["order"], f"{where}.order", ORDER_MODES))
 
         if kind in ("always", "never", "eventually"):
             p = pred("p")
@@ -121,10 +122,12 @@ class RuleChecker(SectionChecker, PredicateChecker):
             if kind == "always":
                 return Always(label, p)
             return Never(label, p) if kind == "never" else Eventually(label, p)
-        if kind == "precedes":
-            a, b, mode = pred("a"), pred("b"), order()
-            return Precedes(label, a, b, mode) if a and b and mode else None
-        if kind == "neverUnless":
+        if kind in ("precedes", "neverUnless"):
+            from tracecheck.rules.order import NeverUnless, Precedes
+
+            if kind == "precedes":
+                a, b, mode = pred("a"), pred("b"), order()
+                return Precedes(label, a, b, mode) if a and b and mode else None
             p, prior, mode = pred("p"), pred("prior"), order()
             return NeverUnless(label, p, prior, mode) if p and prior and mode else None
         if kind in ("atMost", "tokensAtMost"):
@@ -138,6 +141,8 @@ class RuleChecker(SectionChecker, PredicateChecker):
             run = self.run(own, where, what="run rule")
             if run is None:
                 return None
+            from tracecheck.rules.run import RunCheck
+
             return RunCheck(label, run.require_completed, run.allowed_statuses, run.max_duration_ms)
         if kind == "argument":
             return self.argument_rule(value, where, label, pred("p"))
@@ -145,9 +150,15 @@ class RuleChecker(SectionChecker, PredicateChecker):
             declared = None
             if "declared" in value:
                 declared = self.declared(value["declared"], f"{where}.declared")
+            from tracecheck.rules.offered import ToolsOffered
+
             return ToolsOffered(label, declared)
         retries = self.retries(own, where, "retrySafe")
-        return None if retries is None else RetrySafe(label, retries.reads, retries.writes)
+        if retries is None:
+            return None
+        from tracecheck.rules.retry import RetrySafe
+
+        return RetrySafe(label, retries.reads, retries.writes)
 
     def declared(self, value: Any, where: str) -> tuple[str, ...] | None:
         if isinstance(value, list | tuple) and not value:
@@ -164,7 +175,9 @@ class RuleChecker(SectionChecker, PredicateChecker):
         check = self.check(value["check"], f"{where}.check") if "check" in value else None
         if p is None or pointer is None or not occurrence or check is None:
             return None
-        return Argument(label, p, pointer, check, cast(Occurrence, occurrence))
+        from tracecheck.rules.argument import Argument
+
+        return Argument(label, p, pointer, check, cast("Occurrence", occurrence))
 
     def check(self, value: Any, where: str) -> ArgumentCheck | None:
         check = self.obj(value, where, ("op", "value", "values", "type"), required=("op",))
@@ -186,6 +199,8 @@ class RuleChecker(SectionChecker, PredicateChecker):
             return None
         if any(key not in allowed for key in check):
             return None
+        from tracecheck.rules.argument import ArgumentCheck
+
         if op == "exists":
             return ArgumentCheck("exists")
         if op == "equals":

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from decimal import Decimal
-from typing import Any, NamedTuple, cast
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from tracecheck.contract.limits_spec import DurationLimit, LimitsChecker
 from tracecheck.contract.matcher_spec import (
@@ -15,13 +14,15 @@ from tracecheck.contract.matcher_spec import (
     MatcherChecker,
     RequiresSpec,
 )
-from tracecheck.contract.price_spec import usd_amount
 from tracecheck.contract.words import describe, map_path
 from tracecheck.naming import quote
 from tracecheck.rules.argument import ArgumentCheck
 from tracecheck.rules.base import Occurrence
 from tracecheck.rules.ordering import OrderMode
 from tracecheck.rules.retry import WriteTool
+
+if TYPE_CHECKING:
+    from decimal import Decimal
 
 __all__ = [
     "ARGUMENT_CHECKS",
@@ -286,7 +287,12 @@ class SectionChecker(MatcherChecker, LimitsChecker):
             (self.names(llm["allowedModels"], f"{where}.allowedModels") or ())
             if "allowedModels" in llm
             else (),
-            max_cost_usd=usd_amount(self, llm["maxCostUsd"], f"{where}.maxCostUsd")
+            max_cost_usd=self.cost_limit(llm["maxCostUsd"], f"{where}.maxCostUsd")
             if "maxCostUsd" in llm
             else None,
         )
+
+    def cost_limit(self, value: Any, where: str) -> Decimal | None:
+        from tracecheck.contract.price_spec import usd_amount  # `decimal`: for a cost limit only
+
+        return usd_amount(self, value, where)

@@ -10,7 +10,7 @@ compiler can add its own checks (labels, empty contract) in the same report. A t
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, NamedTuple, cast
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 # `X as X` re-exports the words and helpers that lived here before the split (tests read them).
 from tracecheck.contract.checker import pointer_problem as pointer_problem
@@ -18,7 +18,6 @@ from tracecheck.contract.limits_spec import ErrorLimit, LoopsSpec, StepLimit
 from tracecheck.contract.predicate_spec import KINDS
 from tracecheck.contract.predicate_spec import PREDICATE_KEYS as PREDICATE_KEYS
 from tracecheck.contract.predicate_spec import REGEX_FLAGS as REGEX_FLAGS
-from tracecheck.contract.price_spec import price_table
 from tracecheck.contract.rule_spec import CHECK_KEYS as CHECK_KEYS
 from tracecheck.contract.rule_spec import RULE_KEYS as RULE_KEYS
 from tracecheck.contract.rule_spec import RULE_REQUIRED as RULE_REQUIRED
@@ -48,7 +47,9 @@ from tracecheck.errors import ContractProblem
 from tracecheck.naming import did_you_mean, key_path
 from tracecheck.rules.capture import CAPTURES, CaptureMode
 from tracecheck.rules.predicates import Predicate
-from tracecheck.rules.pricing import Prices
+
+if TYPE_CHECKING:
+    from tracecheck.rules.pricing import Prices
 
 __all__ = [
     "KINDS",
@@ -143,7 +144,11 @@ class _Parser(RuleChecker, TrajectoryChecker):
         if "alternatives" in doc:
             alternatives = self.alternatives(doc["alternatives"])
         base = self.path_keys(doc, "")
-        prices = price_table(self, doc["prices"], "prices") if "prices" in doc else None
+        prices = None
+        if "prices" in doc:  # the price rules (and `decimal`) only for a contract with prices
+            from tracecheck.contract.price_spec import price_table
+
+            prices = price_table(self, doc["prices"], "prices")
         return ContractSpec(
             name or "", description, scope, base, alternatives, capture, prices=prices
         )

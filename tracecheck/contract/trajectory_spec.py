@@ -1,14 +1,20 @@
-"""The `trajectory` section of a contract path: a reference list of calls, or a golden run."""
+"""The `trajectory` section of a contract path: a reference list of calls, or a golden run.
+
+The trajectory rule's module (and the alignment it loads) is imported when a path has a
+trajectory: a contract without one does not load it.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, NamedTuple, cast
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from tracecheck.contract.matcher_spec import MATCHER_OPTIONS
 from tracecheck.contract.section_spec import ARGUMENT_CHECKS, SectionChecker
-from tracecheck.rules.argument import ArgumentCheck
-from tracecheck.rules.trajectory import MODES, Expected, ExpectedStep, TrajectoryMode
+
+if TYPE_CHECKING:
+    from tracecheck.rules.matchers import ArgumentCheck
+    from tracecheck.rules.trajectory import Expected, ExpectedStep, TrajectoryMode
 
 __all__ = [
     "ARGUMENT_MATCHES",
@@ -41,6 +47,8 @@ class TrajectorySpec(NamedTuple):
 
 class TrajectoryChecker(SectionChecker):
     def trajectory(self, value: Any, where: str) -> TrajectorySpec | None:
+        from tracecheck.rules.trajectory import MODES
+
         doc = self.obj(value, where, TRAJECTORY_KEYS, required=("mode",))
         if doc is None:
             return None
@@ -64,10 +72,12 @@ class TrajectoryChecker(SectionChecker):
             return None  # the calls were refused: reported already
         default, per_tool = matches
         return TrajectorySpec(
-            cast(TrajectoryMode, mode), steps, golden, tuple(ignore), default, per_tool
+            cast("TrajectoryMode", mode), steps, golden, tuple(ignore), default, per_tool
         )
 
     def reference(self, value: Any, where: str) -> tuple[ExpectedStep, ...] | None:
+        from tracecheck.rules.trajectory import ExpectedStep
+
         items = self.array(value, where, "expected calls")
         if items is None:
             return None
@@ -84,6 +94,8 @@ class TrajectoryChecker(SectionChecker):
         return tuple(steps) if len(steps) == len(items) else None
 
     def parallel(self, item: Mapping[str, Any], where: str) -> ExpectedStep | None:
+        from tracecheck.rules.trajectory import Expected, ExpectedStep
+
         doc = self.obj(item, where, ("parallel",), required=("parallel",))
         members = (
             self.array(doc["parallel"], f"{where}.parallel", "expected calls") if doc else None
@@ -101,6 +113,8 @@ class TrajectoryChecker(SectionChecker):
         return ExpectedStep(tuple(cast(Expected, call) for call in calls), parallel=True)
 
     def expected(self, item: Any, where: str) -> Expected | None:
+        from tracecheck.rules.trajectory import Expected
+
         if isinstance(item, str):
             name = self.name(item, where)
             return None if name is None else Expected(name)

@@ -1,5 +1,6 @@
 """Status and timing over a whole run: error spans by kind, span counts by kind, per-tool call
-durations at a percentile, and the duration doubt of a span predicate (issue 28, item 4).
+durations at a percentile (issue 28, item 4). The duration doubt of a span predicate, which
+every check asks, is in duration_doubt.py.
 
 Every aggregate names the spans that made it fail: the error spans, the spans past a ceiling,
 the calls at and above a percentile (the first few, then how many more). Durations are end
@@ -9,12 +10,12 @@ minus start in whole nanoseconds, compared exactly and shown in milliseconds.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from decimal import ROUND_CEILING, Decimal
-from itertools import product
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from tracecheck.rules.base import SHOWN_NAMES, Rule, at, named, number_text, rule_predicates
+from tracecheck.rules.base import SHOWN_NAMES, at, named, number_text
+from tracecheck.rules.duration_doubt import unknown_durations as unknown_durations  # was here
 from tracecheck.rules.predicates import NS_PER_MS, DurationRange, Predicate, exact
 from tracecheck.rules.steps import calls_in_start_order
 from tracecheck.rules.subject import Subject
@@ -235,72 +236,3 @@ class ToolDuration:
             f"the {self.stat} (nearest rank) of the durations of calls matching "
             f"{self.p.describe()} is at most {limit}"
         )
-
-
-# ---------------------------------------------------------------------------------------------
-# A span predicate's `durationMs` on a span that records no duration
-
-
-def unknown_durations(rule: Rule, subject: Subject) -> list[Violation]:
-    """Why a rule that found nothing wrong cannot pass: some span's match of one of its
-    predicates turns on a duration the span does not record, and the rule would fail if that
-    span had some duration. Empty when the pass holds whatever those durations were.
-
-    A rule that tests every span (or counts, or orders them) passes whatever the durations were
-    when it passes with each predicate matching the most and the fewest spans it could; for
-    another (an argument check of the first or last call) any span in doubt fails it.
-    """
-    timed = _duration_fields(rule)
-    if not timed:
-        return []
-    doubtful: dict[int, tuple[Span, Predicate]] = {}
-    for _name, predicate in timed:
-        for span in subject.spans:
-            if id(span) not in doubtful and not predicate.decided(span):
-                doubtful[id(span)] = (span, predicate)
-    if not doubtful or _passes_at_every_corner(rule, timed, subject):
-        return []
-    return [
-        at(
-            subject,
-            span,
-            f"{named(subject, span)} has no start or end time (or ends before it starts), so "
-            f"whether it matches {predicate.describe()} is unknown",
-        )
-        for span, predicate in doubtful.values()
-    ]
-
-
-def _duration_fields(rule: Rule) -> list[tuple[str, Predicate]]:
-    return [(name, p) for name, p in rule_predicates(rule) if p.reads_duration]
-
-
-def _passes_at_every_corner(
-    rule: Rule, timed: list[tuple[str, Predicate]], subject: Subject
-) -> bool:
-    """Whether the rule passes with each predicate matching the most and the fewest spans in
-    doubt, in every combination: for rules whose outcome moves one way as a predicate matches
-    more spans (or fails only for matching none), that bounds every other reading."""
-    if not _monotone(rule):
-        return False
-    dataclass_rule: Any = rule  # every monotone rule is a frozen dataclass
-    for corner in product((True, False), repeat=len(timed)):
-        changes = {
-            name: predicate.assuming_unknown_durations(matching)
-            for (name, predicate), matching in zip(timed, corner, strict=True)
-        }
-        if replace(dataclass_rule, **changes).evaluate(subject):
-            return False
-    return True
-
-
-def _monotone(rule: Rule) -> bool:
-    from tracecheck.rules.argument import Argument
-    from tracecheck.rules.order import NeverUnless, Precedes
-    from tracecheck.rules.presence import Always, AtMost, Eventually, Never, TokensAtMost
-
-    if isinstance(rule, Argument):
-        return rule.occurrence in ("all", "any")
-    return isinstance(
-        rule, (Always, AtMost, Eventually, Never, NeverUnless, Precedes, TokensAtMost)
-    )
