@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime
 import json
+import re
 import secrets
 import weakref
 from collections.abc import Callable, Iterator, Mapping
@@ -42,7 +43,7 @@ from redact.strings import (
     utf8_length,
 )
 
-__all__ = ["Assessor", "FindingObserver", "Redactor", "observing", "unclassified"]
+__all__ = ["Assessor", "FindingObserver", "Redactor", "Structure", "observing", "unclassified"]
 
 _BINARY = bytes | bytearray | memoryview
 _PASSED_THROUGH = datetime.date | datetime.time
@@ -138,6 +139,18 @@ def _any_value_field(item: Any) -> str | None:
     return None
 
 
+_INT_TEXT = re.compile(r"-?[0-9]{1,20}")
+
+
+def _held(item: Mapping[Any, Any], field: str) -> Any:
+    """The value an AnyValue wrapper holds, as the type it names: OTLP JSON writes a 64-bit
+    `intValue` as a decimal string, which is a number to the key's rule as it is once read."""
+    value = item[field]
+    if field == "intValue" and value.__class__ is str and _INT_TEXT.fullmatch(value):
+        return int(value)
+    return value
+
+
 # Longer lists of words are text, not one command's arguments.
 _MAX_ARGUMENTS = 64
 
@@ -187,6 +200,14 @@ def unclassified(inspector: Inspector, name: str) -> bool:
 
 # How deep a quiet mapping's nested values are judged from the prescan; below, the walk looks.
 _QUIET_DEPTH = 16
+
+
+class Structure(dict[str, Any]):
+    """A mapping a trace format defines under a name that elsewhere holds content (the Jaeger
+    query API's `result`, the OpenTelemetry JS SDK's `spanContext`): the assessor does not
+    apply that name's class to it, and judges what it holds as usual."""
+
+    __slots__ = ()
 
 
 class QuietMappings:
@@ -413,7 +434,9 @@ class Redactor:
         field = _any_value_field(item)
         if field is None:
             return self.keyed(name, item, path, depth)
-        return {field: self.keyed(name, item[field], f"{path}/{field}", depth + 1)}
+        held = _held(item, field)
+        out = self.keyed(name, held, f"{path}/{field}", depth + 1)
+        return {field: item[field] if out is held else out}
 
     def _free_key(
         self, stem: str, renamed: int, value: Mapping[Any, Any], out: Mapping[str, Any]
@@ -693,7 +716,7 @@ class Assessor:
         if field is None:
             self.keyed(name, item, path, depth)
         else:
-            self.keyed(name, item[field], f"{path}/{field}", depth + 1)
+            self.keyed(name, _held(item, field), f"{path}/{field}", depth + 1)
 
     def _clean_outcome(self, name: str) -> Any:
         """What `keyed` reports for a clean, non-placeholder string under this key: nothing
@@ -718,6 +741,9 @@ class Assessor:
         if value is None or isinstance(value, bool):
             return
         if isinstance(value, str) and self.inspector.is_placeholder(value):
+            return
+        if value.__class__ is Structure:
+            self.value(value, path, depth + 1)
             return
         rule = key_rule(self.profile.keys.classify(key), value, self.profile)
         if rule is not None:

@@ -6,11 +6,15 @@ it must empty exactly what the plain pattern (every branch opening with its quot
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
+import orjson
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tracecheck.sharing.recorded_bytes import _IDS, _TIMES, _neutralized
+from redact import KnownSecrets, ShareStatus, ShareVerdict
+from redact.profiles import profile_named
+from tracecheck.sharing.recorded_bytes import _IDS, _TIMES, _neutralized, assess_recorded
 
 # The straightforward pattern, as first written: the oracle.
 _PLAIN = re.compile(
@@ -67,3 +71,33 @@ def test_an_id_and_a_time_are_emptied_and_free_text_is_kept() -> None:
     assert _neutralized(line) == (
         b'{"traceId": "", "startTimeUnixNano":"", "name": "4111111111111111", "duration": ""}'
     )
+
+
+# The containers a trace format defines under names that elsewhere hold content: under `strict`
+# (raw content removed) they are structure, not content, while what they hold is still judged.
+def _strict(document: object, tmp_path: Path) -> ShareVerdict:
+    path = tmp_path / "trace.json"
+    path.write_bytes(orjson.dumps(document))
+    return assess_recorded(path, profile_named("strict"), KnownSecrets(()))
+
+
+_CONTEXT = {"traceId": "0af7651916cd43dd8448eb211c80319c", "spanId": "b7ad6b7169203331"}
+
+
+def test_span_contexts_of_the_js_sdk_are_structure(tmp_path: Path) -> None:
+    span = {"name": "chat", "_spanContext": _CONTEXT, "parentSpanContext": _CONTEXT}
+    assert _strict([span, span], tmp_path).status is ShareStatus.SAFE
+
+
+def test_the_jaeger_query_result_is_structure(tmp_path: Path) -> None:
+    assert _strict({"result": {"resourceSpans": []}}, tmp_path).status is ShareStatus.SAFE
+
+
+def test_what_a_structure_holds_is_still_judged(tmp_path: Path) -> None:
+    token = "gh" + "p_" + "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+    span = {"spanContext": {**_CONTEXT, "traceState": f"t={token}"}}
+    assert _strict([span], tmp_path).status is ShareStatus.UNSAFE
+    raw = {"spanContext": _CONTEXT, "attributes": {"result": {"rows": 3}}}
+    assert _strict([raw], tmp_path).status is ShareStatus.UNSAFE
+    # Only the query API's envelope, not a `result` anywhere else.
+    assert _strict({"result": {"rows": 3}}, tmp_path).status is ShareStatus.UNSAFE

@@ -28,6 +28,7 @@ from redact import KnownSecrets, ShareVerdict, assess, combine_verdicts
 from redact.json_pairs import loads_keeping_repeats
 from redact.model import FindingTally, verdict_of
 from redact.profiles import Profile
+from redact.walk import Structure
 from tracecheck.readers.inputs import UTF8_BOM, is_proto_stream, open_file
 from tracecheck.readers.proto_split import message_fields
 
@@ -64,6 +65,7 @@ _TIMES = (
 # The opening quote stands outside the alternation: `re` then looks for that one byte and tries
 # the names only where it is (4.4x faster over OTLP JSON than a pattern whose branches each begin
 # with it, which `re` tries at every byte).
+_SPAN_CONTEXTS = ("spanContext", "_spanContext", "parentSpanContext")
 _STRUCTURAL = re.compile(
     rb'"(?:(' + _IDS + rb')("\s*:\s*)(?:"[0-9A-Za-z+/=_-]*"|[0-9]+)'
     rb"|(" + _TIMES + rb')("\s*:\s*)(?:"[0-9T:.+Z -]*"|-?[0-9][0-9.eE+-]*))'
@@ -244,7 +246,7 @@ def _text_values(stream: IO[bytes], prefix: str) -> Iterator[Any]:
                 continue
             lines_as_json = False
             break
-        yield {f"{prefix}line {number}": value}
+        yield {f"{prefix}line {number}": _structure_marked(value)}
     if lines_as_json:
         return
     stream.seek(0)
@@ -255,9 +257,26 @@ def _text_values(stream: IO[bytes], prefix: str) -> Iterator[Any]:
         if _too_deep(exc):
             yield _Unreadable.at(f"{prefix}document", _DEEP)
     else:
-        yield {f"{prefix}document": value}
+        yield {f"{prefix}document": _structure_marked(value)}
         return
     yield from _text_lines(data, prefix)
+
+
+def _structure_marked(value: Any) -> Any:
+    """A trace's JSON value with the containers its format defines under content-like names
+    marked as `Structure` (their key's class does not apply; what they hold is judged): the
+    Jaeger query API's `result` around OTLP, and the span contexts of the OpenTelemetry JS
+    SDK's spans (a list of them, or one)."""
+    if value.__class__ is dict and value.keys() == {"result"}:
+        inner = value["result"]
+        if inner.__class__ is dict and "resourceSpans" in inner:
+            return {"result": Structure(inner)}
+    for span in value if value.__class__ is list else (value,):
+        if span.__class__ is dict:
+            for key in _SPAN_CONTEXTS:
+                if span.get(key).__class__ is dict:
+                    span[key] = Structure(span[key])
+    return value
 
 
 def _document_values(data: bytes, prefix: str) -> Iterator[Any]:
