@@ -103,3 +103,15 @@ def test_any_secret_pair_leaves_nothing(
     assert secret not in repr(out)
     assert assess(out, profile="share").status is not ShareStatus.UNSAFE
     assert assess(value, profile="share").status is ShareStatus.UNSAFE
+
+
+@pytest.mark.parametrize("profile", ["default", "share", "strict"])
+def test_an_otlp_int_value_is_a_number_to_its_name(profile: str) -> None:
+    # OTLP JSON writes a 64-bit integer as a string: under a name the credential rule takes
+    # (`…_token`), it is the count it is once read, and a card number is still one.
+    count = {"key": "gen_ai.server.time_to_first_token", "value": {"intValue": "293"}}
+    assert assess(count, profile=profile).status is ShareStatus.SAFE
+    assert redact(count, profile=profile).value == count
+    card = {"key": "api_key", "value": {"intValue": "4111111111111111"}}
+    assert assess(card, profile=profile).status is ShareStatus.UNSAFE
+    assert redact(card, profile=profile).value["value"] == {"intValue": "[REDACTED:card-number]"}
