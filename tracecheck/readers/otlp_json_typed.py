@@ -143,6 +143,9 @@ _SHARED: dict[str, str] = {}
 _SHARED_MOST = 1 << 16
 
 
+_UNSEEN: Any = object()  # an id not converted yet
+
+
 class _Decline(Exception):
     """The document holds something only the general reader handles."""
 
@@ -212,27 +215,53 @@ def _span(
             attributes[key] = share(text, text) if len(text) <= _SHORT else text
         else:
             attributes[key] = _value(value)
-    status = span.status
-    trace_id = ctx.trace_id(span.traceId, _as_trace_id)
+    # The common shapes inline (a call each cost as much as the attribute loop); anything
+    # else through the general functions, which give the same values and the same errors.
+    raw = span.traceId
+    trace_id = ctx.trace_ids.get(raw, _UNSEEN)
+    if trace_id is _UNSEEN:
+        trace_id = ctx.trace_id(raw, _as_trace_id)
     span_id = normalize_id(span.spanId, 8)
-    start = parse_unix_nano(span.startTimeUnixNano)
-    end = parse_unix_nano(span.endTimeUnixNano)
+    raw = span.parentSpanId
+    parent_id = ctx.parent_ids.get(raw, _UNSEEN)
+    if parent_id is _UNSEEN:
+        parent_id = ctx.parent_id(raw, _as_span_id)
+    start = span.startTimeUnixNano
+    # Up to 19 ASCII digits: below 2^64, what `parse_unix_nano` reads them as.
+    if start.__class__ is str and len(start) <= 19 and start.isdigit() and start.isascii():
+        start = int(start) or None
+    else:
+        start = parse_unix_nano(start)
+    end = span.endTimeUnixNano
+    if end.__class__ is str and len(end) <= 19 and end.isdigit() and end.isascii():
+        end = int(end) or None
+    else:
+        end = parse_unix_nano(end)
+    status = span.status
+    state = message = None
+    if status is not None:
+        code = status.code
+        state = parse_status_code(code) if code else None  # 0, "" and absent are unset
+        message = status.message or None
+    kind = span.kind
+    if kind.__class__ is not int or not 0 <= kind <= 5:
+        kind = _span_kind(kind)
     built = Span(
         trace_id,
         span_id,
-        ctx.parent_id(span.parentSpanId, _as_span_id),
+        parent_id,
         span.name,
         start,
         end,
-        parse_status_code(status.code or 0) if status else None,
-        (status.message or None) if status else None,
+        state,
+        message,
         attributes,
         tuple(_event(event) for event in span.events) if span.events else (),
         tuple(_link(link) for link in span.links) if span.links else (),
         resource or EMPTY_ATTRIBUTES,
         scope,
         None,
-        _span_kind(span.kind),
+        kind,
     )
     if (
         trace_id is None
