@@ -25,7 +25,7 @@ from tracecheck.cli.environment import Environment
 if TYPE_CHECKING:
     from tracecheck.contract import Contract
     from tracecheck.report.model import CheckedTrace, ReadFailure
-    from tracecheck.report.spool import Records, Spool
+    from tracecheck.report.spool import Kept, Spool
 
 __all__ = ["add_parser", "load_contracts", "run"]
 
@@ -83,7 +83,7 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, env: Environment) -> ExitCode:
-    from tracecheck.report.spool import Records, Spool
+    from tracecheck.report.spool import Kept, Spool
 
     if args.json == "-" and args.junit == "-":
         env.error("--json - and --junit - both want stdout: send one of them to a file")
@@ -99,7 +99,7 @@ def run(args: argparse.Namespace, env: Environment) -> ExitCode:
         require_report_extra(env, "--html")
     contracts = load_contracts(env, args.contract, args.prices)
     spool = Spool()
-    verdicts = Records()
+    verdicts = Kept()
     try:
         return _check_all(args, env, contracts, spool, verdicts)
     finally:
@@ -112,13 +112,12 @@ def _check_all(
     env: Environment,
     contracts: list[Contract],
     spool: Spool,
-    verdicts: Records,
+    verdicts: Kept,
 ) -> ExitCode:
     """Each trace checked as it is read (by `--jobs` processes or on `--scheduler`, when
-    asked); the verdicts wait on disk (pickled, in order, with no handle kept per trace), so
-    memory holds one input's verdicts, and the reports are written one verdict at a time."""
-    import pickle
-
+    asked); the verdicts wait in order, past the first few on disk (pickled, with no handle
+    kept per trace), so memory holds one input's verdicts and a few more, and the reports are
+    written one verdict at a time."""
     from tracecheck.cli.inputs import failure_code
     from tracecheck.cli.output import (
         append_summary,
@@ -135,9 +134,7 @@ def _check_all(
     failures = _read(env, args, contracts, verdicts)
 
     def checked() -> Iterator[CheckedTrace]:
-        for data in verdicts:
-            item: CheckedTrace = pickle.loads(data)
-            yield item
+        yield from verdicts
 
     machine_on_stdout = "-" in (args.json, args.junit, args.sarif)
     human = env.stderr if machine_on_stdout else env.stdout
@@ -182,13 +179,11 @@ def _check_all(
 
 
 def _read(
-    env: Environment, args: argparse.Namespace, contracts: list[Contract], kept: Records
+    env: Environment, args: argparse.Namespace, contracts: list[Contract], kept: Kept
 ) -> list[ReadFailure]:
-    """Every input read and checked (`tracecheck.run`), the verdicts pickled into `kept` in
+    """Every input read and checked (`tracecheck.run`), the verdicts kept in `kept` in
     input order; failures and notes printed once every input was read. With `--jobs`, inputs
     too small to repay starting the workers are read here all the same."""
-    import pickle
-
     from tracecheck.cli.inputs import SourceRead, finish_reads, input_size, wanted_trace
     from tracecheck.cli.running import WORTH_BYTES, outcomes
 
@@ -204,7 +199,7 @@ def _read(
     )
     for outcome in checks:
         for checked in outcome.checked():
-            kept.append(pickle.dumps(checked, pickle.HIGHEST_PROTOCOL))
+            kept.append(checked)
         notes = dict.fromkeys(outcome.notes)
         visited = len(outcome.traces)
         reads.append(

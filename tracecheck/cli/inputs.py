@@ -5,8 +5,8 @@ each failure printed once, and a progress line when reading takes long. (`check`
 
 from __future__ import annotations
 
+import _thread
 import os
-import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -270,14 +270,12 @@ class Progress:
         self.started = time.perf_counter()
         self.shown = False
         self.stopped = False
-        self.lock = threading.Lock()
-        self.timer: threading.Timer | None = None
+        self.lock = _thread.allocate_lock()
+        self.timer: _Alarm | None = None
         if size > large:
             self._announce()
         else:
-            self.timer = threading.Timer(slow, self._announce)
-            self.timer.daemon = True
-            self.timer.start()
+            self.timer = _Alarm(slow, self._announce)
 
     def _announce(self) -> None:
         with self.lock:
@@ -298,6 +296,25 @@ class Progress:
         if self.shown:
             took = time.perf_counter() - self.started
             print(f"tracecheck: read {spans} spans in {took:.1f} s", file=self.stream)
+
+
+class _Alarm:
+    """`threading.Timer(seconds, call)`, daemonic and started, as `Progress` uses it: on
+    `_thread`, which the interpreter has loaded already, because importing `threading` for a
+    timer that almost never fires was a part of every `check`'s start-up."""
+
+    def __init__(self, seconds: float, call: Callable[[], None]) -> None:
+        self._cancelled = _thread.allocate_lock()
+        self._cancelled.acquire()
+        _thread.start_new_thread(self._wait, (seconds, call))
+
+    def _wait(self, seconds: float, call: Callable[[], None]) -> None:
+        if not self._cancelled.acquire(timeout=seconds):
+            call()
+
+    def cancel(self) -> None:
+        if self._cancelled.locked():
+            self._cancelled.release()
 
 
 def input_size(source: str) -> int:

@@ -10,14 +10,16 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, get_args
+from typing import TYPE_CHECKING, Any, get_args
 
 from tracecheck.contract.checker import MISSING, Checker
 from tracecheck.contract.words import describe
 from tracecheck.naming import quote
 from tracecheck.rules.matchers import ArgumentCheck, ArgumentOp, Range, SameAs
 from tracecheck.rules.predicates import Pattern
-from tracecheck.rules.schemas import Schema, schema_error
+
+if TYPE_CHECKING:
+    from tracecheck.rules.schemas import Schema
 
 __all__ = [
     "JSON_TYPES",
@@ -158,6 +160,8 @@ class MatcherChecker(Checker):
         return None
 
     def schema(self, value: Any, where: str) -> Schema | None:
+        from tracecheck.rules.schemas import Schema, schema_error  # a schema check only
+
         if value == _OFFERED:
             return Schema(None)
         if not isinstance(value, Mapping | bool):

@@ -3,7 +3,8 @@ before a report is printed, and a directory's file that breaks late takes its tr
 the pieces wait in a temporary file, so memory holds none of them.
 
 `Spool` gives a handle per piece, to read it back alone; `Records` reads its pieces back in
-order, holding no handle per piece (a verdict per trace of a file of many traces).
+order, holding no handle per piece (a verdict per trace of a file of many traces); `Kept` does
+so for objects, pickled once there are more than a few.
 `JsonPieces` renders JSON values one at a time and `json_document` joins them into the bytes
 `orjson` (or, for what it refuses, `json`) gives for the whole document at once.
 """
@@ -18,7 +19,16 @@ from typing import IO, Any
 
 import orjson
 
-__all__ = ["JsonPieces", "Mark", "Piece", "Records", "Spool", "json_document", "json_member"]
+__all__ = [
+    "JsonPieces",
+    "Kept",
+    "Mark",
+    "Piece",
+    "Records",
+    "Spool",
+    "json_document",
+    "json_member",
+]
 
 Piece = tuple[int, int]  # offset and length in the spool
 Mark = tuple[int, int]  # where `Records` ended, and how many it held
@@ -147,6 +157,43 @@ class Records:
 
     def close(self) -> None:
         self._file.close()
+
+
+class Kept:
+    """Objects kept in order and read back in the same order: the first `held` as they are,
+    the rest pickled into `Records` (on disk once they grow), so memory holds at most `held`
+    of them. A small run's verdicts never pass through `pickle`, which `check` would import
+    for them alone."""
+
+    def __init__(self, held: int = 32) -> None:
+        self._held: list[Any] = []
+        self._limit = held
+        self._records: Records | None = None
+
+    def append(self, item: Any) -> None:
+        if self._records is None and len(self._held) < self._limit:
+            self._held.append(item)
+            return
+        import pickle
+
+        if self._records is None:
+            self._records = Records()
+        self._records.append(pickle.dumps(item, pickle.HIGHEST_PROTOCOL))
+
+    def __len__(self) -> int:
+        return len(self._held) + (0 if self._records is None else len(self._records))
+
+    def __iter__(self) -> Iterator[Any]:
+        yield from self._held
+        if self._records is not None:
+            import pickle
+
+            for data in self._records:
+                yield pickle.loads(data)
+
+    def close(self) -> None:
+        if self._records is not None:
+            self._records.close()
 
 
 class JsonPieces:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping
-from decimal import Decimal
 from typing import Any
 
 from tracecheck.rules.predicates import RuleError
@@ -58,10 +57,13 @@ def canonical_number(number: int | float) -> str:
         return "0"
     if number < 0:
         return "-" + canonical_number(-number)
-    _sign, digit_tuple, exponent = Decimal(repr(number)).as_tuple()
-    assert isinstance(exponent, int)
-    digits = "".join(map(str, digit_tuple)).rstrip("0")
-    exponent += len(digit_tuple) - len(digits)
+    # `repr` is the shortest text that reads back as the same double (`42.5`, `1e-07`,
+    # `1.5e+22`): its significant digits and the power of ten of the last one.
+    mantissa, _, power = repr(number).partition("e")
+    whole, _, fraction = mantissa.partition(".")
+    significant = (whole + fraction).lstrip("0")
+    digits = significant.rstrip("0")
+    exponent = int(power or "0") - len(fraction) + len(significant) - len(digits)
     k = len(digits)
     n = exponent + k  # the value is 0.<digits> × 10^n
     if k <= n <= 21:

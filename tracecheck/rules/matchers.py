@@ -4,6 +4,10 @@
 pointers and JSON types), or None when it holds; it raises `RuleError` when the check cannot be
 evaluated. The checks that look beyond the call itself (`sameAs`, `schema: offered`) read the
 run through the `Subject`, each building its index once per check (`Subject.memo`).
+
+What only some checks need (JSON Schema, the matching of `partial` arrays, the earlier calls of
+`sameAs`) is imported by the check that needs it: a contract of type and equality checks, as
+most are, does not load it when `tracecheck check` starts.
 """
 
 from __future__ import annotations
@@ -12,25 +16,25 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from tracecheck.naming import a_json_type, json_type, with_article
-from tracecheck.rules.alignment import assign
 from tracecheck.rules.base import number_text
 from tracecheck.rules.canonical import canonical_json
-from tracecheck.rules.earlier import Calls, by_key
 from tracecheck.rules.pointers import ABSENT, pointer_of, pointer_text, resolve
 from tracecheck.rules.predicates import Exact, Pattern, Predicate, RuleError, json_equal
-from tracecheck.rules.schemas import Schema, offered_schema, schema_problem
 from tracecheck.rules.subject import Subject
 from tracecheck.spans import Span
+
+if TYPE_CHECKING:
+    from tracecheck.rules.earlier import Calls
+    from tracecheck.rules.schemas import Schema
 
 __all__ = [
     "ArgumentCheck",
     "ArgumentOp",
     "Range",
     "SameAs",
-    "Schema",
     "argument_problem",
     "describe_check",
     "failed",
@@ -214,6 +218,8 @@ def _partial(j: _Judged) -> str | None:
 
 
 def _schema(j: _Judged) -> str | None:
+    from tracecheck.rules.schemas import offered_schema, schema_problem
+
     schema = j.check.schema
     assert schema is not None
     if schema.offered:
@@ -303,6 +309,8 @@ def _all_matched(expected: Sequence[Any], actual: Sequence[Any], ignore: Sequenc
     a maximum bipartite matching (`alignment.assign`), as greedy choice can fail."""
     if len(expected) > len(actual):
         return False
+    from tracecheck.rules.alignment import assign
+
     fits = assign(
         expected, actual, lambda e, a: partial_mismatch(e, a, ignore) is None, key=json_type
     )
@@ -329,6 +337,8 @@ class _Earlier:
 
 
 def _earlier_values(subject: Subject, same_as: SameAs) -> _Earlier:
+    from tracecheck.rules.earlier import Calls, by_key
+
     key = ("sameAs", same_as)
     found = subject.memo.get(key)
     if isinstance(found, _Earlier):
