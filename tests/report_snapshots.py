@@ -1,6 +1,7 @@
-"""What `check` and `fleet check` write for every trace in fixtures/, kept as digests in
-tests/snapshots/reports.json, so that a change meant to keep behaviour (moving modules, another
-executor) is shown to keep every verdict, report and exit code byte for byte.
+"""What `check`, `fleet check`, `redact` and `verify-safe` write for every trace in fixtures/,
+kept as digests in tests/snapshots/reports.json, so that a change meant to keep behaviour (moving
+modules, another executor, a faster reader or redactor) is shown to keep every verdict, report,
+redacted copy and exit code byte for byte.
 
     python tests/report_snapshots.py                # write the digests anew from this tree
     python tests/report_snapshots.py --diff REV     # what this tree writes unlike revision REV
@@ -82,7 +83,11 @@ def _run(argv: list[str], out: Path, environ: dict[str, str], stdin: bytes = b""
         code = main(argv, env=env)
     written = {"code": f"{code}\n", "stdout": stdout.getvalue(), "stderr": stderr.getvalue()}
     for path in sorted(out.iterdir()):
-        written[path.name] = path.read_text(encoding="utf-8")
+        data = path.read_bytes()
+        try:
+            written[path.name] = data.decode("utf-8")
+        except UnicodeDecodeError:  # a protobuf copy: one character per byte, as compared
+            written[path.name] = data.decode("latin-1")
     return {name: _blank(text) for name, text in written.items()}
 
 
@@ -147,12 +152,40 @@ def fleet_reports(tmp: Path) -> dict[str, str]:
     return {f"fleet.{name}": text for name, text in written.items()}
 
 
+PROFILES = ("default", "share", "strict")
+
+
+def redaction_reports(tmp: Path) -> dict[str, str]:
+    """`redact` of every fixture under each built-in profile, with one pseudonym key: what it
+    wrote (the redacted copy, or nothing when the gate refused), printed and exited with; and
+    `verify-safe` of the fixture folder under each profile."""
+    key = tmp / "pseudonym.key"
+    key.write_bytes(b"k" * 32)
+    reports: dict[str, str] = {}
+    for number, trace in enumerate(fixture_inputs()):
+        for profile in PROFILES:
+            out = tmp / f"redact-{number}-{profile}"
+            out.mkdir()
+            argv = ["redact", trace, "-o", str(out / "copy"), "--profile", profile]
+            written = _run([*argv, "--pseudonym-key-file", str(key)], out, {})
+            reports[f"redact.{profile}.{trace}"] = "".join(
+                f"--- {name}\n{text}" for name, text in written.items()
+            )
+    for profile in PROFILES:
+        out = tmp / f"verify-{profile}"
+        out.mkdir()
+        written = _run(["verify-safe", "--profile", profile, "fixtures"], out, {})
+        reports.update({f"verify.{profile}.{name}": text for name, text in written.items()})
+    return reports
+
+
 def all_reports(tmp: Path) -> dict[str, str]:
     return {
         **check_reports(tmp),
         **folder_reports(tmp),
         **page_reports(tmp),
         **fleet_reports(tmp),
+        **redaction_reports(tmp),
     }
 
 

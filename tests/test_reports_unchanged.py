@@ -1,6 +1,7 @@
 """Every fixture checked against every bundled contract writes the verdicts, reports (text, JSON,
 JUnit, SARIF, GitHub annotations and job summary, HTML, Parquet) and exit codes it wrote before,
-byte for byte where a run is deterministic (`report_snapshots`: what is blanked and why).
+byte for byte where a run is deterministic (`report_snapshots`: what is blanked and why); and
+redacted under each profile, it writes the copy and the verdict it wrote before.
 
 When this fails after a change meant to keep behaviour, `python tests/report_snapshots.py --diff
 HEAD` shows what changed; when the change is meant, `python tests/report_snapshots.py` writes the
@@ -27,7 +28,11 @@ def expected() -> dict[str, dict[str, object]]:
 def _differences(
     written: dict[str, str], expected: dict[str, dict[str, object]], group: str
 ) -> list[str]:
-    now = report_snapshots.digests(written)
+    now = {
+        name: digest
+        for name, digest in report_snapshots.digests(written).items()
+        if name.startswith(f"{group}.")
+    }
     wanted = {name: digest for name, digest in expected.items() if name.startswith(f"{group}.")}
     return [
         f"{name}: {now.get(name, {}).get('lines')} lines, before {wanted.get(name, {}).get('lines')}"
@@ -65,3 +70,19 @@ def test_every_fixture_is_an_input() -> None:
     assert len(inputs) > 800
     assert "fixtures/otel-genai/clean.otlp.jsonl" in inputs
     assert not any(name.startswith("fixtures/redaction/") for name in inputs)
+
+
+def test_redact_writes_what_it_wrote(
+    tmp_path: Path, expected: dict[str, dict[str, object]]
+) -> None:
+    written = report_snapshots.redaction_reports(tmp_path)
+    # The gate never refuses what the redactor made of a fixture under a profile that keeps
+    # raw content: redact and assess judge each value alike.
+    refused = [
+        name
+        for name, text in written.items()
+        if not name.startswith("redact.strict.") and "redacted trace is UNSAFE" in text
+    ]
+    assert refused == []
+    assert _differences(written, expected, "redact") == []
+    assert _differences(written, expected, "verify") == []
