@@ -119,9 +119,8 @@ _CACHE_SEPARATE = (
     ("llm.token_count.prompt_cache_write", "write"),
 )
 RECORDED_TOTALS = ("gen_ai.usage.total_tokens", "llm.usage.total_tokens", "llm.token_count.total")
-_TOKEN_ATTRIBUTES = frozenset(
-    (*_INPUT_TOKENS, *_OUTPUT_TOKENS, *(key for key, _ in _CACHE_INCLUDED + _CACHE_SEPARATE))
-)
+_CACHE_ATTRIBUTES = frozenset(key for key, _ in _CACHE_INCLUDED + _CACHE_SEPARATE)
+_TOKEN_ATTRIBUTES = frozenset((*_INPUT_TOKENS, *_OUTPUT_TOKENS, *_CACHE_ATTRIBUTES))
 _ARGUMENT_ATTRIBUTES = ("gen_ai.tool.call.arguments", "tool.arguments", "input.value", "tool.input")
 RUN_STATUSES = ("running", "completed", "failed", "aborted")
 _CALL_IDS = {
@@ -221,6 +220,8 @@ def tokens(
         return None, None, None, None, 0
     input_tokens = _first_number(attributes, _INPUT_TOKENS, present)
     output_tokens = _first_number(attributes, _OUTPUT_TOKENS, present)
+    if present.isdisjoint(_CACHE_ATTRIBUTES):  # most model calls record no cache count
+        return input_tokens, output_tokens, None, None, 0
     cache: dict[str, Count | None] = {"read": None, "write": None}
     outside: Count = 0
     for key, which in _CACHE_SEPARATE:
@@ -425,7 +426,10 @@ def _first_number(
     for key in keys:
         if present is not None and key not in present:
             continue
-        count = number(attributes.get(key))
+        value = attributes.get(key)
+        if value is None:  # (what `number` makes of it, without the call)
+            continue
+        count = number(value)
         if count is not None:
             return count
     return None

@@ -41,15 +41,17 @@ class Selector:
         self._memo: dict[tuple[Any, ...], Convention] = {}
 
     def __call__(self, scope: Any, attributes: Mapping[str, Any]) -> Convention:
-        name = scope.name if scope is not None else ""
-        version = scope.version if scope is not None else ""
-        key = (name, version, *attributes)
-        found = self._memo.get(key)
-        if found is None:
-            found = self._choose(name, version, attributes)
-            if len(self._memo) >= _MEMO_LIMIT:
-                self._memo.clear()
-            self._memo[key] = found
+        # Called once for every span read: the key built in one expression, the memo hit
+        # taken without a method call.
+        key = ("", "", *attributes) if scope is None else (scope.name, scope.version, *attributes)
+        try:
+            return self._memo[key]
+        except KeyError:
+            pass
+        found = self._choose(key[0], key[1], attributes)
+        if len(self._memo) >= _MEMO_LIMIT:
+            self._memo.clear()
+        self._memo[key] = found
         return found
 
     def _choose(self, name: str, version: str, attributes: Mapping[str, Any]) -> Convention:

@@ -112,6 +112,8 @@ def first_number(attributes: Mapping[str, Any], places: tuple[Field, ...]) -> in
     """The first finite count recorded at `places` (numeric strings accepted)."""
     for place in places:
         value = value_at(attributes, place) if place.decoded else attributes.get(place.key)
+        if value is None:  # (what `number` makes of it, without the call)
+            continue
         count = number(value)
         if count is not None:
             return count
