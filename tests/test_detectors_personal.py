@@ -16,6 +16,7 @@ from redact.detectors import (
     detector,
     replace_personal_data,
 )
+from redact.detectors.personal import is_card_number
 from redact.engine import re2
 
 EVERY_SHAPE = PERSONAL_DETECTORS + OPT_IN_DETECTORS
@@ -281,3 +282,93 @@ def test_hostile_input_runs_in_linear_time(d: Detector) -> None:
     near = [c[1] for c in POSITIVES + NEAR_MISSES if c[0] == d.id]
     # Almost-matches: a few examples cut short, repeated to 100 KB.
     assert_linear_time(d, _HOSTILE_UNITS + [t[:-1] for t in near[:6] if len(t) > 1])
+
+
+# --- card issuer prefixes ------------------------------------------------------------------------
+
+# The prefixes the card detector claims, written out here rather than read from the detector, so
+# that dropping one from it (American Express's 34 and 37, Discover's 65) fails a test.
+CARD_PREFIXES = {
+    "Visa": ("4",),
+    "Mastercard": ("51", "52", "53", "54", "55", "22", "23", "24", "25", "26", "27"),
+    "American Express": ("34", "37"),
+    "Diners Club": ("30", "36", "38", "39"),
+    "JCB": ("35",),
+    "Discover": ("6011", "644", "645", "646", "647", "648", "649", "65"),
+    # UnionPay's 62 whole, which holds Discover's co-branded 622126–622925.
+    "UnionPay": ("62", "622126", "622925"),
+}
+CLAIMED = tuple(prefix for prefixes in CARD_PREFIXES.values() for prefix in prefixes)
+
+
+def _luhn_card(prefix: str, length: int = 16) -> str:
+    """A number of `length` digits starting with `prefix` whose last digit is its Luhn check
+    digit. The filler starts with 0, so that a prefix's number never starts with a longer
+    prefix by chance (60 is 600…, not 6011…)."""
+    body = (prefix + "0" + "7352918046" * 2)[: length - 1]
+    total = 0
+    for position, char in enumerate(reversed(body)):
+        value = int(char)
+        if position % 2 == 0:  # every second digit from the right of the check digit
+            value = value * 2 - 9 if value > 4 else value * 2
+        total += value
+    return body + str(-total % 10)
+
+
+def _grouped(number: str) -> str:
+    if len(number) == 15:  # American Express writes 4-6-5
+        return f"{number[:4]} {number[4:10]} {number[10:]}"
+    return " ".join(number[i : i + 4] for i in range(0, len(number), 4))
+
+
+def test_the_luhn_builder_agrees_with_known_test_cards() -> None:
+    assert _luhn_card("411111111111111") == "4111111111111111"
+    assert _luhn_card("37828224631000", 15) == "378282246310005"
+    assert _luhn_card("601111111111111") == "6011111111111117"
+
+
+@pytest.mark.parametrize(
+    ("issuer", "prefix"),
+    [(issuer, prefix) for issuer, prefixes in CARD_PREFIXES.items() for prefix in prefixes],
+)
+@pytest.mark.parametrize("length", [15, 16, 19])
+def test_every_claimed_issuer_prefix_is_a_card(issuer: str, prefix: str, length: int) -> None:
+    number = _luhn_card(prefix, length)
+    card = detector("card-number")
+    for text in (number, _grouped(number)):
+        assert replace_personal_data(f"paid with {text} today", (card,)) == (
+            "paid with [REDACTED:card-number] today",
+            ["card-number"],
+        ), text
+    assert is_card_number(int(number))  # written as a JSON number
+    # One digit off and the Luhn check fails: the prefix alone makes no card.
+    wrong = number[:-1] + str((int(number[-1]) + 1) % 10)
+    assert not card.search(wrong) and not is_card_number(int(wrong))
+
+
+# Every other start, each with a valid Luhn check digit: each two-digit one (10 to 99; 60 and
+# 64 as 600… and 640…), Discover's neighbours 640–643 and 6010…6019 but 6011.
+UNCLAIMED = [
+    prefix
+    for prefix in (
+        *map(str, range(10, 100)),
+        *map(str, range(640, 644)),
+        *map(str, range(6010, 6020)),
+    )
+    if not _luhn_card(prefix).startswith(CLAIMED)
+]
+
+
+@pytest.mark.parametrize("prefix", UNCLAIMED)
+def test_a_luhn_valid_number_with_no_issuer_prefix_is_no_card(prefix: str) -> None:
+    number = _luhn_card(prefix)
+    assert not detector("card-number").search(f"order {number} shipped")
+    assert not detector("card-number").search(f"order {_grouped(number)} shipped")
+    assert not is_card_number(int(number))
+
+
+def test_the_unclaimed_starts_are_the_gaps_between_the_issuers() -> None:
+    # What the list above holds, so that a filter too eager cannot empty it unseen.
+    assert UNCLAIMED[:3] == ["10", "11", "12"]
+    for near in ("21", "28", "31", "33", "50", "56", "60", "61", "63", "64", "66", "643", "6012"):
+        assert near in UNCLAIMED
