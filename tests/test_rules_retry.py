@@ -104,6 +104,20 @@ CASES: list[tuple[str, RetrySafe, tuple[Span, ...], list[Any]]] = [
             )
         ],
     ),
+    # Two calls are already a possible repeat: the one whose arguments were not captured may
+    # have repeated the other (the boundary between this case and the one below).
+    (
+        "two calls, one unseen",
+        RULE,
+        (tool("s1", "search", args={"q": "a"}), tool("s2", "search")),
+        [
+            (
+                "s2",
+                "search was called 2 times and span s2 has no captured arguments, so whether a "
+                "call repeats another is unknown",
+            )
+        ],
+    ),
     ("a single unseen call", RULE, (tool("s1", "search"), tool("g", "other")), []),
     (
         "a declared write without a key pointer, repeated",
