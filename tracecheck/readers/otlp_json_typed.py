@@ -34,7 +34,7 @@ from tracecheck.readers.common import (
     parse_unix_nano,
     special_double,
 )
-from tracecheck.spans import EMPTY_ATTRIBUTES, Event, Link, Scope, Span, shared_view
+from tracecheck.spans import EMPTY_ATTRIBUTES, Event, Link, Scope, Span, _Fields, shared_view
 
 __all__ = ["typed_spans"]
 
@@ -211,10 +211,24 @@ def _span(
     for pair in span.attributes:
         key = share(pair.key, pair.key)
         value = pair.value
-        if value is not None and (text := value.stringValue) is not None:
-            attributes[key] = share(text, text) if len(text) <= _SHORT else text
-        else:
-            attributes[key] = _value(value)
+        if value is not None:
+            text = value.stringValue
+            if text is not None:
+                attributes[key] = share(text, text) if len(text) <= _SHORT else text
+                continue
+            # An intValue as protobuf JSON writes it, below 10^18 (token counts, sizes):
+            # what `_value` gives it, without the call.
+            raw = value.intValue
+            if (
+                raw.__class__ is str
+                and value.boolValue is None
+                and len(raw) <= 18
+                and raw.isdigit()
+                and raw.isascii()
+            ):
+                attributes[key] = int(raw)
+                continue
+        attributes[key] = _value(value)
     # The common shapes inline (a call each cost as much as the attribute loop); anything
     # else through the general functions, which give the same values and the same errors.
     raw = span.traceId
@@ -246,7 +260,9 @@ def _span(
     kind = span.kind
     if kind.__class__ is not int or not 0 <= kind <= 5:
         kind = _span_kind(kind)
-    built = Span(
+    # `Span(...)` without its `__new__` call (a tenth of building a span): the fields written
+    # to a writable twin, which then becomes the immutable span (`tracecheck.spans`).
+    built: Span = _Fields(  # type: ignore[assignment]
         trace_id,
         span_id,
         parent_id,
@@ -263,6 +279,7 @@ def _span(
         None,
         kind,
     )
+    built.__class__ = Span
     if (
         trace_id is None
         or span_id is None
