@@ -30,8 +30,6 @@ __all__ = ["to_jaeger", "to_jaeger_api_v3", "to_jaeger_model"]
 
 _KIND_NAMES = {number: name for name, number in KINDS.items()}
 _OWN_FIELDS = frozenset({WARNINGS, TRACE_WARNINGS, FLAGS})
-JAEGER_LAYOUTS = ("download", "list")
-MODEL_LAYOUTS = ("list", "chunk", "result", "trace")
 
 
 def to_jaeger(spans: Iterable[Span], layout: str = "download") -> bytes:
