@@ -111,11 +111,18 @@ def tool_name_doubt(
         return "no tool name"
     if tool_name != name and f"execute_tool {tool_name}" != name:
         return None
+    # A name shaped as a tool's is not doubted (asked first: a trace has few tool names, and
+    # every call of one is read here).
+    if _is_tool_name(tool_name):
+        return None
     if recorded_tool_name(attributes) or (tool_fields and first_string(attributes, tool_fields)):
         return None
-    if _TOOL_NAME.fullmatch(tool_name) and not _METHOD.search(tool_name):
-        return None
     return "its span name is taken for its tool name, and is no tool name"
+
+
+@functools.lru_cache(maxsize=1024)
+def _is_tool_name(name: str) -> bool:
+    return _TOOL_NAME.fullmatch(name) is not None and not _METHOD.search(name)
 
 
 # A model call's recorded output, as each family writes the tool calls the model asked for:
