@@ -15,10 +15,9 @@ import logging
 import re
 import socket
 import threading
-import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, timedelta, tzinfo
 from email.utils import format_datetime
 from pathlib import Path
 from typing import Any
@@ -43,6 +42,7 @@ from redact.shipping import (
     resolve_config,
     ship_spans,
 )
+from redact.shipping import http as shipping_http
 from tracecheck import read_traces
 from tracecheck.cli import main
 from tracecheck.cli.environment import Environment
@@ -400,16 +400,29 @@ def test_429_waits_exactly_retry_after_seconds() -> None:
     assert len(store.requests) == 2 and result.accepted == 11
 
 
-def test_429_waits_until_an_http_date() -> None:
-    when = datetime.now(UTC) + timedelta(seconds=30)
+NOW = datetime(2026, 7, 24, 12, 0, 0, tzinfo=UTC)
+
+
+class _Stopped(datetime):
+    """`datetime` whose `now` is always NOW: the time the shipper reads while it works."""
+
+    @classmethod
+    def now(cls, tz: tzinfo | None = None) -> _Stopped:
+        return cls.fromtimestamp(NOW.timestamp(), tz)
+
+
+def test_429_waits_until_an_http_date(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The shipper's clock is stopped (the one `Retry-After` dates are read against), so the
+    # wait is exact however long shipping takes on a busy machine.
+    monkeypatch.setattr(shipping_http, "datetime", _Stopped)
+    when = NOW + timedelta(seconds=30)
     store = Store(
         [httpx.Response(429, headers={"Retry-After": format_datetime(when, usegmt=True)})]
     )
     store.answers.append(accept_all)
     sleeps = Sleeps()
     ship(store, clean_spans(), sleep=sleeps)
-    (wait,) = sleeps
-    assert 28.0 <= wait <= 30.0
+    assert sleeps == [30.0]
 
 
 def test_parse_retry_after() -> None:
@@ -979,12 +992,24 @@ class Receiver:
 @pytest.fixture
 def receiver(tmp_path: Path) -> Iterator[Receiver]:
     """The reference receiver on SQLite, served by uvicorn on a free loopback port."""
-    ingest_server = pytest.importorskip("redact.shipping.ingest")
-    ingest_store = pytest.importorskip("redact.shipping.store")
-    tenants = pytest.importorskip("redact.shipping.tenants")
     import uvicorn
 
     from redact.profiles import resolve_profile
+    from redact.shipping import ingest as ingest_server
+    from redact.shipping import store as ingest_store
+    from redact.shipping import tenants
+
+    class _Announcing(uvicorn.Server):
+        """uvicorn's server, which sets `serving` once it has started to serve."""
+
+        def __init__(self, config: uvicorn.Config) -> None:
+            super().__init__(config)
+            self.serving = threading.Event()
+
+        async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+            await super().startup(sockets)
+            if self.started:
+                self.serving.set()
 
     key = "rk_" + "FAKE" + "receiver0123456789"
     store = ingest_store.SqliteSpanStore(tmp_path / "ingest.db")
@@ -995,13 +1020,13 @@ def receiver(tmp_path: Path) -> Iterator[Receiver]:
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
+    server = _Announcing(uvicorn.Config(app, log_level="warning", lifespan="off"))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started:
-        assert time.monotonic() < deadline, "the receiver did not start"
-        time.sleep(0.01)
+    # Waits for the server to say it serves, however slow the machine, or to have died: no
+    # deadline, which a loaded machine could miss.
+    while not server.serving.wait(0.05):
+        assert thread.is_alive(), "the receiver stopped before it served"
     try:
         yield Receiver(f"http://127.0.0.1:{port}", TENANT, key)
     finally:
