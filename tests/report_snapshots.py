@@ -223,7 +223,9 @@ def _written_at(revision: str, target: Path) -> None:
 def _to_files(reports: dict[str, str], folder: Path) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     for name, text in reports.items():
-        (folder / name).write_text(text, encoding="utf-8")
+        path = folder / name  # a redacted fixture's report is named by the fixture's path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
 
 
 def main(argv: list[str]) -> int:

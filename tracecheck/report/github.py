@@ -2,8 +2,8 @@
 
 Annotations: one per violation, rule error or unread input, at most `MAX_VIOLATIONS` per rule
 (the last one counting the rest) and at most `MAX_ANNOTATIONS` in all, since GitHub shows ten
-error annotations per step; past that, one more annotation says how many were left out and
-points to the job summary. Escaping follows the runner's rules (as `@actions/core` does): in
+error annotations per step; past that, the tenth says how many were left out and points to the
+job summary. Escaping follows the runner's rules (as `@actions/core` does): in
 the message `%`, CR and LF are percent-encoded; in properties also `:` and `,`. Other control
 characters are shown as escapes, so recorded text cannot forge a second command.
 
@@ -17,6 +17,7 @@ never shows a violation's prose or any attribute value: recorded text appears on
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from itertools import islice
 
 from tracecheck.report.model import CheckedTrace, ReadFailure
 from tracecheck.report.safe import markdown, printable, shorten
@@ -48,19 +49,19 @@ def render_annotations(
 def annotation_lines(
     checked: Iterable[CheckedTrace], failures: Sequence[ReadFailure] = ()
 ) -> Iterator[str]:
-    """The lines of `render_annotations`, one verdict at a time: the first `MAX_ANNOTATIONS`
-    annotations, then one that counts the rest."""
-    shown = 0
-    for line in _annotations(checked, failures):
-        if shown < MAX_ANNOTATIONS:
-            shown += 1
-            yield line
-        else:
-            shown += 1
-    hidden = shown - MAX_ANNOTATIONS
-    if hidden > 0:
-        noun = "failure" if hidden == 1 else "failures"
-        yield f"::error title=tracecheck::{hidden} more {noun}; see the job summary"
+    """The lines of `render_annotations`, one verdict at a time: every annotation when there
+    are at most `MAX_ANNOTATIONS`; otherwise one fewer, and a last one that counts the rest, so
+    that the count is among the ones GitHub shows."""
+    lines = _annotations(checked, failures)
+    first = list(islice(lines, MAX_ANNOTATIONS))
+    rest = sum(1 for _ in lines)
+    if not rest:
+        yield from first
+        return
+    yield from first[: MAX_ANNOTATIONS - 1]
+    hidden = rest + 1
+    noun = "failure" if hidden == 1 else "failures"
+    yield f"::error title=tracecheck::{hidden} more {noun}; see the job summary"
 
 
 def _annotations(checked: Iterable[CheckedTrace], failures: Sequence[ReadFailure]) -> Iterator[str]:
