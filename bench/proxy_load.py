@@ -130,6 +130,67 @@ def _serve_null() -> int:
 
 
 # ---------------------------------------------------------------------------------------------
+# The pass-through forwarder (`proxy_load.py --pass-through UPSTREAM`, with `--forwarder`)
+
+
+def _forwarder_app(upstream: str) -> Any:
+    """What the proxy does but scrub: read the whole body, POST it to the same path of the
+    upstream with its content type and coding (httpx's async client, with the proxy's
+    connection limits), and answer with the upstream's status and body. `/healthz` is answered
+    here. The same server stack as the proxy's (uvicorn, h11, asyncio)."""
+    state: dict[str, httpx.AsyncClient] = {}
+
+    async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] == "lifespan":
+            while (message := await receive())["type"] != "lifespan.shutdown":
+                limits = httpx.Limits(
+                    max_connections=16, max_keepalive_connections=16, keepalive_expiry=2.0
+                )
+                state["client"] = httpx.AsyncClient(limits=limits, timeout=30)
+                await send({"type": "lifespan.startup.complete"})
+            await state["client"].aclose()
+            await send({"type": "lifespan.shutdown.complete"})
+            return
+        if scope["type"] != "http":
+            return
+        body = bytearray()
+        while True:
+            message = await receive()
+            body += message.get("body", b"")
+            if not message.get("more_body"):
+                break
+        status, answer, media = 200, b"", b"text/plain"
+        if scope["method"] == "POST":
+            names = (b"content-type", b"content-encoding")
+            forwarded = {k.decode(): v.decode() for k, v in scope["headers"] if k in names}
+            response = await state["client"].post(
+                upstream + scope["path"], content=bytes(body), headers=forwarded
+            )
+            status, answer = response.status_code, response.content
+            media = response.headers.get("content-type", "application/x-protobuf").encode()
+        headers = [(b"content-type", media), (b"content-length", str(len(answer)).encode())]
+        await send({"type": "http.response.start", "status": status, "headers": headers})
+        await send({"type": "http.response.body", "body": answer})
+
+    return app
+
+
+def _serve_forwarder(upstream: str) -> int:
+    import uvicorn
+
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock.setsockopt(*_NODELAY)
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(1024)
+    print(sock.getsockname()[1], flush=True)
+    config = uvicorn.Config(
+        _forwarder_app(upstream), http="h11", log_level="warning", access_log=False, lifespan="on"
+    )
+    uvicorn.Server(config).run(sockets=[sock])
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------
 # Requests
 
 
@@ -464,7 +525,14 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--gzip", action="store_true", help="send gzip bodies, as exporters may")
     parser.add_argument("--json", type=Path, metavar="PATH", help="also write the figures as JSON")
     parser.add_argument("--out", type=Path, default=DEFAULT_DIR, help="workload directory")
+    parser.add_argument(
+        "--forwarder",
+        action="store_true",
+        help="also measure a pass-through forwarder (the proxy's hops without scrubbing) in the "
+        "same rounds, and each proxy's spans/s and p99 against it",
+    )
     parser.add_argument("--null-upstream", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--pass-through", metavar="UPSTREAM", help=argparse.SUPPRESS)
     return parser.parse_args(argv)
 
 
@@ -472,6 +540,8 @@ def main(argv: list[str] | None = None) -> int:
     args = _arguments(argv)
     if args.null_upstream:
         return _serve_null()
+    if args.pass_through:
+        return _serve_forwarder(args.pass_through)
 
     workload = Workload(args.spans, 1, 1, 512)
     ensure(workload, args.out)
@@ -514,7 +584,11 @@ def main(argv: list[str] | None = None) -> int:
                 _process([*compare_argv, "--upstream", upstream], "stderr", source)
             )
             servers.append(Server("compare", url, process.pid))
-        proxies = [s for s in servers if s.name != "direct"]
+        if args.forwarder:
+            forwarder = [python, __file__, "--pass-through", upstream]
+            process, url = stack.enter_context(_process(forwarder, "stdout"))
+            servers.append(Server("forwarder", url, process.pid))
+        proxies = [s for s in servers if s.name not in ("direct", "forwarder")]
         trips = {s.name: _round_trips(s.url, headers) for s in servers}
         pools = {
             (s.name, n): [stack.enter_context(_client()) for _ in range(n)]
@@ -532,7 +606,7 @@ def main(argv: list[str] | None = None) -> int:
         metrics = {s.name: httpx.get(f"{s.url}/metrics").text for s in proxies}
         memory = {s.name: _memory(s.pid) for s in proxies}
     load_after = os.getloadavg()[0]
-    names = [s.name for s in proxies]
+    names = [s.name for s in servers if s.name != "direct"]
     cells = {key: _cell(phases[key], names) for key in phases}
     summary = _summary(
         args, proxy_argv, trips, cells, rounds, idle["proxy"], memory["proxy"], metrics["proxy"]
@@ -620,6 +694,13 @@ def _cell(runs: Sequence[Phase], proxies: Sequence[str] = ("proxy",)) -> dict[st
     if "compare" in out:
         ratio = _ratio(out["compare"]["spans_per_s"], out["proxy"]["spans_per_s"])
         out["compare_over_proxy"] = _number(ratio, 4)
+    if "forwarder" in out:
+        f = out["forwarder"]
+        for name in proxies:
+            if name != "forwarder":
+                p = out[name]
+                p["over_forwarder"] = _number(_ratio(p["spans_per_s"], f["spans_per_s"]), 4)
+                p["p99_over_forwarder"] = _number(_ratio(p["p99_ms"], f["p99_ms"]), 2)
     return out
 
 
@@ -756,6 +837,35 @@ def _report(summary: dict[str, Any]) -> None:
                 _shown(cell["compare"]["spans_per_s"], ",.0f"),
                 _shown(cell["compare_over_proxy"], ".2f", "×"),
             ]
+            print("| " + " | ".join(map(str, row)) + " |")
+    if "forwarder" in summary["cells"][0]:
+        print()
+        _table(summary["cells"], "forwarder")
+        print()
+        print(
+            "| spans/request | clients | forwarder spans/s | forwarder p99 ms | "
+            + " | ".join(
+                f"{n} spans/s | {n} ÷ forwarder | {n} p99 ms | p99 ÷ forwarder's" for n in names
+            )
+            + " |"
+        )
+        print("|---:|---:|---:|---:|" + "---:|---:|---:|---:|" * len(names))
+        for cell in summary["cells"]:
+            f = cell["forwarder"]
+            row = [
+                cell["batch"],
+                cell["clients"],
+                _shown(f["spans_per_s"], ",.0f"),
+                _shown(f["p99_ms"], ".1f"),
+            ]
+            for name in names:
+                p = cell[name]
+                row += [
+                    _shown(p["spans_per_s"], ",.0f"),
+                    _shown(p["over_forwarder"], ".2f", "×"),
+                    _shown(p["p99_ms"], ".1f"),
+                    _shown(p["p99_over_forwarder"], ".2f", "×"),
+                ]
             print("| " + " | ".join(map(str, row)) + " |")
     print()
     for name in names:
