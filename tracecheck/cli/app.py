@@ -17,6 +17,7 @@ from typing import Any
 
 from tracecheck.cli.codes import EPILOG, INTERRUPTED, ExitCode, Stop, internal_error
 from tracecheck.cli.environment import Environment
+from tracecheck.cli.parser import CommandParser
 
 __all__ = ["build_parser", "main"]
 
@@ -113,7 +114,9 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action=_Version, help="show program's version number and exit")
     parser.set_defaults(command=None)
-    commands = parser.add_subparsers(title="commands", metavar="COMMAND")
+    commands = parser.add_subparsers(
+        title="commands", metavar="COMMAND", parser_class=CommandParser
+    )
     for name, module in _commands(only):
         sub = commands.add_parser(
             name,
