@@ -57,7 +57,7 @@ def test_a_malformed_contract_exits_2_with_a_suggestion(
     bad = write(tmp_path, "bad.json", '{"name": "x", "tools": {"requird": ["Read"]}}')
     assert main(["check", recorded("clean"), "--contract", bad]) == ExitCode.USAGE
     err = capsys.readouterr().err
-    assert f'{bad}: tools: unknown key "requird" — did you mean "required"?' in err
+    assert f'{bad}:1:15: tools: unknown key "requird" — did you mean "required"?' in err
 
 
 def test_a_contradictory_contract_is_refused_and_warnings_are_printed(

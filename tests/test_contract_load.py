@@ -60,15 +60,31 @@ def test_text_and_bytes() -> None:
     assert compile_contract(json.dumps(DOC)).source is None
 
 
-def test_problems_name_the_file(tmp_path: Path) -> None:
+def test_problems_name_the_file_line_and_column(tmp_path: Path) -> None:
     path = tmp_path / "c.yaml"
     path.write_text("name: x\ntools:\n  requird: [Read]\n")
     err = error(path)
     assert err.source == str(path)
+    assert (err.problems[0].line, err.problems[0].column) == (2, 1)
     assert str(err) == (
-        f'{path}: tools: unknown key "requird" — did you mean "required"? (allowed: '
+        f'{path}:2:1: tools: unknown key "requird" — did you mean "required"? (allowed: '
         f"{', '.join(TOOLS_KEYS)})"
     )
+
+
+def test_a_place_in_json_is_its_line_and_column(tmp_path: Path) -> None:
+    path = tmp_path / "c.json"
+    path.write_text('{\n  "name": "x",\n  "rules": [\n    {},\n\t{"id": 1}\n  ]\n}\n')
+    lines = str(error(path)).splitlines()
+    assert lines and all(line.startswith(f"{path}:") for line in lines)
+    assert any(line.startswith(f"{path}:4:5: rules[0]: ") for line in lines)
+    assert any(line.startswith(f"{path}:5:2: rules[1]") for line in lines)
+
+
+def test_a_contract_that_is_no_file_has_no_line(tmp_path: Path) -> None:
+    err = error('{"name": "x", "tools": {"requird": ["Read"]}}')
+    assert err.problems[0].line is None
+    assert str(err).startswith('tools: unknown key "requird"')
 
 
 def test_json_syntax_error_has_line_and_column(tmp_path: Path) -> None:

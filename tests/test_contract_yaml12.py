@@ -118,10 +118,10 @@ def test_a_yaml_1_1_boolean_word_is_refused_with_a_hint(tmp_path: Path) -> None:
     with pytest.raises(ContractError) as caught:
         compile_contract(path)
     assert str(caught.value).splitlines() == [
-        f'{path}: run.requireCompleted: must be true or false, not a string ("yes" is a string '
-        "in YAML 1.2: write true or false)",
-        f"{path}: tools.maxCalls: must be an integer ≥ 0, not a string",
-        f'{path}: tools.enforced: must be true, not a string ("On" is a string in YAML 1.2: '
+        f'{path}:3:3: run.requireCompleted: must be true or false, not a string ("yes" is a '
+        "string in YAML 1.2: write true or false)",
+        f"{path}:6:3: tools.maxCalls: must be an integer ≥ 0, not a string",
+        f'{path}:5:3: tools.enforced: must be true, not a string ("On" is a string in YAML 1.2: '
         "write true or false)",
     ]
 

@@ -50,10 +50,13 @@ class AmbiguousFormatError(TraceReadError):
 
 @dataclass(frozen=True, slots=True)
 class ContractProblem:
-    """One thing wrong in a contract document, at its place (`tools.required[0]`)."""
+    """One thing wrong in a contract document, at its place (`tools.required[0]`), and where
+    that place is written in its file (1-based line and column) when it can be followed."""
 
     path: str
     message: str
+    line: int | None = None
+    column: int | None = None
 
     def __str__(self) -> str:
         return f"{self.path}: {self.message}" if self.path else self.message
@@ -75,5 +78,11 @@ class ContractError(Exception):
         super().__init__(str(self))
 
     def __str__(self) -> str:
-        prefix = f"{self.source}: " if self.source else ""
-        return "\n".join(f"{prefix}{problem}" for problem in self.problems)
+        return "\n".join(self._located(problem) for problem in self.problems)
+
+    def _located(self, problem: ContractProblem) -> str:
+        """`file:line:column: place: message`, as compilers write it, for an editor to open."""
+        if not self.source:
+            return str(problem)
+        at = f":{problem.line}:{problem.column}" if problem.line is not None else ""
+        return f"{self.source}{at}: {problem}"

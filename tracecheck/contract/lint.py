@@ -77,12 +77,12 @@ def lint_contract(source: ContractSource) -> list[LintFinding]:
     warnings within a path."""
     doc, origin = load_document(source)
     spec, problems = compile_spec(doc)
-    if spec is None:
-        raise ContractError(problems, source=origin)
-    id_problems = set(duplicate_ids(spec))
+    id_problems = set(duplicate_ids(spec)) if spec is not None else set()
     refused = [problem for problem in problems if problem not in id_problems]
-    if refused:
-        raise ContractError(refused, source=origin)
+    if spec is None or refused:
+        from tracecheck.contract.places import refusal  # on this path only
+
+        raise refusal(refused, origin)
     findings = list(_lint_path(spec.base))
     for alternative in spec.alternatives or ():
         findings += _lint_path(alternative)

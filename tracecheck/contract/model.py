@@ -16,7 +16,6 @@ from tracecheck.contract.builder import DocumentBuilder
 from tracecheck.contract.compile import compile_spec, path_rules
 from tracecheck.contract.load import ContractSource, load_document
 from tracecheck.contract.spec import ContractSpec, PathSpec
-from tracecheck.errors import ContractError
 from tracecheck.rules.base import Rule
 from tracecheck.rules.capture import CaptureMode
 from tracecheck.rules.predicates import Predicate
@@ -73,14 +72,18 @@ def compile_contract(source: ContractSource) -> Contract:
     doc, origin = load_document(source)
     spec, problems = compile_spec(doc)
     if problems or spec is None:
-        raise ContractError(problems, source=origin)
+        from tracecheck.contract.places import refusal  # on this path only
+
+        raise refusal(problems, origin)
     if _names_golden_run(spec):
         # Reads traces: imported only for a contract that names a golden run.
         from tracecheck.contract.golden import with_goldens
 
         spec, problems = with_goldens(spec, origin)
         if problems:
-            raise ContractError(problems, source=origin)
+            from tracecheck.contract.places import refusal
+
+            raise refusal(problems, origin)
     return _contract(spec, origin)
 
 

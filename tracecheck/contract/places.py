@@ -14,19 +14,20 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tracecheck.contract.builtin import builtin_path, is_builtin
 from tracecheck.contract.compile import compile_spec, path_rules
 from tracecheck.contract.load import load_document
-from tracecheck.errors import ContractError
+from tracecheck.errors import ContractError, ContractProblem
 
 if TYPE_CHECKING:
     import yaml
 
-__all__ = ["place_steps", "rule_lines", "rule_places"]
+__all__ = ["located", "place_steps", "refusal", "rule_lines", "rule_places"]
 
 # One step of a place: `.key` (or a leading `key`), `[index]`, or `["quoted key"]`.
 _STEP = re.compile(r'\.?([^.\[\]"]+)|\[([0-9]+)\]|\[("(?:[^"\\]|\\.)*")\]')
@@ -103,8 +104,42 @@ def _compose(text: str) -> yaml.Node | None:
         return None
 
 
+def refusal(problems: Sequence[ContractProblem], source: str | None) -> ContractError:
+    """The error that refuses a contract: its problems, each at its line and column in the
+    file `source` (`located`)."""
+    return located(ContractError(list(problems), source=source))
+
+
+def located(error: ContractError) -> ContractError:
+    """`error` with each problem's line and column in its file, where its place can be
+    followed there; as it is for a contract that is not a file, or a file that no longer
+    reads or composes."""
+    if error.source is None:
+        return error
+    try:
+        path = builtin_path(error.source) if is_builtin(error.source) else Path(error.source)
+        text = path.read_bytes().decode("utf-8-sig")
+    except (ContractError, OSError, UnicodeDecodeError, ValueError):
+        return error
+    root = _compose(text)
+    if root is None:
+        return error
+    problems = []
+    for problem in error.problems:
+        mark = _mark(root, problem.path) if problem.path else None
+        if mark is not None:
+            problem = replace(problem, line=int(mark.line) + 1, column=int(mark.column) + 1)
+        problems.append(problem)
+    return ContractError(problems, source=error.source)
+
+
 def _line(root: yaml.Node, where: str) -> int | None:
-    """The line of the key or list item `where` ends at, following it from `root`."""
+    mark = _mark(root, where)
+    return None if mark is None else int(mark.line) + 1
+
+
+def _mark(root: yaml.Node, where: str) -> yaml.Mark | None:
+    """Where the key or list item `where` ends at is written, following it from `root`."""
     steps = place_steps(where)
     if not steps:
         return None
@@ -115,7 +150,7 @@ def _line(root: yaml.Node, where: str) -> int | None:
         if found is None:
             return None
         mark_node, node = found
-    return int(mark_node.start_mark.line) + 1
+    return mark_node.start_mark
 
 
 def _child(node: yaml.Node, step: str | int) -> tuple[yaml.Node, yaml.Node] | None:
