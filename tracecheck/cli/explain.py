@@ -10,7 +10,10 @@ from tracecheck.cli.environment import Environment
 __all__ = ["add_parser", "run"]
 
 SUMMARY = "say in words what a contract checks"
-DESCRIPTION = "Explain a contract."
+DESCRIPTION = (
+    "Say in words what a contract (a JSON or YAML file, or builtin:NAME) checks: one line per "
+    "compiled rule, under the label a failure reports it by."
+)
 
 
 def add_parser(parser: argparse.ArgumentParser) -> None:

@@ -46,6 +46,23 @@ DESCRIPTION = (
     "written as Parquet (one row per trace, contract and rule) and summarized by rule. "
     "fleet summarize: the summary of such verdicts, compared with an earlier run's."
 )
+CHECK_DESCRIPTION = """\
+Check every trace of many inputs (files, directories, globs, s3:// gs:// https:// URLs)
+against every contract, on local worker processes or a Dask cluster (--scheduler). The
+verdicts are written as Parquet, one row per trace, contract and rule (-o), and summarized
+by rule on stdout (and as JSON, HTML or SARIF when asked)."""
+SUMMARIZE_DESCRIPTION = """\
+Summarize Parquet verdicts written by `fleet check`: pass rates by rule and contract, the
+rules that started failing against a baseline's verdicts (--baseline), and with
+--reliability, how reliable each rule is over repeated runs of the same tasks."""
+SUMMARIZE_CODES = """\
+exit codes:
+  0  every verdict passes
+  1  a rule failed, or started failing against the baseline
+  2  usage error, or a rule that could not be evaluated
+  3  a verdicts file, or an input the verdicts record as not read, could not be read
+  4  an input the verdicts record as not read had an ambiguous format
+"""
 STARTED_FAILING = "started failing"
 NOTES_SHOWN = 20
 
@@ -53,7 +70,11 @@ NOTES_SHOWN = 20
 def add_parser(parser: argparse.ArgumentParser) -> None:
     commands = parser.add_subparsers(title="fleet commands", metavar="COMMAND", dest="fleet")
     checking = commands.add_parser(
-        "check", help="check many inputs; verdicts as Parquet", epilog=EPILOG + PRECEDENCE
+        "check",
+        help="check many inputs; verdicts as Parquet",
+        description=CHECK_DESCRIPTION,
+        epilog=EPILOG + PRECEDENCE,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     trace_arguments(checking)
     checking.add_argument(
@@ -94,7 +115,11 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
     )
     checking.set_defaults(fleet_run=_check)
     summarizing = commands.add_parser(
-        "summarize", help="summarize Parquet verdicts, compared with a baseline's"
+        "summarize",
+        help="summarize Parquet verdicts, compared with a baseline's",
+        description=SUMMARIZE_DESCRIPTION,
+        epilog=SUMMARIZE_CODES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     summarizing.add_argument("verdicts", metavar="VERDICTS", help="Parquet verdicts (file or URL)")
     _storage_option(summarizing)

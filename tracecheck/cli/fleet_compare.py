@@ -16,11 +16,26 @@ if TYPE_CHECKING:
 
 __all__ = ["add_parser", "verdict_table"]
 
+DESCRIPTION = """\
+Compare two fleets' Parquet verdicts (BASE, then NEW) rule by rule: each rule's pass rate in
+both, and whether NEW's is significantly lower (a one-sided Fisher's exact test at --alpha).
+Rules with too few runs to tell are said to be so, never called regressed."""
+CODES = """\
+exit codes:
+  0  no rule regressed significantly
+  1  a rule regressed significantly
+  2  usage error
+  3  a verdicts file could not be read
+"""
+
 
 def add_parser(commands: Any) -> None:
     comparing = commands.add_parser(
         "compare",
         help="which rules regressed or improved between two fleets' verdicts (Fisher's exact)",
+        description=DESCRIPTION,
+        epilog=CODES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     comparing.add_argument("before", metavar="BASE", help="the baseline's Parquet verdicts")
     comparing.add_argument("after", metavar="NEW", help="the new runs' Parquet verdicts")

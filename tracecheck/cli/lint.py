@@ -10,7 +10,11 @@ from tracecheck.cli.environment import Environment
 __all__ = ["add_parser", "run"]
 
 SUMMARY = "report contradictions and likely mistakes"
-DESCRIPTION = "Lint contracts."
+DESCRIPTION = (
+    "Report what in each contract (a JSON or YAML file, or builtin:NAME) contradicts itself "
+    "(errors: no run could pass) or is likely a mistake (warnings), one finding per line with "
+    "its place and code. A contract that does not compile is reported as check reports it."
+)
 
 
 def add_parser(parser: argparse.ArgumentParser) -> None:
