@@ -72,7 +72,9 @@ def _blank(text: str) -> str:
     return re.sub(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC", "-", text)
 
 
-def _run(argv: list[str], out: Path, environ: dict[str, str], stdin: bytes = b"") -> dict[str, str]:
+def _run(
+    argv: list[str], out: Path, environ: dict[str, str], stdin: bytes = b"", *, blank: bool = True
+) -> dict[str, str]:
     from tracecheck.cli import Environment, main
 
     stdout, stderr = io.StringIO(), io.StringIO()
@@ -88,7 +90,7 @@ def _run(argv: list[str], out: Path, environ: dict[str, str], stdin: bytes = b""
             written[path.name] = data.decode("utf-8")
         except UnicodeDecodeError:  # a protobuf copy: one character per byte, as compared
             written[path.name] = data.decode("latin-1")
-    return {name: _blank(text) for name, text in written.items()}
+    return {name: _blank(text) if blank else text for name, text in written.items()}
 
 
 def check_reports(tmp: Path) -> dict[str, str]:
@@ -158,7 +160,7 @@ PROFILES = ("default", "share", "strict")
 def redaction_reports(tmp: Path) -> dict[str, str]:
     """`redact` of every fixture under each built-in profile, with one pseudonym key: what it
     wrote (the redacted copy, or nothing when the gate refused), printed and exited with; and
-    `verify-safe` of the fixture folder under each profile."""
+    `verify-safe` of every fixture under each profile."""
     key = tmp / "pseudonym.key"
     key.write_bytes(b"k" * 32)
     reports: dict[str, str] = {}
@@ -167,14 +169,18 @@ def redaction_reports(tmp: Path) -> dict[str, str]:
             out = tmp / f"redact-{number}-{profile}"
             out.mkdir()
             argv = ["redact", trace, "-o", str(out / "copy"), "--profile", profile]
-            written = _run([*argv, "--pseudonym-key-file", str(key)], out, {})
+            # A redacted copy holds what its fixture holds (a recording's own paths, which may
+            # be this repository's): nothing in it differs from run to run, nothing is blanked.
+            written = _run([*argv, "--pseudonym-key-file", str(key)], out, {}, blank=False)
             reports[f"redact.{profile}.{trace}"] = "".join(
                 f"--- {name}\n{text}" for name, text in written.items()
             )
     for profile in PROFILES:
         out = tmp / f"verify-{profile}"
         out.mkdir()
-        written = _run(["verify-safe", "--profile", profile, "fixtures"], out, {})
+        # The trace files, not the folder: a checkout's folder also holds what git ignores.
+        argv = ["verify-safe", "--profile", profile, *fixture_inputs()]
+        written = _run(argv, out, {}, blank=False)
         reports.update({f"verify.{profile}.{name}": text for name, text in written.items()})
     return reports
 
