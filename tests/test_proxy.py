@@ -1617,3 +1617,49 @@ def test_a_span_nested_too_deep_is_dropped_and_counted_and_the_rest_forwarded(
     assert [a.span_ids for a in upstream.arrivals] == [("1" * 16, "3" * 16)]
     assert app.metrics.value("tracecheck_proxy_spans_dropped_unsafe_total") == 1
     assert app.metrics.value("tracecheck_proxy_spans_forwarded_total") == 2
+
+
+# ---------------------------------------------------------------------------------------------
+# Strings that are not UTF-8, one span at a time
+
+
+def test_a_span_with_invalid_utf8_is_repaired_scrubbed_and_its_batch_forwarded() -> None:
+    """Python's protobuf refuses a whole request for one string that is not UTF-8; the proxy
+    replaces the invalid bytes with U+FFFD (opentelemetry-proto's advice to intermediaries),
+    scrubs the repaired text like any other, forwards every span and says how many it repaired."""
+    marker = b"\xfe\xff-not-utf8"
+    request = ExportTraceServiceRequest()
+    spans = request.resource_spans.add().scope_spans.add().spans
+    spans.add(name="before", trace_id=os.urandom(16), span_id=os.urandom(8))
+    bad = spans.add(name="bad" + "N" * len(marker), trace_id=os.urandom(16), span_id=os.urandom(8))
+    # A known secret beside the invalid bytes, in an attribute: it must still be redacted.
+    bad.attributes.add(key="note").value.string_value = f"key={SECRETS.known} " + "P" * 11
+    spans.add(name="after", trace_id=os.urandom(16), span_id=os.urandom(8))
+    body = request.SerializeToString()
+    # Same lengths, so the protobuf framing holds.
+    body = body.replace(b"N" * len(marker), marker).replace(b"P" * 11, marker)
+    with pytest.raises(Exception, match="UTF-8"):
+        ExportTraceServiceRequest.FromString(body)  # protobuf itself refuses the whole request
+    with stack() as (url, app, upstream):
+        response = _post(url, body)
+    assert response.status_code == 200
+    partial = ExportTraceServiceResponse.FromString(response.content).partial_success
+    assert partial.rejected_spans == 0
+    assert partial.error_message == (
+        "1 span held text that is not valid UTF-8; the invalid bytes were replaced with U+FFFD"
+    )
+    (arrival,) = upstream.arrivals
+    forwarded = ExportTraceServiceRequest.FromString(arrival.body)  # valid UTF-8 throughout
+    got = [s for rs in forwarded.resource_spans for ss in rs.scope_spans for s in ss.spans]
+    assert [s.name for s in got] == ["before", "bad\ufffd\ufffd-not-utf8", "after"]
+    note = got[1].attributes[0].value.string_value
+    assert note.endswith(" \ufffd\ufffd-not-utf8") and SECRETS.known not in note
+    assert marker not in arrival.body
+    assert app.metrics.value("tracecheck_proxy_spans_forwarded_total") == 3
+
+
+def test_a_body_that_is_no_request_even_read_leniently_is_still_400() -> None:
+    with stack() as (url, _app, upstream):
+        response = _post(url, b"\x0a\xff\xff\xff\xff\x0f\xfe")
+    assert response.status_code == 400
+    assert upstream.arrivals == []

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Final, Literal
 
 from redact.held_back import held_back_kind, held_back_message, held_back_summary
@@ -20,7 +20,9 @@ from redact.profiles import Profile
 from redact.shipping.bodies import compressed
 from redact.shipping.otlp import ENCODERS, Encoding, encodable, parse_spans, skipped_span
 from redact.shipping.signals import scrub_logs, scrub_metrics
+from redact.shipping.utf8 import repair_utf8
 from redact.spans import DroppedSpan, scrub_spans
+from tracecheck.errors import TraceReadError
 from tracecheck.spans import Span
 
 __all__ = ["UNITS", "Coding", "Scrubbed", "Scrubber", "Signal"]
@@ -68,6 +70,28 @@ class Scrubber:
 
     def __call__(
         self, body: bytes, encoding: Encoding, coding: Coding, signal: Signal = "traces"
+    ) -> Scrubbed:
+        try:
+            return self._scrubbed(body, encoding, coding, signal)
+        except TraceReadError:
+            if encoding != "proto":
+                raise
+            repaired = repair_utf8(body, signal)
+            if repaired is None:
+                raise
+        # One string of one unit not UTF-8 made protobuf refuse the whole request: read again
+        # with the invalid bytes replaced (U+FFFD), the repaired text scrubbed like any other.
+        fixed, units = repaired
+        out = self._scrubbed(fixed, encoding, coding, signal)
+        one, many = UNITS[signal]
+        note = (
+            f"{units} {one if units == 1 else many} held text that is not valid UTF-8; "
+            "the invalid bytes were replaced with U+FFFD"
+        )
+        return replace(out, message=f"{note}; {out.message}" if out.message else note)
+
+    def _scrubbed(
+        self, body: bytes, encoding: Encoding, coding: Coding, signal: Signal
     ) -> Scrubbed:
         if signal != "traces":
             return self._records(body, encoding, coding, signal)
