@@ -88,3 +88,43 @@ def test_fleet_check_says_how_far_it_got_unless_quiet(quiet: bool) -> None:
         "tracecheck: 2 traces read from 2 inputs",
     ]
     assert all(line.endswith("traces/s), 0 not read") for line in lines)
+
+
+def test_a_directory_read_says_how_many_files_and_how_fast() -> None:
+    from tracecheck.cli.inputs import Progress
+
+    stream, clock = io.StringIO(), Clock()
+    progress = Progress("runs", 10**9, stream, large=1, slow=2.0, clock=clock)  # said at once
+    assert stream.getvalue() == "tracecheck: reading runs (1000 MB)…\n"
+    clock.now += 1
+    progress.advance(500, 20_000, 9_000)
+    assert stream.getvalue().count("\n") == 1  # too soon after the last line
+    clock.now += 1
+    progress.advance(1_000, 20_000, 18_000)
+    assert stream.getvalue().splitlines()[-1] == (
+        "tracecheck: reading runs: 1,000 of 20,000 files, 18,000 spans (9,000 spans/s)…"
+    )
+    # Lines come less often as the run goes on: a third of the time taken, at most 30 s.
+    clock.now += 40
+    progress.advance(15_000, 20_000, 270_000)
+    clock.now += 10
+    progress.advance(16_000, 20_000, 288_000)
+    assert stream.getvalue().count("\n") == 3  # 10 s after the last line, 52 s in: not yet
+    clock.now += 12
+    progress.advance(17_000, 20_000, 306_000)
+    assert stream.getvalue().count("\n") == 4  # 22 s after it, 64 s in
+    progress.stop()
+    progress.done(360_000)
+    assert stream.getvalue().splitlines()[-1] == "tracecheck: read 360000 spans in 64.0 s"
+
+
+def test_a_quick_read_says_nothing_of_its_files() -> None:
+    from tracecheck.cli.inputs import Progress
+
+    stream, clock = io.StringIO(), Clock()
+    progress = Progress("runs", 10, stream, large=10**9, slow=2.0, clock=clock)
+    clock.now += 5
+    progress.advance(10, 20, 100)
+    progress.stop()
+    progress.done(200)
+    assert stream.getvalue() == ""

@@ -140,6 +140,9 @@ class _Watched:
         self.told, self.name = told, name
         told.append(f"waiting for {name}")
 
+    def advance(self, files: int, of: int, spans: int) -> None:
+        self.told.append(f"{self.name}: {files} of {of} files, {spans} spans")
+
     def stop(self) -> None:
         self.told.append(f"stopped {self.name}")
 
@@ -153,11 +156,19 @@ def test_progress_is_told_input_by_input(inputs: list[Any]) -> None:
         check_many(_given(inputs), CONTRACTS, progress=lambda name, _: _Watched(told, name))
     )
     names = [inputs[0], inputs[1], inputs[2], "<stdin>"]
-    assert told == [
+    advanced = [line for line in told if " files, " in line]
+    assert [line for line in told if line not in advanced] == [
         line
         for name, outcome in zip(names, outcomes, strict=True)
         for line in (f"waiting for {name}", f"stopped {name}", f"{name}: {outcome.spans} spans")
     ]
+    # A directory's files are counted as their results come in, up to all of them.
+    directory = next(n for n, o in zip(names, outcomes, strict=True) if Path(str(n)).is_dir())
+    mine = [line for line in advanced if line.startswith(f"{directory}: ")]
+    assert mine and all(line in told[told.index(f"waiting for {directory}") :] for line in mine)
+    files = len([path for path in Path(str(directory)).rglob("*") if path.is_file()])
+    (outcome,) = [o for n, o in zip(names, outcomes, strict=True) if n == directory]
+    assert mine[-1] == f"{directory}: {files} of {files} files, {outcome.spans} spans"
 
 
 def test_a_bare_stream_is_named_by_its_name(tmp_path: Path) -> None:

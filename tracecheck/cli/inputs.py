@@ -259,15 +259,27 @@ def _spooled_stdin(stdin: TextIO) -> Iterator[str]:
 
 class Progress:
     """A line on `stream` when reading takes long: at once for a file over `large` bytes,
-    otherwise after `slow` seconds (gzip, directories, stdin); then how much was read and how
-    fast."""
+    otherwise after `slow` seconds (gzip, directories, stdin); while a directory's files are
+    read, how many so far and how fast, every `slow` seconds at first and less often as the
+    run goes on (a long run's log stays short); then how much was read and how fast. `clock`
+    is how time is read (tests give their own)."""
 
-    def __init__(self, source: str, size: int, stream: TextIO, large: int, slow: float) -> None:
+    def __init__(
+        self,
+        source: str,
+        size: int,
+        stream: TextIO,
+        large: int,
+        slow: float,
+        clock: Callable[[], float] = time.perf_counter,
+    ) -> None:
         self.source = source
         self.size = size
         self.stream = stream
         self.large = large
-        self.started = time.perf_counter()
+        self.slow = slow
+        self.clock = clock
+        self.started = self.said = clock()
         self.shown = False
         self.stopped = False
         self.lock = _thread.allocate_lock()
@@ -285,6 +297,23 @@ class Progress:
             sized = self.size > min(self.large, 500_000)
             size = f" ({self.size / 1e6:.0f} MB)" if sized else ""
             print(f"tracecheck: reading {printable(self.source)}{size}…", file=self.stream)
+            self.said = self.clock()
+
+    def advance(self, files: int, of: int, spans: int) -> None:
+        """`files` of the directory's `of` files read so far, `spans` spans in them."""
+        now = self.clock()
+        took = now - self.started
+        with self.lock:
+            due = min(_LONGEST_QUIET, max(self.slow, took / 3))
+            if not self.shown or self.stopped or now - self.said < due:
+                return
+            self.said = now
+            rate = spans / max(took, 1e-9)
+            print(
+                f"tracecheck: reading {printable(self.source)}: {files:,} of {of:,} files, "
+                f"{spans:,} spans ({rate:,.0f} spans/s)…",
+                file=self.stream,
+            )
 
     def stop(self) -> None:
         if self.timer is not None:
@@ -294,8 +323,12 @@ class Progress:
 
     def done(self, spans: int) -> None:
         if self.shown:
-            took = time.perf_counter() - self.started
+            took = self.clock() - self.started
             print(f"tracecheck: read {spans} spans in {took:.1f} s", file=self.stream)
+
+
+# The longest a long directory read goes without a line (a CI job's log).
+_LONGEST_QUIET = 30.0
 
 
 class _Alarm:

@@ -59,8 +59,11 @@ class InputOutcome(NamedTuple):
 
 class Progress(Protocol):
     """What the caller shows while an input's outcome is awaited (`check`'s progress line):
-    made with the input's name and size in bytes, stopped when its results are in, then told
-    how many spans were read."""
+    made with the input's name and size in bytes, told how far the reading of a directory's
+    files has got as their results come in, stopped when all are in, then told how many spans
+    were read."""
+
+    def advance(self, files: int, of: int, spans: int) -> None: ...
 
     def stop(self) -> None: ...
 
@@ -189,11 +192,19 @@ def outcomes(
     fill()
     for number, item in enumerate(planned):
         watch = progress(item.name, item.size) if progress is not None else None
+        files = _whole_files(item)
         done: list[UnitResult] = []
+        read = spans = 0
         try:
             while True:
+                arrived = len(done)
                 while ready and ready[0][0] == number:
-                    done.append(ready.popleft()[1])
+                    result = ready.popleft()[1]
+                    done.append(result)
+                    read += len(result.unit.files)
+                    spans += result.spans
+                if watch is not None and files > 1 and len(done) > arrived:
+                    watch.advance(read, files, spans)
                 if ready or not queue:  # the next results are a later input's, or none are left
                     break
                 batch, pending = queue.popleft()
@@ -210,6 +221,14 @@ def outcomes(
         if watch is not None:
             watch.done(outcome.spans)
         yield outcome
+
+
+def _whole_files(item: Planned) -> int:
+    """How many files the input's units read, each whole; 0 when a unit reads part of one (a
+    large file cut by trace), whose progress is not a count of files."""
+    if any(unit.part is not None for unit in item.units):
+        return 0
+    return sum(len(unit.files) for unit in item.units)
 
 
 def batches(members: Sequence[tuple[int, Unit]], workers: int) -> Iterator[list[tuple[int, Unit]]]:
