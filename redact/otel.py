@@ -18,7 +18,8 @@ wrapped exporter. A span whose redacted form is still UNSAFE or UNKNOWN is dropp
 so is a span whose values nest deeper than readers hold, or whose redaction fails, alone
 (`redact.isolated`): the rest of its batch is sent. A schema URL that holds anything a detector
 finds is left out. Nothing raises into the application: a batch whose conversion fails is
-dropped whole (fail closed) and FAILURE is returned.
+dropped whole (fail closed) and FAILURE is returned. Every span offered is counted once, as
+exported or as the reason it was not delivered (`RedactingSpanExporter.counters`).
 
 Span attributes are frozen when a span ends, so redaction lives here and not in a
 `SpanProcessor.on_end`. The OpenTelemetry SDK is the optional `otel` extra; importing `redact`
@@ -68,7 +69,15 @@ logger = logging.getLogger("redact.otel")
 
 _MIN_KEY_BYTES = 16
 _FURTHER = "further drops of this kind are counted, not logged"
-_COUNTERS = ("exported", "redacted_values", "dropped_unsafe", "dropped_errors")
+_COUNTERS = (
+    "received",
+    "exported",
+    "redacted_values",
+    "dropped_unsafe",
+    "dropped_errors",
+    "export_failed",
+    "dropped_after_shutdown",
+)
 
 
 class RedactingSpanExporter(SpanExporter):
@@ -86,11 +95,15 @@ class RedactingSpanExporter(SpanExporter):
       exporter (this process) but cannot be linked to those of another process.
     - `max_string_bytes`: a cap on each string, over the profile's own.
 
-    Counters (thread-safe, read at any time): `exported` (spans the inner exporter accepted),
-    `redacted_values` (values redacted, pseudonymised or truncated), `dropped_unsafe` (spans
-    held back by the share-safety gate), `dropped_errors` (spans lost because conversion,
-    redaction or the inner exporter raised). Each kind of drop is logged once, at WARNING, to
-    the `redact.otel` logger, with counts and reasons, never a value.
+    Counters (thread-safe, read at any time): `received` (spans offered to `export`),
+    `exported` (spans the inner exporter accepted), `redacted_values` (values redacted,
+    pseudonymised or truncated), and one for each way a span is not delivered:
+    `dropped_unsafe` (held back by the share-safety gate), `dropped_errors` (lost because
+    conversion or redaction failed, so never handed on), `export_failed` (handed to the inner
+    exporter, which returned FAILURE or raised) and `dropped_after_shutdown` (offered after
+    `shutdown`). Every span received is counted in exactly one of `exported` and those four.
+    Each kind of drop is logged once, at WARNING, to the `redact.otel` logger, with counts and
+    reasons, never a value.
     """
 
     def __init__(
@@ -126,6 +139,10 @@ class RedactingSpanExporter(SpanExporter):
         return self._inner
 
     @property
+    def received(self) -> int:
+        return self._count("received")
+
+    @property
     def exported(self) -> int:
         return self._count("exported")
 
@@ -142,6 +159,14 @@ class RedactingSpanExporter(SpanExporter):
         return self._count("dropped_errors")
 
     @property
+    def export_failed(self) -> int:
+        return self._count("export_failed")
+
+    @property
+    def dropped_after_shutdown(self) -> int:
+        return self._count("dropped_after_shutdown")
+
+    @property
     def counters(self) -> dict[str, int]:
         """One consistent snapshot of every counter."""
         with self._lock:
@@ -150,15 +175,25 @@ class RedactingSpanExporter(SpanExporter):
     def export(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
         """Redact `spans`, drop those that are not share-safe, export the rest through the
         inner exporter and return its result (SUCCESS when nothing was left to export)."""
-        if self._shut_down:
-            return SpanExportResult.FAILURE
         try:
             batch = list(spans)
-            if not batch:
-                return SpanExportResult.SUCCESS
+        except Exception:  # never raise into the application
+            return SpanExportResult.FAILURE
+        self._add("received", len(batch))
+        if self._shut_down:
+            if batch:
+                self._add("dropped_after_shutdown", len(batch))
+                self._warn_once(
+                    "after-shutdown",
+                    f"dropped a batch of {_spans(len(batch))} offered after shutdown; {_FURTHER}",
+                )
+            return SpanExportResult.FAILURE
+        if not batch:
+            return SpanExportResult.SUCCESS
+        try:
             redacted = self._redact(batch)
         except Exception as exc:  # never raise into the application; never send raw
-            count = len(spans) if isinstance(spans, Sequence) else 0
+            count = len(batch)
             self._add("dropped_errors", count)
             error = exc.error if isinstance(exc, ScrubFailed) else type(exc).__name__
             self._warn_once(
@@ -172,7 +207,7 @@ class RedactingSpanExporter(SpanExporter):
         try:
             result = self._inner.export(redacted)
         except Exception as exc:
-            self._add("dropped_errors", len(redacted))
+            self._add("export_failed", len(redacted))
             self._warn_once(
                 "inner-error",
                 f"dropped a batch of {_spans(len(redacted))}: the inner exporter "
@@ -181,6 +216,13 @@ class RedactingSpanExporter(SpanExporter):
             return SpanExportResult.FAILURE
         if result is SpanExportResult.SUCCESS:
             self._add("exported", len(redacted))
+        else:
+            self._add("export_failed", len(redacted))
+            self._warn_once(
+                "inner-failure",
+                f"dropped a batch of {_spans(len(redacted))}: the inner exporter "
+                f"{type(self._inner).__name__} reported {_result(result)}; {_FURTHER}",
+            )
         return result
 
     def shutdown(self) -> None:
@@ -218,16 +260,9 @@ class RedactingSpanExporter(SpanExporter):
             max_string_bytes=self._max_string_bytes,
             scrub=self._scrub_spans,
         )
-        if isolated.failed:
-            failed = isolated.failed
-            if len(failed) == len(batch):  # nothing could be redacted: the batch fails
-                raise ScrubFailed(failed[0].error)
-            self._add("dropped_errors", len(failed))
-            self._warn_once(
-                "redaction-error-span",
-                f"dropped {_spans(len(failed))} whose redaction failed ({failed[0].error}); the "
-                f"rest of the batch was sent; {_FURTHER}",
-            )
+        failed = isolated.failed
+        if failed and len(failed) == len(batch):  # nothing could be redacted: the batch fails
+            raise ScrubFailed(failed[0].error)
         scrubbed = isolated.scrubbed
         rebuild = _Rebuild(self._schema_url)
         # Kept spans come in input order; their ids find the SDK span each was read from.
@@ -241,6 +276,14 @@ class RedactingSpanExporter(SpanExporter):
             # the same id, and the redacted content is share-safe whichever it is.
             original = queue.popleft() if len(queue) > 1 else queue[0]
             out.append(rebuild.span(original, span))
+        # Counted once the batch is rebuilt: a failure before this counts the whole batch.
+        if failed:
+            self._add("dropped_errors", len(failed))
+            self._warn_once(
+                "redaction-error-span",
+                f"dropped {_spans(len(failed))} whose redaction failed ({failed[0].error}); the "
+                f"rest of the batch was sent; {_FURTHER}",
+            )
         self._add("redacted_values", len(scrubbed.report.findings))
         if scrubbed.dropped:
             self._add("dropped_unsafe", len(scrubbed.dropped))
@@ -310,6 +353,11 @@ def _identities(batch: list[ReadableSpan]) -> list[tuple[str | None, str | None]
 
 def _hex(value: int, width: int) -> str | None:
     return format(value, f"0{width}x") if value else None
+
+
+def _result(result: object) -> str:
+    name = getattr(result, "name", None)
+    return name if isinstance(name, str) else type(result).__name__
 
 
 def _spans(count: int) -> str:

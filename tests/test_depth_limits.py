@@ -265,10 +265,13 @@ def test_the_exporter_hook_drops_and_counts_a_span_too_deep(
         assert exporter.export(batch) is SpanExportResult.SUCCESS
     assert [s.name for s in inner.get_finished_spans()] == ["before", "after"]
     assert exporter.counters == {
+        "received": 3,
         "exported": 2,
         "redacted_values": 0,
         "dropped_unsafe": 1,
         "dropped_errors": 0,
+        "export_failed": 0,
+        "dropped_after_shutdown": 0,
     }
     assert [r.getMessage() for r in caplog.records] == [
         "dropped 1 span whose redacted form is UNKNOWN (unreadable); further drops of this kind "

@@ -483,7 +483,7 @@ def test_an_inner_exporter_that_raises_never_reaches_the_application(
     with caplog.at_level(logging.WARNING, logger="redact.otel"):
         assert exporter.export(raw) is SpanExportResult.FAILURE
         run(exporter)  # through SimpleSpanProcessor: the application sees nothing
-    assert (exporter.exported, exporter.dropped_errors) == (0, 6)
+    assert (exporter.exported, exporter.export_failed, exporter.dropped_errors) == (0, 6, 0)
     assert [r.getMessage() for r in caplog.records if r.name == "redact.otel"] == [
         "dropped a batch of 3 spans: the inner exporter Exploding raised ConnectionError; "
         "further drops of this kind are counted, not logged"
@@ -519,11 +519,143 @@ class Recording(SpanExporter):
         return True
 
 
-def test_inner_failure_is_returned_and_not_counted_as_exported() -> None:
+def test_inner_failure_is_returned_and_counted_as_failed(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     exporter = RedactingSpanExporter(Recording(SpanExportResult.FAILURE))
     raw = run(RedactingSpanExporter(InMemorySpanExporter()))
+    with caplog.at_level(logging.WARNING, logger="redact.otel"):
+        assert exporter.export(raw) is SpanExportResult.FAILURE
+        assert exporter.export(raw) is SpanExportResult.FAILURE
+    assert (exporter.received, exporter.exported, exporter.export_failed) == (6, 0, 6)
+    assert [r.getMessage() for r in caplog.records if r.name == "redact.otel"] == [
+        "dropped a batch of 3 spans: the inner exporter Recording reported FAILURE; "
+        "further drops of this kind are counted, not logged"
+    ]
+
+
+def _undelivered(counters: dict[str, int]) -> int:
+    return sum(
+        counters[name]
+        for name in ("dropped_unsafe", "dropped_errors", "export_failed", "dropped_after_shutdown")
+    )
+
+
+class Flaky(SpanExporter):
+    """Fails (FAILURE or raising, in turn) every call whose number is in `failing`; records
+    how many spans each call held and whether it was taken."""
+
+    def __init__(self, failing: set[int]) -> None:
+        self.failing = failing
+        self.calls: list[tuple[int, bool]] = []
+        self.lock = threading.Lock()
+
+    def export(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
+        with self.lock:
+            number = len(self.calls)
+            failed = number in self.failing
+            self.calls.append((len(spans), not failed))
+        if not failed:
+            return SpanExportResult.SUCCESS
+        if number % 2:
+            raise ConnectionError("the collector reset the connection")
+        return SpanExportResult.FAILURE
+
+
+@pytest.mark.parametrize("processor", ["simple", "batch"])
+@pytest.mark.parametrize("failing", ["returns FAILURE", "raises"])
+def test_every_span_the_inner_exporter_fails_is_counted_through_the_sdk(
+    processor: str, failing: str
+) -> None:
+    inner: SpanExporter = Exploding()
+    if failing == "returns FAILURE":
+        inner = Recording(SpanExportResult.FAILURE)
+    exporter = RedactingSpanExporter(inner)
+    provider = TracerProvider()
+    provider.add_span_processor(
+        BatchSpanProcessor(exporter, max_export_batch_size=7)
+        if processor == "batch"
+        else SimpleSpanProcessor(exporter)
+    )
+    tracer = provider.get_tracer("agent.lib")
+    for n in range(25):
+        with tracer.start_as_current_span(f"step {n}") as span:
+            span.set_attribute("user.id", f"{USER_ID}-{n}")
+    provider.force_flush()
+    provider.shutdown()
+    assert exporter.counters == {
+        "received": 25,
+        "exported": 0,
+        "redacted_values": 25,
+        "dropped_unsafe": 0,
+        "dropped_errors": 0,
+        "export_failed": 25,
+        "dropped_after_shutdown": 0,
+    }
+
+
+def test_failed_and_accepted_batches_add_up_with_gate_drops_through_a_batch_processor() -> None:
+    # Calls 1 and 2 (raising, then FAILURE) and 5 fail; the rest are taken. Every fifth span
+    # fails the gate, so a batch reaches the inner exporter without it.
+    inner = Flaky({1, 2, 5})
+    real = scrub_spans
+
+    def gate(spans: Any, **options: Any) -> ScrubbedSpans:
+        out = real(spans, **options)
+        verdict = ShareVerdict(ShareStatus.UNSAFE, "share")
+        held = [s for s in out.kept if s.name.endswith(("0", "5"))]
+        dropped = tuple(DroppedSpan(s.trace_id, s.span_id, verdict) for s in held)
+        kept = tuple(s for s in out.kept if s not in held)
+        return ScrubbedSpans(kept, out.dropped + dropped, out.report)
+
+    exporter = RedactingSpanExporter(inner, scrub=gate)
+    provider = TracerProvider()
+    provider.add_span_processor(BatchSpanProcessor(exporter, max_export_batch_size=6))
+    tracer = provider.get_tracer("agent.lib")
+    for n in range(60):
+        with tracer.start_as_current_span(f"step {n}"):
+            pass
+    provider.force_flush()
+    provider.shutdown()
+    taken = sum(size for size, ok in inner.calls if ok)
+    failed = sum(size for size, ok in inner.calls if not ok)
+    counters = exporter.counters
+    assert [ok for _, ok in inner.calls][1:3] == [False, False]
+    assert (counters["received"], counters["dropped_unsafe"]) == (60, 12)
+    assert (counters["exported"], counters["export_failed"]) == (taken, failed)
+    assert failed >= 2 and taken + failed == 48
+    assert counters["received"] == counters["exported"] + _undelivered(counters)
+
+
+def test_spans_offered_after_shutdown_are_counted() -> None:
+    inner = Recording()
+    exporter = RedactingSpanExporter(inner)
+    raw = run(RedactingSpanExporter(InMemorySpanExporter()))
+    exporter.shutdown()
     assert exporter.export(raw) is SpanExportResult.FAILURE
-    assert exporter.counters["exported"] == 0
+    assert exporter.export([]) is SpanExportResult.FAILURE
+    assert inner.batches == []
+    counters = exporter.counters
+    assert (counters["received"], counters["dropped_after_shutdown"]) == (3, 3)
+    assert counters["received"] == counters["exported"] + _undelivered(counters)
+
+
+def test_a_partly_failed_redaction_then_a_failed_export_counts_each_span_once() -> None:
+    def fragile(spans: Any, **options: Any) -> Any:
+        if any(span.name.startswith("chat") for span in spans):
+            raise RuntimeError("the redactor broke")
+        return scrub_spans(spans, **options)
+
+    exporter = RedactingSpanExporter(Recording(SpanExportResult.FAILURE), scrub=fragile)
+    raw = run(RedactingSpanExporter(InMemorySpanExporter()))
+    assert exporter.export(raw) is SpanExportResult.FAILURE
+    counters = exporter.counters
+    assert (counters["received"], counters["dropped_errors"], counters["export_failed"]) == (
+        3,
+        1,
+        2,
+    )
+    assert counters["received"] == counters["exported"] + _undelivered(counters)
 
 
 def test_shutdown_and_force_flush_are_delegated() -> None:
@@ -573,8 +705,16 @@ def test_counters_snapshot() -> None:
     exporter = RedactingSpanExporter(InMemorySpanExporter())
     run(exporter)
     counters = exporter.counters
-    assert set(counters) == {"exported", "redacted_values", "dropped_unsafe", "dropped_errors"}
-    assert counters["exported"] == exporter.exported == 3
+    assert counters == {
+        "received": 3,
+        "exported": 3,
+        "redacted_values": exporter.redacted_values,
+        "dropped_unsafe": 0,
+        "dropped_errors": 0,
+        "export_failed": 0,
+        "dropped_after_shutdown": 0,
+    }
+    assert counters["redacted_values"] > 0
 
 
 def test_public_surface_and_optional_sdk() -> None:
