@@ -1,6 +1,6 @@
-"""Every command docs/getting-started.md shows is run, and what it prints is what the page says
-(a `…` in a shown line stands for what the page leaves out of it; a line `...`, for the lines
-after it), so the page cannot drift from the command."""
+"""Every command the documentation shows after a `$ ` prompt is run, and what it prints is what
+the page says (a `…` in a shown line stands for what the page leaves out of it; a line `...`,
+for the lines after it), so the pages cannot drift from the commands."""
 
 from __future__ import annotations
 
@@ -13,34 +13,39 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PAGE = ROOT / "docs" / "getting-started.md"
+DOCS = ROOT / "docs"
+START = DOCS / "getting-started.md"
+FENCE = re.compile(r"^```[a-z]*\n(.*?)^```", re.MULTILINE | re.DOTALL)
 
 
-def _blocks(kind: str) -> list[str]:
-    text = PAGE.read_text(encoding="utf-8")
-    return [block.split("\n```", 1)[0] for block in text.split(f"```{kind}\n")[1:]]
+def _blocks(page: Path) -> list[str]:
+    return FENCE.findall(page.read_text(encoding="utf-8"))
 
 
-def _shown() -> list[tuple[str, list[str]]]:
-    """Each `$ tracecheck …` command of the page's text blocks, with the lines shown after it."""
+def _shown(page: Path) -> list[tuple[str, list[str]]]:
+    """Each `$ tracecheck …` command of the page's code blocks, with the lines shown after it."""
     commands: list[tuple[str, list[str]]] = []
-    for block in _blocks("text"):
+    for block in _blocks(page):
         for part in re.split(r"^\$ ", block, flags=re.MULTILINE)[1:]:
             command, *lines = part.rstrip("\n").split("\n")
             while lines and not lines[-1]:
                 lines.pop()
-            commands.append((command, lines))
+            if command.startswith("tracecheck "):
+                commands.append((command, lines))
     return commands
+
+
+PAGES = sorted(page for page in DOCS.glob("*.md") if _shown(page))
 
 
 @pytest.fixture(scope="module")
 def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A folder as the page's reader has it: the repository's fixtures and contracts, the
     contract the page saves as `my-agent.yaml`, a misspelt copy and a run to check."""
-    folder = tmp_path_factory.mktemp("getting-started")
-    for name in ("fixtures", "contracts"):
+    folder = tmp_path_factory.mktemp("docs")
+    for name in ("fixtures", "contracts", "examples"):
         (folder / name).symlink_to(ROOT / name)
-    (contract,) = [block for block in _blocks("yaml") if block.startswith("# yaml-language")]
+    (contract,) = [block for block in _blocks(START) if block.startswith("# yaml-language")]
     (folder / "my-agent.yaml").write_text(contract, encoding="utf-8")
     (folder / "typo.yaml").write_text(contract.replace("required:", "requird:"), encoding="utf-8")
     shutil.copy(ROOT / "fixtures" / "otel-genai" / "clean.otlp.jsonl", folder / "run.otlp.jsonl")
@@ -59,22 +64,17 @@ def _matches(shown: list[str], printed: list[str]) -> bool:
     return len(shown) == len(printed)
 
 
-COMMANDS = _shown()
+def test_the_pages_show_commands() -> None:
+    assert START in PAGES and len(_shown(START)) >= 6
 
 
-def test_the_page_shows_its_commands() -> None:
-    assert len(COMMANDS) >= 6
-    assert any(command.startswith("tracecheck verify-safe") for command, _ in COMMANDS)
-
-
-def test_every_command_prints_what_the_page_shows(workdir: Path) -> None:
+@pytest.mark.parametrize("page", PAGES, ids=[page.name for page in PAGES])
+def test_every_command_prints_what_the_page_shows(workdir: Path, page: Path) -> None:
     # In the page's order: a command reads what an earlier one wrote (`shared.otlp.jsonl`).
     differing = []
-    for command, shown in COMMANDS:
-        argv = command.split()
-        assert argv[0] == "tracecheck"
+    for command, shown in _shown(page):
         done = subprocess.run(
-            [sys.executable, "-m", "tracecheck", *argv[1:]],
+            [sys.executable, "-m", "tracecheck", *command.split()[1:]],
             cwd=workdir,
             capture_output=True,
             text=True,
