@@ -7,10 +7,12 @@ Fake secrets only, assembled at run time from parts (tests/test_proxy.py's)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import re
 import signal
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -362,3 +364,57 @@ def _process_tree(pid: int) -> list[int]:
     for member in tree:
         tree.extend(children.get(member, []))
     return tree
+
+
+def _descendants(pid: int) -> set[int]:
+    """Every live process under `pid` (Linux's /proc: the parent is the 4th field of stat)."""
+    parents: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            fields = stat.rsplit(")", 1)[1].split()
+            if fields[0] != "Z":
+                parents[int(entry.name)] = int(fields[1])
+    found: set[int] = set()
+    frontier = {pid}
+    while frontier:
+        frontier = {child for child, parent in parents.items() if parent in frontier} - found
+        found |= frontier
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"  # a zombie has exited
+
+
+def test_scrub_processes_exit_when_the_proxy_is_killed() -> None:
+    """SIGKILL leaves the proxy no chance to stop its pool: the workers, the forkserver and the
+    resource tracker notice its death themselves and exit."""
+    with serve(Upstream()) as upstream_url:
+        args = ("--upstream", upstream_url, "--scrub-processes", "2")
+        with proxy_command(*args, env=dict(os.environ)) as (url, process, _line):
+            assert _post(url, _batch(2)[0]).status_code == 200
+            children = _descendants(process.pid)
+            # The forkserver, two workers under it and the resource tracker, at least.
+            assert len(children) >= 4, children
+            process.send_signal(signal.SIGKILL)
+            process.wait()
+    # Polled a bounded number of times (the cap only guards against a hang, it decides nothing
+    # about speed): each child is seen gone, or the test fails naming those left.
+    left = children
+    for _ in range(600):
+        left = {pid for pid in left if _alive(pid)}
+        if not left:
+            break
+        time.sleep(0.05)
+    for pid in left:  # never leave them behind, whatever the outcome
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+    assert not left, f"still running after the proxy was killed: {sorted(left)}"

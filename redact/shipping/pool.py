@@ -24,6 +24,13 @@ finishes what it holds, then its workers exit), which returns whatever a worker'
 caches kept growing; CPython 3.11's own `max_tasks_per_child` is not used, because it can stop
 scheduling work when a worker retires with a backlog queued (cpython#115634).
 
+Workers outlive no proxy, however it stops: each holds the reading end of a pipe whose only
+writing end the proxy's process holds and never writes to, and a thread of the worker waits on
+it. When the proxy dies (even by SIGKILL, which leaves it no chance to stop its pool) the kernel
+closes that end, the read ends, and the worker exits at once; the forkserver and the resource
+tracker, which stay only while a process holds their pipes, follow (they are the workers' and
+the proxy's). An event, not a poll: nothing runs while the proxy lives.
+
 A worker that dies (killed, out of memory) breaks its pool: every batch it held is answered
 `503` with `Retry-After` (nothing of them is forwarded), and the next batch goes to a new pool.
 A batch that could not even be handed to the broken pool is scrubbed by the new one.
@@ -35,9 +42,12 @@ import asyncio
 import contextlib
 import logging
 import multiprocessing
+import os
+import threading
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, replace
+from multiprocessing.connection import Connection
 from typing import Final, Protocol
 
 from redact.isolated import Scrub, ScrubFailed
@@ -128,6 +138,9 @@ class ProcessScrubbing:
         self._pool: ProcessPoolExecutor | None = None
         self._tasks = 0
         self.pools_made = 0
+        # The workers' lifeline (see the module's docstring): this process holds the writing
+        # end as long as it lives; every worker of every pool gets the reading end.
+        self._lifeline, self._lifeline_writer = multiprocessing.Pipe(duplex=False)
 
     async def start(self) -> None:
         """Make the pool and wait until every worker is ready, so that the first requests do
@@ -186,6 +199,7 @@ class ProcessScrubbing:
                 scrubber.known_secrets,
                 scrubber.pseudonym_key,
                 scrubber.scrub,
+                self._lifeline,
             ),
         )
         self._tasks = 0
@@ -266,14 +280,31 @@ _WARM_UP: Final = (
 
 
 def _start_worker(
-    profile: Profile, known_secrets: KnownSecrets, pseudonym_key: bytes, scrub: Scrub
+    profile: Profile,
+    known_secrets: KnownSecrets,
+    pseudonym_key: bytes,
+    scrub: Scrub,
+    lifeline: Connection | None = None,
 ) -> None:
     global _worker
+    if lifeline is not None:
+        threading.Thread(
+            target=_exit_with_the_proxy, args=(lifeline,), name="lifeline", daemon=True
+        ).start()
     profile.compile_patterns()
     _worker = Scrubber(profile, known_secrets, pseudonym_key, scrub)
     # With the real redactor, whatever `scrub` is (a test's may count its batches).
     with contextlib.suppress(Exception):
         Scrubber(profile, known_secrets, pseudonym_key)(_WARM_UP, "json", None)
+
+
+def _exit_with_the_proxy(lifeline: Connection) -> None:
+    """Wait for the end of the pipe the proxy's process writes nothing to: it ends only when
+    that process is gone (every copy of its writing end closed), and then this worker exits at
+    once, whatever it was doing (its batch has no one left to answer)."""
+    with contextlib.suppress(EOFError, OSError):
+        lifeline.recv_bytes()
+    os._exit(0)
 
 
 def _ready() -> None:
