@@ -14,7 +14,8 @@ cost a tenth of a second on the export path of a live agent.
 
 - INVISIBLE: format characters (Cf), control characters (Cc) other than tab, line feed, vertical
   tab, form feed and carriage return, the combining grapheme joiner, variation selectors, Hangul
-  fillers and Mongolian free variation selectors.
+  fillers and Mongolian free variation selectors; and U+FFFD, which stands where bytes that were
+  not UTF-8 were (a proxy repairs such text before scrubbing it): a reader skips it.
 - LOOKALIKE: every other character whose NFKC form is ASCII, differs from it, is not white space,
   and is letters and digits only or one single character (`＠`, `．`, `－`, `ｓ`, `𝐬`, `ⓢ`, `™`).
   An ellipsis (`...`) or `½` (`1⁄2`) is not one: it hides no character a credential is made of.
@@ -60,6 +61,7 @@ INVISIBLE: tuple[tuple[int, int], ...] = (
     (0xFEFF, 0xFEFF),
     (0xFFA0, 0xFFA0),
     (0xFFF9, 0xFFFB),
+    (0xFFFD, 0xFFFD),
     (0x110BD, 0x110BD),
     (0x110CD, 0x110CD),
     (0x13430, 0x1343F),

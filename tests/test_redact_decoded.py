@@ -96,6 +96,10 @@ def _points(ranges: Iterable[tuple[int, int]]) -> set[int]:
     return {code for first, last in ranges for code in range(first, last + 1)}
 
 
+# Not a format character, but what stands where undecodable bytes were: seen through too.
+REPLACEMENT = 0xFFFD
+
+
 def _later(kind: str) -> set[int]:
     return set().union(*(_points(added[kind]) for added in ASSIGNED_SINCE.values()))
 
@@ -106,7 +110,7 @@ def test_the_tables_are_what_unicodedata_says_with_what_later_versions_add() -> 
         f"unicodedata {version}: record in ASSIGNED_SINCE what it adds to the tables of "
         f"Unicode {UNICODE_VERSION}"
     )
-    invisible, lookalike = _later("invisible"), _later("lookalike")
+    invisible, lookalike = _later("invisible") | {REPLACEMENT}, _later("lookalike")
     if version == UNICODE_VERSION:  # ranges and their order, exactly
         assert list(INVISIBLE) == _ranges(lambda code: _invisible(code) or code in invisible)
         assert list(LOOKALIKE) == _ranges(lambda code: _lookalike(code) or code in lookalike)
@@ -122,9 +126,10 @@ def test_what_later_versions_add_is_new_to_them() -> None:
         assert {unicodedata.category(chr(code)) for code in later} == {"Cn"}
 
 
-@pytest.mark.parametrize("control", ["\U00013439", "\U0001343f"])
+@pytest.mark.parametrize("control", ["\U00013439", "\U0001343f", "\ufffd"])
 def test_a_later_format_control_inside_a_key_is_seen_through(control: str) -> None:
-    # Shown as nothing by a renderer of Unicode 15, unassigned in Python 3.11's tables.
+    # Shown as nothing by a renderer of Unicode 15, unassigned in Python 3.11's tables; and the
+    # replacement character, where a proxy repaired bytes that were not UTF-8.
     for key in (
         "gh" + control + "p_" + "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789",
         "sk-" + control + "proj-" + "abcdEFGH1234ijklMNOP5678qrst",
