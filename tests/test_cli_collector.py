@@ -98,6 +98,7 @@ def test_the_shipper_keeps_the_collector(tmp_path: Path) -> None:
         "TANGLE_INGEST_URL": "https://ingest.example.test",
         "TANGLE_INGEST_API_KEY": "tk_" + "live_" + "FAKEfake" + "0123456789abcdef",
         "TANGLE_TENANT_ID": "acme-test",
+        "TRACECHECK_STATE_DIR": str(tmp_path / "state"),  # where ship keeps its checkpoint
     }
     stderr = io.StringIO()
     env = Environment(

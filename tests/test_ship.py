@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import io
 import logging
+import os
 import re
 import socket
 import threading
@@ -186,10 +188,12 @@ def strings_of(value: Any) -> Iterator[str]:
 
 
 @pytest.fixture(autouse=True)
-def _no_ingest_env(monkeypatch: pytest.MonkeyPatch) -> None:
+def _no_ingest_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     for name in ("TANGLE_INGEST_URL", "TANGLE_INGEST_API_KEY", "TANGLE_TENANT_ID"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.delenv("TRACECHECK_PSEUDONYM_KEY", raising=False)
+    # The command's checkpoints go here, never under the real home.
+    monkeypatch.setenv("TRACECHECK_STATE_DIR", str(tmp_path / "state"))
 
 
 # --- the request ----------------------------------------------------------------------------
@@ -865,17 +869,20 @@ def test_command_exit_1_and_nothing_sent_when_unsafe(
 
 
 def test_command_exit_1_when_it_gives_up(
-    command_store: Store, capsys: pytest.CaptureFixture[str]
+    command_store: Store, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     command_store.answers.append(httpx.Response(503, headers={"Retry-After": "0"}))
     code = ship_command(command_store, ["ship", str(CLEAN), "--max-attempts", "3"])
     err = capsys.readouterr().err
     assert code == 1
     assert len(command_store.requests) == 3
+    (checkpoint,) = (tmp_path / "state").iterdir()
     assert err.splitlines() == [
         "tracecheck: batch 1 of 1: HTTP 503; retrying in 0.0 s (attempt 2 of 3)",
         "tracecheck: batch 1 of 1: HTTP 503; retrying in 0.0 s (attempt 3 of 3)",
         "tracecheck: error: batch 1 of 1: gave up after 3 attempts; the last failed with HTTP 503",
+        f"the checkpoint {checkpoint} keeps this shipment's pseudonym key and the batches "
+        "answered: run the same command again to resume",
     ]
 
 
@@ -884,8 +891,8 @@ def test_command_exit_1_when_the_store_refuses(
 ) -> None:
     command_store.answers.append(httpx.Response(401, json={"error": "bad key"}))
     assert ship_command(command_store, ["ship", str(CLEAN)]) == 1
-    assert capsys.readouterr().err == (
-        "tracecheck: error: batch 1 of 1: HTTP 401: the API key was refused (bad key)\n"
+    assert capsys.readouterr().err.splitlines()[0] == (
+        "tracecheck: error: batch 1 of 1: HTTP 401: the API key was refused (bad key)"
     )
 
 
@@ -931,6 +938,149 @@ def test_command_exit_3_for_an_unreadable_trace(
     assert ship_command(command_store, ["ship", str(missing)]) == 3
     assert capsys.readouterr().err == f"tracecheck: error: {missing}: no such file or directory\n"
     assert command_store.requests == []
+
+
+def the_checkpoint(tmp_path: Path) -> Path:
+    (path,) = (tmp_path / "state").iterdir()
+    return path
+
+
+def kept_key(checkpoint: Path) -> str:
+    key = orjson.loads(checkpoint.read_bytes())["pseudonymKey"]
+    assert isinstance(key, str) and len(key) == 64
+    return key
+
+
+def key_forms(hex_key: str) -> list[str]:
+    raw = bytes.fromhex(hex_key)
+    return [
+        hex_key,
+        hex_key.upper(),
+        base64.b64encode(raw).decode(),
+        base64.urlsafe_b64encode(raw).decode().rstrip("="),
+    ]
+
+
+def test_command_keeps_the_drawn_key_in_a_private_checkpoint(
+    command_store: Store, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    argv = ["ship", str(LEAKY), "--known-secret-env", "FIXTURE_DEPLOY_KEY", "--batch-size", "4"]
+    assert ship_command(command_store, argv) == 0
+    out, err = capsys.readouterr()
+    checkpoint = the_checkpoint(tmp_path)
+    assert checkpoint.stat().st_mode & 0o777 == 0o600
+    assert (tmp_path / "state").stat().st_mode & 0o777 == 0o700
+    document = orjson.loads(checkpoint.read_bytes())
+    assert set(document) == {"version", "pseudonymKey", "batches"}
+    assert len(document["batches"]) == 3
+    text = checkpoint.read_text()
+    for value in PLANTED:
+        assert value not in text
+    assert API_KEY not in text
+    for form in key_forms(kept_key(checkpoint)):
+        assert form not in out + err
+    # The same command again sends nothing: every batch was answered, and the result says so.
+    assert ship_command(command_store, argv) == 0
+    assert len(command_store.requests) == 3
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        "shipped 11 spans in 3 batches: 11 accepted, 0 rejected "
+        "(3 batches of them answered in an earlier run, not sent again)"
+    )
+
+
+def test_command_resumes_with_the_kept_key_and_skips_answered_batches(
+    command_store: Store, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    command_store.answers[:] = [accept_all, accept_all, httpx.Response(503)]
+    argv = ["ship", str(LEAKY), "--known-secret-env", "FIXTURE_DEPLOY_KEY", "--batch-size", "4"]
+    assert ship_command(command_store, [*argv, "--max-attempts", "1"]) == 1
+    first = capsys.readouterr().err
+    assert "before that: shipped 8 spans in 2 batches: 8 accepted, 0 rejected" in first
+    failed = command_store.requests[2]
+    command_store.answers[:] = []
+    assert ship_command(command_store, argv) == 0
+    err = capsys.readouterr().err
+    assert len(command_store.requests) == 4
+    resent = command_store.requests[3]
+    # The same key, so the same body and idempotency key as the batch that failed.
+    assert resent.content == failed.content
+    assert resent.headers["Idempotency-Key"] == failed.headers["Idempotency-Key"]
+    assert err.splitlines()[-1] == (
+        "shipped 11 spans in 3 batches: 11 accepted, 0 rejected "
+        "(2 batches of them answered in an earlier run, not sent again)"
+    )
+    for form in key_forms(kept_key(the_checkpoint(tmp_path))):
+        assert form not in first + err
+
+
+def test_command_kept_rejections_still_fail_the_resumed_run(
+    command_store: Store, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def reject_first(request: httpx.Request) -> httpx.Response:
+        spans = orjson.loads(request.content)["spans"]
+        return httpx.Response(
+            200, json={"accepted": len(spans) - 1, "rejected": [{"index": 0, "reason": "no"}]}
+        )
+
+    command_store.answers[:] = [reject_first, httpx.Response(503)]
+    argv = ["ship", str(LEAKY), "--batch-size", "4", "--max-attempts", "1"]
+    argv += ["--known-secret-env", "FIXTURE_DEPLOY_KEY"]
+    assert ship_command(command_store, argv) == 1
+    command_store.answers[:] = []
+    assert ship_command(command_store, argv) == 1
+    err = capsys.readouterr().err
+    assert "  span " in err and "(index 0) rejected: no" in err
+    assert err.splitlines()[-1].startswith("shipped 11 spans in 3 batches: 10 accepted, 1 rejected")
+
+
+def test_command_without_a_key_or_a_place_for_one_refuses_before_sending(
+    command_store: Store, tmp_path: Path
+) -> None:
+    environ = {name: os.environ[name] for name in ("TANGLE_INGEST_URL", "TANGLE_TENANT_ID")}
+    environ["TANGLE_INGEST_API_KEY"] = API_KEY
+    stderr = io.StringIO()
+    env = Environment(
+        io.StringIO(), io.StringIO(), stderr, environ, transport=httpx.MockTransport(command_store)
+    )
+    assert main(["ship", str(CLEAN)], env=env) == 2
+    assert stderr.getvalue() == (
+        "tracecheck: error: no place to keep this shipment's pseudonym key for a resume: set "
+        "$TRACECHECK_STATE_DIR (or $XDG_STATE_HOME or $HOME), or give a key with "
+        "--pseudonym-key-file or $TRACECHECK_PSEUDONYM_KEY; nothing sent\n"
+    )
+    assert command_store.requests == []
+    # With a key of one's own there is nothing to keep: it ships, with no checkpoint.
+    key_file = tmp_path / "pseudonym.key"
+    key_file.write_bytes(PSEUDONYM_KEY)
+    assert main(["ship", str(CLEAN), "--pseudonym-key-file", str(key_file)], env=env) == 0
+    assert len(command_store.requests) == 1
+    assert not (tmp_path / "state").exists()
+
+
+def test_command_an_unreadable_checkpoint_stops_before_sending(
+    command_store: Store, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    assert ship_command(command_store, ["ship", str(CLEAN)]) == 0
+    checkpoint = the_checkpoint(tmp_path)
+    checkpoint.write_text("{not json")
+    capsys.readouterr()
+    assert ship_command(command_store, ["ship", str(CLEAN)]) == 2
+    assert capsys.readouterr().err == (
+        f"tracecheck: error: the checkpoint {checkpoint} is not one this version wrote; remove "
+        "it to start this shipment afresh (with a new pseudonym key); nothing sent\n"
+    )
+    assert len(command_store.requests) == 1
+
+
+def test_a_given_key_is_not_written_to_the_checkpoint(command_store: Store, tmp_path: Path) -> None:
+    key_file = tmp_path / "pseudonym.key"
+    key_file.write_bytes(PSEUDONYM_KEY)
+    assert (
+        ship_command(command_store, ["ship", str(CLEAN), "--pseudonym-key-file", str(key_file)])
+        == 0
+    )
+    document = orjson.loads(the_checkpoint(tmp_path).read_bytes())
+    assert document["pseudonymKey"] is None and len(document["batches"]) == 1
 
 
 def test_command_dry_run_prints_the_bodies_and_sends_nothing(
@@ -1112,3 +1262,126 @@ def test_end_to_end_a_wrong_key_is_refused(receiver: Receiver) -> None:
         )
     assert caught.value.status == 401
     assert wrong not in str(caught.value) and receiver.key not in str(caught.value)
+
+
+# --- end to end: a shipment interrupted, then resumed without a key ---------------------------
+
+RESUME_TRACE = "5e" * 16
+
+
+def write_hundred_spans(path: Path) -> None:
+    """100 spans of one trace, each naming a user: their pseudonyms depend on the key."""
+    spans = [
+        {
+            "traceId": RESUME_TRACE,
+            "spanId": f"{n + 1:016x}",
+            "name": f"execute_tool lookup {n}",
+            "kind": 1,
+            "startTimeUnixNano": str(1_700_000_000_000_000_000 + n * 1000),
+            "endTimeUnixNano": str(1_700_000_000_000_000_500 + n * 1000),
+            "attributes": [
+                {"key": "user.id", "value": {"stringValue": f"user-{n:04d}"}},
+                {"key": "session.id", "value": {"stringValue": f"session-{n // 10}"}},
+            ],
+            "status": {},
+        }
+        for n in range(100)
+    ]
+    document = {
+        "resourceSpans": [
+            {
+                "resource": {
+                    "attributes": [{"key": "service.name", "value": {"stringValue": "refunds"}}]
+                },
+                "scopeSpans": [{"scope": {"name": "agent.lib"}, "spans": spans}],
+            }
+        ]
+    }
+    path.write_bytes(orjson.dumps(document) + b"\n")
+
+
+class Interrupting(httpx.BaseTransport):
+    """The real network until `after` requests have been answered; the next one reaches the
+    store, which stores it, and then its answer is lost (the connection drops)."""
+
+    def __init__(self, after: int) -> None:
+        self.inner = httpx.HTTPTransport()
+        self.after = after
+        self.requests = 0
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        self.requests += 1
+        response = self.inner.handle_request(request)
+        if self.requests <= self.after:
+            return response
+        response.read()
+        response.close()
+        raise httpx.ReadError("the connection dropped before the answer", request=request)
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+def ship_to(
+    receiver: Receiver, trace: Path, transport: httpx.BaseTransport | None
+) -> tuple[int, str, str]:
+    stdout, stderr = io.StringIO(), io.StringIO()
+    env = Environment.current(stdout=stdout, stderr=stderr, transport=transport, sleep=Sleeps())
+    argv = ["ship", str(trace), "--url", receiver.url, "--tenant", receiver.tenant]
+    argv += ["--api-key-env", "RECEIVER_KEY", "--batch-size", "10", "--max-attempts", "1"]
+    code = main(argv, env=env)
+    return code, stdout.getvalue(), stderr.getvalue()
+
+
+@pytest.fixture
+def hundred_spans(receiver: Receiver, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    monkeypatch.setenv("RECEIVER_KEY", receiver.key)
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+    trace = tmp_path / "hundred.otlp.jsonl"
+    write_hundred_spans(trace)
+    return trace
+
+
+def test_end_to_end_an_interrupted_ship_resumes_without_a_key(
+    receiver: Receiver, hundred_spans: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level(logging.DEBUG):
+        # Three batches answered, the fourth stored but its answer lost: the run stops.
+        code, out1, err1 = ship_to(receiver, hundred_spans, Interrupting(after=3))
+        assert code == 1, err1
+        assert "before that: shipped 30 spans in 3 batches: 30 accepted, 0 rejected" in err1
+        checkpoint = the_checkpoint(tmp_path)
+        assert checkpoint.stat().st_mode & 0o777 == 0o600
+        assert f"the checkpoint {checkpoint} keeps this shipment's pseudonym key" in err1
+        stored = receiver.trace(RESUME_TRACE).json()["spans"]
+        assert len(stored) == 40
+        # The same command, no key given: the kept key, so no span conflicts with the store's.
+        code, out2, err2 = ship_to(receiver, hundred_spans, None)
+    assert code == 0, err2
+    assert err2.splitlines()[-1] == (
+        "shipped 100 spans in 10 batches: 100 accepted, 0 rejected "
+        "(3 batches of them answered in an earlier run, not sent again)"
+    )
+    assert "rejected:" not in err2 and "already stored with a different payload" not in err2
+    spans = receiver.trace(RESUME_TRACE).json()["spans"]
+    ids = [row["spanId"] for row in spans]
+    assert len(ids) == 100 and set(ids) == {f"{n + 1:016x}" for n in range(100)}
+    assert checkpoint.stat().st_mode & 0o777 == 0o600
+    logged = "\n".join(record.getMessage() for record in caplog.records)
+    for form in key_forms(kept_key(checkpoint)):
+        for text in (out1, err1, out2, err2, logged):
+            assert form not in text
+
+
+def test_end_to_end_without_the_checkpoint_the_rerun_conflicts(
+    receiver: Receiver, hundred_spans: Path, tmp_path: Path
+) -> None:
+    # What the checkpoint prevents: the same rerun with the checkpoint removed draws a new key,
+    # and the store rejects every span it already holds as a conflict.
+    code, _, err = ship_to(receiver, hundred_spans, Interrupting(after=3))
+    assert code == 1, err
+    the_checkpoint(tmp_path).unlink()
+    code, _, err = ship_to(receiver, hundred_spans, None)
+    assert code == 1
+    assert err.splitlines()[-1] == "shipped 100 spans in 10 batches: 60 accepted, 40 rejected"
+    assert "is already stored with a different payload" in err

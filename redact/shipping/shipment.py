@@ -181,6 +181,10 @@ class ShipResult:
     rejected: tuple[RejectedSpan, ...]
     dropped_unsafe: tuple[DroppedSpan, ...]
     report: RedactionReport
+    # Batches (and their spans) whose answer an earlier run kept in the checkpoint: counted
+    # in `batches`, `sent`, `accepted` and `rejected`, not sent again.
+    resumed_batches: int = 0
+    resumed_spans: int = 0
 
     @property
     def ok(self) -> bool:

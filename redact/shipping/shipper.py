@@ -20,6 +20,11 @@ in batches: `POST <base>/v1/ingest/traces` with `{wireVersion, spans}`. Each bat
 (pass a `pseudonym_key` for the key, and the stored spans, to stay the same across processes:
 without one, each call draws a random key and pseudonyms differ between calls).
 
+With a `checkpoint` (`redact.shipping.checkpoint.ShipCheckpoint`), a call is resumable: without
+a `pseudonym_key`, the key is the checkpoint's (drawn and written to it before anything is
+sent), and each batch's answer is written to it as it comes, so a later call with the same
+spans skips the batches already answered and counts their kept answers in its result.
+
 Network errors, 408, 429 and 5xx are retried: the wait is exactly `Retry-After` when the store
 sends one (capped at `max_retry_after`, with a warning), else exponential backoff with full jitter.
 After `max_attempts` the call raises `ShipGaveUp`. Any other status raises `ShipRequestRefused`
@@ -44,6 +49,7 @@ import orjson
 
 from redact.core import KnownSecretsArg
 from redact.profiles import Profile
+from redact.shipping.checkpoint import ShipCheckpoint
 from redact.shipping.http import capped_retry_after
 from redact.shipping.shipment import (
     DEFAULT_BATCH_SIZE,
@@ -99,6 +105,7 @@ def ship_spans(
     on_unsafe: Literal["refuse", "drop"] = "refuse",
     client: httpx.Client | None = None,
     sleep: Callable[[float], None] = time.sleep,
+    checkpoint: ShipCheckpoint | None = None,
 ) -> ShipResult:
     """Scrub `spans`, then send the share-safe ones to the store in batches (see the module).
 
@@ -108,6 +115,8 @@ def ship_spans(
     if max_attempts < 1:
         raise ValueError("max_attempts must be at least 1")
     config = resolve_config(url, api_key, tenant_id)
+    if checkpoint is not None and pseudonym_key is None:
+        pseudonym_key = checkpoint.ensure_key()
     shipment = prepare_shipment(
         spans,
         profile=profile,
@@ -118,7 +127,7 @@ def ship_spans(
     )
     sender = _Sender(config, client, timeout, max_attempts, max_retry_after, sleep)
     try:
-        return sender.ship(shipment)
+        return sender.ship(shipment, checkpoint)
     finally:
         sender.close()
 
@@ -130,6 +139,8 @@ class _Progress:
     sent: int = 0
     accepted: int = 0
     rejected: list[RejectedSpan] = field(default_factory=list)
+    resumed_batches: int = 0
+    resumed_spans: int = 0
 
     def result(self) -> ShipResult:
         return ShipResult(
@@ -139,6 +150,8 @@ class _Progress:
             rejected=tuple(self.rejected),
             dropped_unsafe=self.shipment.dropped_unsafe,
             report=self.shipment.report,
+            resumed_batches=self.resumed_batches,
+            resumed_spans=self.resumed_spans,
         )
 
     def partial(self) -> ShipResult | None:
@@ -167,11 +180,20 @@ class _Sender:
         if self.own_client:
             self.client.close()
 
-    def ship(self, shipment: Shipment) -> ShipResult:
+    def ship(self, shipment: Shipment, checkpoint: ShipCheckpoint | None = None) -> ShipResult:
         progress = _Progress(shipment)
         total = len(shipment.batches)
         for batch in shipment.batches:
-            accepted, rejected = self._send(batch, total, progress)
+            key = idempotency_key(self.config.tenant_id, batch.body)
+            kept = checkpoint.answer(key) if checkpoint is not None else None
+            if kept is not None and _fits(kept, len(batch)):
+                accepted, rejected = kept
+                progress.resumed_batches += 1
+                progress.resumed_spans += len(batch)
+            else:
+                accepted, rejected = self._send(batch, total, progress)
+                if checkpoint is not None:
+                    checkpoint.record(key, accepted, rejected)
             progress.batches += 1
             progress.sent += len(batch)
             progress.accepted += accepted
@@ -256,6 +278,17 @@ class _Sender:
                 self.max_retry_after,
             )
         return wait
+
+
+def _fits(answer: tuple[int, list[tuple[int, str]]], size: int) -> bool:
+    """A kept answer accounts for each span of the batch once (else the batch is sent again)."""
+    accepted, rejected = answer
+    indexes = {index for index, _ in rejected}
+    return (
+        accepted + len(rejected) == size
+        and len(indexes) == len(rejected)
+        and all(0 <= index < size for index in indexes)
+    )
 
 
 def _describe_network_error(exc: httpx.TransportError) -> str:

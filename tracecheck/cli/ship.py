@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
@@ -25,8 +25,11 @@ from tracecheck.cli.redaction import (
 from tracecheck.formats import FORMATS
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from redact.known import KnownSecrets
     from redact.profiles import Profile
+    from redact.shipping.checkpoint import ShipCheckpoint
     from redact.shipping.shipment import Shipment, ShipResult
     from redact.spans import DroppedSpan
     from tracecheck.spans import Span
@@ -49,21 +52,27 @@ configuration (flags win over the environment):
   --api-key-env NAME                 the variable holding the API key (default TANGLE_INGEST_API_KEY)
 
 A batch's Idempotency-Key is derived from its content, so a retry reuses it. Pseudonyms come from
-a random key per run unless --pseudonym-key-file (or $TRACECHECK_PSEUDONYM_KEY) is given; shipping
-the same trace again with another key sends different span content, which a store may reject as
-conflicting with the spans it holds.
+--pseudonym-key-file (or $TRACECHECK_PSEUDONYM_KEY), else from a random key drawn for the
+shipment. Either way a checkpoint keeps the shipment resumable: one file per set of traces, store
+and tenant (mode 0600) in $TRACECHECK_STATE_DIR, else $XDG_STATE_HOME/tracecheck, else
+~/.local/state/tracecheck, holding the drawn key (never printed) and the store's answer to each
+batch. Running the same command again after an interruption reuses the key, so the store sees the
+same spans, and skips the batches already answered. Remove the file to start afresh. Without a
+key and with none of those directories known, ship refuses before sending anything (exit 2).
 
 exit codes:
   0  every span was accepted (or, with --dry-run, every span is safe to send)
   1  the store rejected a span; a span is not safe to share after redaction (nothing sent);
      the store refused a request (4xx other than 408/429) or answered with an invalid response;
      or shipping gave up after the last attempt ("gave up after N attempts" on stderr)
-  2  usage or configuration error (missing URL, tenant or API key; bad profile or secret source)
+  2  usage or configuration error (missing URL, tenant or API key; bad profile or secret source;
+     no place for the checkpoint, or a checkpoint that cannot be read)
   3  a trace could not be read
   4  a trace's format is ambiguous: pass --format
 """
 
 _MAX_LISTED = 10
+STATE_DIR_ENV = "TRACECHECK_STATE_DIR"
 
 
 def add_parser(parser: argparse.ArgumentParser) -> None:
@@ -121,9 +130,10 @@ def run(args: argparse.Namespace, env: Environment) -> ExitCode:
             env.error(_config_message(exc, args.api_key_env))
             return ExitCode.USAGE
     spans = _read(env, args.traces, args.format)
+    if config is None:
+        return _dry_run(env, spans, profile, known, key, args.batch_size)
+    checkpoint = _checkpoint(env, config.endpoint, config.tenant_id, spans, key is None)
     try:
-        if config is None:
-            return _dry_run(env, spans, profile, known, key, args.batch_size)
         from redact.shipping.shipper import ship_spans
 
         with _retry_notes(env), _client(env) as client:
@@ -139,6 +149,7 @@ def run(args: argparse.Namespace, env: Environment) -> ExitCode:
                 max_attempts=args.max_attempts,
                 client=client,
                 sleep=env.sleep or time.sleep,
+                checkpoint=checkpoint,
             )
     except ShipRefused as exc:
         env.error(str(exc))
@@ -148,6 +159,12 @@ def run(args: argparse.Namespace, env: Environment) -> ExitCode:
         env.error(str(exc))
         if exc.result is not None:
             print(f"before that: {_summary(exc.result)}", file=env.stderr)
+        if checkpoint is not None and checkpoint.path.exists():
+            print(
+                f"the checkpoint {checkpoint.path} keeps this shipment's pseudonym key and the "
+                "batches answered: run the same command again to resume",
+                file=env.stderr,
+            )
         return ExitCode.FAILED
     _print_redactions(env, result)
     for rejected in result.rejected[:_MAX_LISTED]:
@@ -188,12 +205,57 @@ def _dry_run(
     return ExitCode.OK
 
 
+def _checkpoint(
+    env: Environment, endpoint: str, tenant_id: str, spans: Sequence[Span], keyless: bool
+) -> ShipCheckpoint | None:
+    """The shipment's checkpoint; None without a state directory when a key was given. Stops
+    with exit 2, before anything is sent, when there is neither or the file cannot be read."""
+    from redact.shipping.checkpoint import CheckpointError, ShipCheckpoint
+
+    directory = _state_directory(env.environ)
+    if directory is None:
+        if not keyless:
+            return None
+        env.error(
+            "no place to keep this shipment's pseudonym key for a resume: set "
+            f"${STATE_DIR_ENV} (or $XDG_STATE_HOME or $HOME), or give a key with "
+            "--pseudonym-key-file or $TRACECHECK_PSEUDONYM_KEY; nothing sent"
+        )
+        raise Stop(ExitCode.USAGE)
+    try:
+        return ShipCheckpoint.open(directory, endpoint=endpoint, tenant_id=tenant_id, spans=spans)
+    except CheckpointError as exc:
+        env.error(f"{exc}; nothing sent")
+        raise Stop(ExitCode.USAGE) from None
+
+
+def _state_directory(environ: Mapping[str, str]) -> Path | None:
+    """`$TRACECHECK_STATE_DIR`, else `$XDG_STATE_HOME/tracecheck`, else
+    `$HOME/.local/state/tracecheck` (the XDG default), else None."""
+    from pathlib import Path
+
+    if explicit := environ.get(STATE_DIR_ENV):
+        return Path(explicit)
+    xdg = environ.get("XDG_STATE_HOME")
+    if xdg and Path(xdg).is_absolute():
+        return Path(xdg) / "tracecheck"
+    if home := environ.get("HOME"):
+        return Path(home) / ".local" / "state" / "tracecheck"
+    return None
+
+
 def _summary(result: ShipResult) -> str:
     """`shipped 42 spans in 1 batch: 42 accepted, 0 rejected`."""
-    return (
+    line = (
         f"shipped {_spans(result.sent)} in {_batches(result.batches)}: "
         f"{result.accepted} accepted, {len(result.rejected)} rejected"
     )
+    if result.resumed_batches:
+        line += (
+            f" ({_batches(result.resumed_batches)} of them answered in an earlier run, "
+            "not sent again)"
+        )
+    return line
 
 
 def _spans(n: int) -> str:
