@@ -1081,6 +1081,38 @@ def test_a_given_key_is_not_written_to_the_checkpoint(command_store: Store, tmp_
     )
     document = orjson.loads(the_checkpoint(tmp_path).read_bytes())
     assert document["pseudonymKey"] is None and len(document["batches"]) == 1
+    # Then without the key: one is drawn and kept in the same file, beside the kept answer.
+    assert ship_command(command_store, ["ship", str(CLEAN)]) == 0
+    kept_key(the_checkpoint(tmp_path))
+    assert len(orjson.loads(the_checkpoint(tmp_path).read_bytes())["batches"]) >= 1
+
+
+def test_two_runs_starting_at_once_keep_one_key(tmp_path: Path) -> None:
+    from redact.shipping.checkpoint import ShipCheckpoint
+
+    spans = clean_spans()
+    opened = [
+        ShipCheckpoint.open(tmp_path / "state", endpoint=BASE, tenant_id=TENANT, spans=spans)
+        for _ in range(2)
+    ]
+    first, second = (checkpoint.ensure_key() for checkpoint in opened)
+    assert first == second
+    (path,) = (tmp_path / "state").iterdir()
+    assert path == opened[0].path and path.stat().st_mode & 0o777 == 0o600
+    assert kept_key(path) == first.hex()
+    assert first.hex() not in repr(opened[0])
+    # Other spans, another tenant or another store: another shipment, another file.
+    others = [
+        (BASE, TENANT, spans[1:]),
+        (BASE, "other-tenant", spans),
+        ("https://other.example.test/v1/ingest/traces", TENANT, spans),
+    ]
+    for endpoint, tenant, members in others:
+        other = ShipCheckpoint.open(
+            tmp_path / "state", endpoint=endpoint, tenant_id=tenant, spans=members
+        )
+        assert other.path != path and other.ensure_key() != first
+    assert len(list((tmp_path / "state").iterdir())) == 4
 
 
 def test_command_dry_run_prints_the_bodies_and_sends_nothing(

@@ -64,18 +64,29 @@ class ShipCheckpoint:
             raise CheckpointError(_os_message(path, "read", exc)) from None
         return cls(path) if data is None else cls._parsed(path, data)
 
-    @property
-    def resuming(self) -> bool:
-        """An earlier run left answers here."""
-        return bool(self.answers)
-
     def ensure_key(self) -> bytes:
         """The kept pseudonym key; a new random one is drawn and written first when there is
-        none, so it is on disk before anything is sent."""
-        if self.pseudonym_key is None:
-            self.pseudonym_key = secrets.token_bytes(_KEY_BYTES)
+        none, so it is on disk before anything is sent. When another run of the same shipment
+        wrote its file first, that run's key is taken instead, so both send the same spans."""
+        if self.pseudonym_key is not None:
+            return self.pseudonym_key
+        self.pseudonym_key = secrets.token_bytes(_KEY_BYTES)
+        if self._save(exclusive=True):
+            return self.pseudonym_key
+        # The file exists: an earlier run's (with a key given then) or a concurrent run's.
+        other = ShipCheckpoint._parsed(self.path, self._read())
+        self.answers = {**other.answers, **self.answers}
+        if other.pseudonym_key is not None:
+            self.pseudonym_key = other.pseudonym_key
+        else:
             self.save()
         return self.pseudonym_key
+
+    def _read(self) -> bytes:
+        try:
+            return self.path.read_bytes()
+        except OSError as exc:
+            raise CheckpointError(_os_message(self.path, "read", exc)) from None
 
     @classmethod
     def _parsed(cls, path: Path, data: bytes) -> ShipCheckpoint:
@@ -112,6 +123,10 @@ class ShipCheckpoint:
 
     def save(self) -> None:
         """Write the file whole: a new file of mode 0600 beside it, then renamed over it."""
+        self._save(exclusive=False)
+
+    def _save(self, *, exclusive: bool) -> bool:
+        """Write the file; with `exclusive`, only if there is none yet (False when there was)."""
         document: dict[str, Any] = {
             "version": _VERSION,
             "pseudonymKey": self.pseudonym_key.hex() if self.pseudonym_key is not None else None,
@@ -129,7 +144,19 @@ class ShipCheckpoint:
                 os.fsync(descriptor)
             finally:
                 os.close(descriptor)
-            temporary.replace(self.path)
+            if not exclusive:
+                temporary.replace(self.path)
+                return True
+            try:
+                # A hard link never replaces: of two runs starting at once, one writes first.
+                os.link(temporary, self.path)
+            except FileExistsError:
+                return False
+            except OSError:  # no hard links on this file system: an unguarded rename
+                temporary.replace(self.path)
+            finally:
+                temporary.unlink(missing_ok=True)
+            return True
         except OSError as exc:
             temporary.unlink(missing_ok=True)
             raise CheckpointError(_os_message(self.path, "write", exc)) from None
