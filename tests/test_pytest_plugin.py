@@ -387,7 +387,7 @@ def test_a_broken_contract_in_the_marker_is_a_setup_error(agent_tests: pytest.Py
     result.assert_outcomes(errors=2)
     result.stdout.fnmatch_lines(
         [
-            '*trace_contract: *broken.json: tools: unknown key "requird"*',
+            '*trace_contract: *broken.json:1:*: tools: unknown key "requird"*',
             "*@pytest.mark.trace_contract needs one or more contract paths*",
         ]
     )

@@ -1131,7 +1131,7 @@ def test_file_problems_name_the_file(tmp_path: Path, suffix: str) -> None:
         compile_contract(path)
     assert caught.value.source == str(path)
     assert str(caught.value).startswith(
-        f'{path}: tools: unknown key "requird" — did you mean "required"?'
+        f'{path}:1:15: tools: unknown key "requird" — did you mean "required"?'
     )
     with pytest.raises(ContractError) as again:
         compile_contract(str(path))
