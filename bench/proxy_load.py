@@ -531,6 +531,21 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
         help="also measure a pass-through forwarder (the proxy's hops without scrubbing) in the "
         "same rounds, and each proxy's spans/s and p99 against it",
     )
+    parser.add_argument(
+        "--overload",
+        type=float,
+        metavar="SECONDS",
+        help="instead of the rounds: every client of the largest --clients count sends requests "
+        "of the first --batch-sizes back to back for SECONDS (an overload); report every "
+        "answer's status and latency against the proxy's --upstream-timeout, and the goodput",
+    )
+    parser.add_argument(
+        "--no-retry-after",
+        dest="retry_after",
+        action="store_false",
+        help="with --overload: send again at once after a 503 or 429, not after its "
+        "Retry-After as OTLP exporters do",
+    )
     parser.add_argument("--null-upstream", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--pass-through", metavar="UPSTREAM", help=argparse.SUPPRESS)
     return parser.parse_args(argv)
@@ -565,6 +580,9 @@ def main(argv: list[str] | None = None) -> int:
     proxy_argv += ["--queue-size", str(args.queue_size), "--upstream-timeout", "30"]
     proxy_argv += shlex.split(args.proxy_args)
     source = args.tracecheck_path
+    if args.overload is not None:
+        size = args.batch_sizes[0]
+        return _overload(args, proxy_argv, bodies[size], size, headers)
     began = time.perf_counter()
     load_before = os.getloadavg()[0]
     compare_argv = None
@@ -622,6 +640,118 @@ def main(argv: list[str] | None = None) -> int:
         args.json.write_text(json.dumps(summary, indent=2) + "\n")
     failed = sum(p.failures for runs in phases.values() for p in runs)
     return 1 if failed else 0
+
+
+@dataclass(frozen=True)
+class Answer:
+    sent: float  # seconds after the overload began
+    latency: float
+    status: int  # 0: no answer (a transport error)
+
+
+def _overload(
+    args: argparse.Namespace,
+    proxy_argv: list[str],
+    bodies: Sequence[bytes],
+    batch: int,
+    headers: dict[str, str],
+) -> int:
+    """`--overload`: many clients, back to back, for a fixed time; every answer recorded."""
+    budget = 30.0
+    given = proxy_argv[proxy_argv.index("--upstream-timeout") :]
+    for i, word in enumerate(given[:-1]):
+        if word == "--upstream-timeout":
+            budget = float(given[i + 1])
+    clients = max(args.clients)
+    python = sys.executable
+    answers: list[Answer] = []
+    lock = threading.Lock()
+    with (
+        _process([python, __file__, "--null-upstream"], "stdout") as (_upstream, upstream),
+        _process([*proxy_argv, "--upstream", upstream], "stderr", args.tracecheck_path) as (
+            proxy_process,
+            proxy,
+        ),
+    ):
+        # Warm up: one request, alone.
+        with _client() as client:
+            client.post(f"{proxy}/v1/traces", content=bodies[0], headers=headers)
+        began = time.perf_counter()
+        stop = began + args.overload
+
+        def worker(index: int) -> None:
+            with _client() as client:
+                n = index
+                while time.perf_counter() < stop:
+                    body = bodies[n % len(bodies)]
+                    n += clients
+                    sent = time.perf_counter()
+                    pause = 0.0
+                    try:
+                        response = client.post(f"{proxy}/v1/traces", content=body, headers=headers)
+                        status = response.status_code
+                        if status in (429, 503) and args.retry_after:
+                            pause = float(response.headers.get("retry-after", "0") or 0)
+                    except httpx.HTTPError:
+                        status = 0
+                    took = time.perf_counter() - sent
+                    with lock:
+                        answers.append(Answer(sent - began, took, status))
+                    # As OTLP exporters do: wait what Retry-After asks (not past the end).
+                    time.sleep(max(0.0, min(pause, stop - time.perf_counter())))
+
+        threads = [threading.Thread(target=worker, args=(i,)) for i in range(clients)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        wall = time.perf_counter() - began
+        metrics = httpx.get(f"{proxy}/metrics").text
+        memory = _memory(proxy_process.pid)
+    statuses: dict[str, int] = {}
+    for answer in answers:
+        statuses[str(answer.status)] = statuses.get(str(answer.status), 0) + 1
+    latencies = sorted(a.latency for a in answers)
+    ok = [a for a in answers if a.status == 200]
+    late = [a for a in answers if a.latency > budget + 0.5]
+    seconds = int(args.overload)
+    per_second = [sum(1 for a in ok if second <= a.sent < second + 1) for second in range(seconds)]
+    summary = {
+        "command": _shown_command(proxy_argv),
+        "clients": clients,
+        "honour_retry_after": args.retry_after,
+        "spans_per_request": batch,
+        "request_mb": round(statistics.mean(map(len, bodies)) / 1e6, 2),
+        "seconds": round(wall, 1),
+        "budget": budget,
+        "answers": len(answers),
+        "statuses": statuses,
+        "goodput_spans_per_s": round(len(ok) * batch / wall, 1),
+        "latency_p50": round(latencies[len(latencies) // 2], 3) if latencies else None,
+        "latency_p99": (
+            round(latencies[min(len(latencies) - 1, round(0.99 * (len(latencies) - 1)))], 3)
+            if latencies
+            else None
+        ),
+        "latency_max": round(latencies[-1], 3) if latencies else None,
+        "ok_latency_max": round(max(a.latency for a in ok), 3) if ok else None,
+        "answers_past_budget_plus_half_s": len(late),
+        "ok_by_second_sent": per_second,
+        "ok_sent_after_5_s": sum(1 for a in ok if a.sent >= 5),
+        "counters": _counters(metrics),
+        "outcomes": {
+            outcome: _number(
+                _metric(metrics, f'tracecheck_proxy_requests_total{{outcome="{outcome}"}}'), 0
+            )
+            for outcome in ("forwarded", "overloaded", "queue_full", "upstream_unavailable")
+        },
+        "vm_hwm_mb": round(memory.get("VmHWM", 0) / 1e6, 1),
+        "load_average": os.getloadavg()[0],
+    }
+    print(json.dumps(summary, indent=2))
+    if args.json is not None:
+        args.json.write_text(json.dumps(summary, indent=2) + "\n")
+    return 0
 
 
 def _rounds(

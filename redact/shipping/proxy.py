@@ -13,7 +13,8 @@ connection could not be made or the request not written, or it answered 429, 502
 A request's whole stay fits in one budget (`upstream_timeout`, from its arrival: waiting for the
 scrubbing thread, scrubbing, and every upstream attempt), kept below the exporters' own timeout
 (10 s in the OpenTelemetry SDKs), so an exporter never gives up and resends a batch the proxy
-is still delivering; a batch whose scrubbing ends past the budget is not sent at all. When the
+is still delivering; a batch whose scrubbing ends past the budget is not sent at all, and a
+batch the budget cannot cover is not scrubbed either (`redact.shipping.admission`). When the
 budget runs out the exporter gets `503` (`429` when the upstream was throttling) with
 `Retry-After`. When the request was sent but no answer came back (the upstream
 may hold the batch), the exporter gets `500`, which OTLP exporters do not retry, so the batch is
@@ -50,6 +51,7 @@ import secrets
 import ssl
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Executor
+from functools import partial
 from typing import Any, Final
 
 import httpx
@@ -57,6 +59,7 @@ import httpx
 from redact.inspector import known_secrets_of
 from redact.isolated import ScrubFailed
 from redact.profiles import resolve_profile
+from redact.shipping.admission import ScrubQueue
 from redact.shipping.bodies import CODINGS, read_body
 from redact.shipping.headers import forwarded_headers
 from redact.shipping.http import (
@@ -140,6 +143,8 @@ class ProxyApp:
         )
         self._in_flight = 0
         self._logged_kinds: set[tuple[Signal, str]] = set()
+        slots = settings.scrub_processes if settings.scrub_processes > 1 else settings.scrub_workers
+        self._queue = ScrubQueue(slots, _loop_time)  # the clock of `deadline` below
 
     # -- lifecycle -----------------------------------------------------------------------------
 
@@ -279,11 +284,18 @@ class ProxyApp:
             declared = content_length(headers)
         except ValueError as exc:
             raise Refusal(400, "bad_request", str(exc)) from None
+        # Refused before its body is read when the work queued ahead leaves it no time.
+        hint = min(declared or 0, settings.max_body_bytes) if coding == "identity" else 0
+        self._queue.check(hint, deadline)
         body = await read_body(
             receive, settings.max_body_bytes, wbits, declared, self.metrics, settings.body_timeout
         )
         try:
-            batch = await self._scrubbing.scrub(body, encoding, wbits, signal)
+            batch = await self._queue.run(
+                len(body),
+                deadline,
+                partial(self._scrubbing.scrub, body, encoding, wbits, signal),
+            )
         except TraceReadError as exc:
             raise Refusal(400, "bad_request", str(exc)) from None
         except Refusal:
@@ -317,6 +329,7 @@ class ProxyApp:
                     retry_after=1.0,
                 )
             forwarded = forwarded_headers(headers, settings.upstream_headers)
+            sending = loop.time()
             delivered = await self._upstream_of().deliver(
                 batch.payload,
                 encoding,
@@ -333,6 +346,7 @@ class ProxyApp:
             if message:
                 refusal.message += f" ({message})"
             raise
+        self._queue.costs.forwarded(loop.time() - sending)
         self.metrics.add("tracecheck_proxy_requests_total", outcome="forwarded")
         self._count(signal, "forwarded", batch.kept)
         self.metrics.add("tracecheck_proxy_bytes_forwarded_total", len(batch.payload))
@@ -379,6 +393,10 @@ class ProxyApp:
 def create_app(settings: ProxySettings, **kwargs: Any) -> ProxyApp:
     """The proxy's ASGI application for `settings`."""
     return ProxyApp(settings, **kwargs)
+
+
+def _loop_time() -> float:
+    return asyncio.get_running_loop().time()
 
 
 def _verify(tls: UpstreamTLS | None) -> ssl.SSLContext | bool:
