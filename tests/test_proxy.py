@@ -1663,3 +1663,106 @@ def test_a_body_that_is_no_request_even_read_leniently_is_still_400() -> None:
         response = _post(url, b"\x0a\xff\xff\xff\xff\x0f\xfe")
     assert response.status_code == 400
     assert upstream.arrivals == []
+
+
+# ---------------------------------------------------------------------------------------------
+# Slow request heads and many connections from one client
+
+
+_HALF_HEAD = b"POST /v1/traces HTTP/1.1\r\nHost: proxy\r\nContent-Type: application/x-protobuf\r\n"
+
+
+def _half_head(url: str, source: str = "127.0.0.1", head: bytes = _HALF_HEAD) -> socket.socket:
+    """A connection from `source` that sends `head` and then nothing (no blank line)."""
+    host, port = url.removeprefix("http://").rsplit(":", 1)
+    sock = socket.socket()
+    sock.bind((source, 0))
+    sock.connect((host, int(port)))
+    if head:
+        sock.sendall(head)
+    return sock
+
+
+def _closed_by_server(sock: socket.socket) -> bool:
+    """Wait for the server to close `sock` (EOF or a reset); the 60 s cap only guards against
+    a hang: whether it is closed is the outcome, not how soon."""
+    sock.settimeout(60)
+    try:
+        while data := sock.recv(4096):
+            del data  # a refusal's answer may come before the close
+    except ConnectionResetError:
+        return True
+    except TimeoutError:
+        return False
+    return True
+
+
+def test_connections_that_never_finish_their_head_are_closed_and_others_served() -> None:
+    from redact.shipping.connections import DEFAULT_HEADER_TIMEOUT, DEFAULT_PER_CLIENT
+    from tracecheck.cli import proxy as command
+
+    assert (command.DEFAULT_HEADER_TIMEOUT, command.DEFAULT_PER_CLIENT) == (
+        DEFAULT_HEADER_TIMEOUT,
+        DEFAULT_PER_CLIENT,
+    )
+    env = {**os.environ, "TC_PROXY_KNOWN": SECRETS.known}
+    with serve(Upstream()) as upstream_url:
+        args = ("--upstream", upstream_url, "--known-secret-env", "TC_PROXY_KNOWN")
+        args += ("--header-timeout", "0.5")
+        with proxy_command(*args, env=env) as (url, _process, _line):
+            slow = [_half_head(url) for _ in range(20)]
+            slow += [_half_head(url, head=b"") for _ in range(5)]  # connect, send nothing
+            slow += [_half_head(url, head=b"PO") for _ in range(5)]
+            try:
+                assert httpx.get(f"{url}/healthz", timeout=30).status_code == 200
+                assert _post(url, _batch(2)[0], timeout=30).status_code == 200
+                closed = [_closed_by_server(sock) for sock in slow]
+            finally:
+                for sock in slow:
+                    sock.close()
+            assert all(closed)
+            # A kept-alive connection gets the same limit for its next request's head.
+            with httpx.Client(timeout=30) as client:
+                assert client.get(f"{url}/healthz").status_code == 200
+                assert client.get(f"{url}/healthz").status_code == 200
+
+
+def test_one_client_cannot_take_every_connection() -> None:
+    env = {**os.environ, "TC_PROXY_KNOWN": SECRETS.known}
+    with serve(Upstream()) as upstream_url:
+        args = ("--upstream", upstream_url, "--known-secret-env", "TC_PROXY_KNOWN")
+        # Heads never time out here: only the per-client limit is at work.
+        args += ("--header-timeout", "3600", "--max-connections-per-client", "4")
+        with proxy_command(*args, env=env) as (url, process, _line):
+            # The attacker comes from 127.0.0.2 (all of 127/8 is loopback on Linux).
+            held = [_half_head(url, "127.0.0.2") for _ in range(4)]
+            extra = [_half_head(url, "127.0.0.2") for _ in range(3)]
+            try:
+                assert all(_closed_by_server(sock) for sock in extra)
+                # Another client is served while the attacker holds its four.
+                assert httpx.get(f"{url}/healthz", timeout=30).status_code == 200
+                assert _post(url, _batch(2)[0], timeout=30).status_code == 200
+                for sock in held:  # still open: nothing came back, no EOF
+                    sock.setblocking(False)
+                    with pytest.raises(BlockingIOError):
+                        sock.recv(1)
+                # Once one of the four closes, that client may connect again (the proxy may
+                # see the close after the next connection: a bounded number of tries).
+                held.pop().close()
+                answer = b""
+                for _ in range(100):
+                    again = _half_head(
+                        url, "127.0.0.2", b"GET /healthz HTTP/1.1\r\nHost: p\r\n\r\n"
+                    )
+                    again.settimeout(60)
+                    with suppress(ConnectionResetError):
+                        answer = again.recv(4096)
+                    again.close()
+                    if answer:
+                        break
+                    time.sleep(0.02)
+                assert answer.startswith(b"HTTP/1.1 200")
+            finally:
+                for sock in held + extra:
+                    sock.close()
+            assert process.poll() is None

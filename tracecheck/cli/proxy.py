@@ -43,6 +43,8 @@ _DEFAULT_LISTEN = "127.0.0.1:4318"
 DEFAULT_MAX_BODY_BYTES: Final = 4 * 1024 * 1024
 DEFAULT_QUEUE_SIZE: Final = 16
 DEFAULT_UPSTREAM_TIMEOUT: Final = 8.0
+DEFAULT_HEADER_TIMEOUT: Final = 5.0  # redact.shipping.connections' defaults
+DEFAULT_PER_CLIENT: Final = 128
 
 
 def add_parser(parser: argparse.ArgumentParser) -> None:
@@ -86,6 +88,23 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
         f"own timeout (default {DEFAULT_UPSTREAM_TIMEOUT:g})",
     )
     parser.add_argument(
+        "--header-timeout",
+        type=positive_seconds,
+        default=DEFAULT_HEADER_TIMEOUT,
+        metavar="S",
+        help="seconds a connection has to send a whole request head, from connecting or from "
+        "its previous answer; then it is closed, however slowly bytes trickle in "
+        f"(default {DEFAULT_HEADER_TIMEOUT:g})",
+    )
+    parser.add_argument(
+        "--max-connections-per-client",
+        type=positive_int,
+        default=DEFAULT_PER_CLIENT,
+        metavar="N",
+        help="most connections open at once from one client address; more are closed when "
+        f"accepted (default {DEFAULT_PER_CLIENT})",
+    )
+    parser.add_argument(
         "--scrub-processes",
         type=scrub_processes,
         default=1,
@@ -97,6 +116,7 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace, env: Environment) -> ExitCode:
     require_extra(env, "the proxy", "serve", SERVE)
+    from redact.shipping.connections import guarded_h11
     from redact.shipping.proxy import create_app
     from redact.shipping.settings import ProxySettings
     from tracecheck.cli.serving import bind, log_to_stderr, parse_listen, serve, shown_host
@@ -144,6 +164,7 @@ def run(args: argparse.Namespace, env: Environment) -> ExitCode:
     serve(
         create_app(settings),
         sock,
+        http=guarded_h11(args.header_timeout, args.max_connections_per_client),
         access_log=False,
         log_level="warning",
         timeout_graceful_shutdown=math.ceil(settings.upstream_timeout + 2),
