@@ -1433,20 +1433,20 @@ def test_snappy_past_the_limit_is_413_and_broken_snappy_is_400() -> None:
 def test_retry_after_a_day_is_capped_and_a_probe_ends_the_pause(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
+    """No clock decides this test: the pause ended early is said by the log (it is logged only
+    while the pause still runs), and the first probe succeeding by the upstream's arrivals."""
     caplog.set_level(logging.WARNING, logger="redact.proxy")
     upstream = Upstream(script=[Reply(503, (("retry-after", "86400"),))])
     body, _ = _batch(2)
     with stack(upstream, upstream_timeout=3.0) as (url, _app, upstream):
-        started = time.monotonic()
         first = _post(url, body)
         paused = httpx.get(f"{url}/readyz")
         answers: list[int] = []
-        while time.monotonic() - started < 12:
+        for _ in range(400):  # a cap against a hang only (100 s); the probe is due after 5 s
             answers.append(_post(url, body).status_code)
             if answers[-1] == 200:
                 break
             time.sleep(0.25)
-        recovered = time.monotonic() - started
         exporter = Recording(exporter_for("proto", url))
         ids = run_agent(exporter, turns=1)
         ready = httpx.get(f"{url}/readyz")
@@ -1457,15 +1457,59 @@ def test_retry_after_a_day_is_capped_and_a_probe_ends_the_pause(
         r"the upstream asked to pause for (29|30) s more \(Retry-After\)\n", paused.text
     )
     assert answers[-1] == 200 and set(answers[:-1]) <= {503}
-    assert 4.5 <= recovered < 10  # the probe went after 5 s, not 30 s, and not 86400 s
     assert set(exporter.results) == {SpanExportResult.SUCCESS}
     assert set(ids) <= set(upstream.accepted())
     assert (ready.status_code, ready.text) == (200, "ready\n")
     assert "waiting the 30 s cap instead" in caplog.text
+    # The probe was taken while the 30 s pause still ran: it ended early.
     assert "its pause ends early" in caplog.text
-    # One probe at a time: nothing reached the upstream between the 503 and the probe.
+    # One probe at a time, and the first one went through (a probe sent with too little of its
+    # budget left would time out, and the next would wait 5 s more): nothing reached the
+    # upstream between the 503 and the probe.
     statuses = [a.status for a in upstream.arrivals]
     assert statuses[:2] == [503, 200]
+
+
+def test_only_a_batch_with_time_left_probes_a_paused_upstream() -> None:
+    """Counted attempts, not time: a batch whose deadline falls right after the probe's turn
+    does not probe (it is refused at once, nothing sent); one with time left does, once."""
+    from redact.shipping.metrics import ProxyMetrics
+    from redact.shipping.upstream import Upstream as Delivery
+
+    calls: list[httpx.Request] = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        calls.append(request)
+        return httpx.Response(200)
+
+    async def scenario() -> None:
+        client = httpx.AsyncClient(transport=httpx.MockTransport(answer))
+        delivery = Delivery(
+            client,
+            "http://upstream/v1/traces",
+            ProxyMetrics(queue_capacity=1),
+            first_backoff=0.01,
+            max_backoff=0.1,
+            max_retry_after=30.0,
+            probe_after=0.3,
+            probe_time=1.0,
+        )
+        loop = asyncio.get_running_loop()
+        delivery._pause(30.0, False)  # the upstream asked for 30 s; a probe is due in 0.3 s
+        # Deadline 0.5 s away: at the probe's turn it would have less than what a probe needs
+        # (1 s, or half its budget, 0.25 s, when less).
+        with pytest.raises(Exception) as refused:
+            await delivery.deliver(b"x", "proto", "identity", loop.time() + 0.5)
+        assert getattr(refused.value, "status", None) == 503
+        assert calls == []
+        assert not delivery._probing  # the turn is still free for a batch with time
+        # 10 s away: it probes, once, and the pause ends.
+        await delivery.deliver(b"x", "proto", "identity", loop.time() + 10.0)
+        assert len(calls) == 1
+        assert delivery.hold_left() == 0.0
+        await client.aclose()
+
+    asyncio.run(scenario())
 
 
 def test_readyz_follows_the_upstream_and_healthz_stays_liveness() -> None:
@@ -1707,7 +1751,7 @@ def test_connections_that_never_finish_their_head_are_closed_and_others_served()
     )
     env = {**os.environ, "TC_PROXY_KNOWN": SECRETS.known}
     with serve(Upstream()) as upstream_url:
-        args = ("--upstream", upstream_url, "--known-secret-env", "TC_PROXY_KNOWN")
+        args: tuple[str, ...] = ("--upstream", upstream_url, "--known-secret-env", "TC_PROXY_KNOWN")
         args += ("--header-timeout", "0.5")
         with proxy_command(*args, env=env) as (url, _process, _line):
             slow = [_half_head(url) for _ in range(20)]
@@ -1730,7 +1774,7 @@ def test_connections_that_never_finish_their_head_are_closed_and_others_served()
 def test_one_client_cannot_take_every_connection() -> None:
     env = {**os.environ, "TC_PROXY_KNOWN": SECRETS.known}
     with serve(Upstream()) as upstream_url:
-        args = ("--upstream", upstream_url, "--known-secret-env", "TC_PROXY_KNOWN")
+        args: tuple[str, ...] = ("--upstream", upstream_url, "--known-secret-env", "TC_PROXY_KNOWN")
         # Heads never time out here: only the per-client limit is at work.
         args += ("--header-timeout", "3600", "--max-connections-per-client", "4")
         with proxy_command(*args, env=env) as (url, process, _line):

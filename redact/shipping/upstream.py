@@ -6,7 +6,10 @@ A `Retry-After` pauses every batch, not only the one it answered: the upstream a
 pause. The pause is capped (`max_retry_after`, 30 s by default, logged when it applies): one
 `Retry-After: 86400` must not refuse every exporter for a day after the upstream recovers. And
 the pause may end early: once `min(pause, probe_after)` has passed, one batch at a time is sent
-as a probe; when the upstream takes it, the pause ends for every batch.
+as a probe; when the upstream takes it, the pause ends for every batch. Only a batch with at
+least `probe_time` seconds of its budget left at the probe's time probes: a batch that would
+wake at its own deadline would see its one attempt time out, and every batch would then wait
+`probe_after` more for the next probe.
 
 The upstream's state, for `GET /readyz`: the last attempt's outcome (a delivery, a probe or a
 `check`), and the pause. A refusal of one batch (4xx) says nothing about the upstream being
@@ -30,11 +33,14 @@ from redact.shipping.metrics import ProxyMetrics
 from redact.shipping.otlp import MEDIA_TYPES, Encoding, upstream_message
 from redact.shipping.refusal import Refusal
 
-__all__ = ["DEFAULT_PROBE_AFTER", "RETRYABLE_STATUSES", "Upstream"]
+__all__ = ["DEFAULT_PROBE_AFTER", "DEFAULT_PROBE_TIME", "RETRYABLE_STATUSES", "Upstream"]
 
 RETRYABLE_STATUSES: Final = frozenset({429, 502, 503, 504})
 # After this long (or the pause, when shorter) one batch may probe a paused upstream.
 DEFAULT_PROBE_AFTER: Final = 5.0
+# What a probe needs of its batch's budget, at least, once its time comes (half the budget when
+# that is less).
+DEFAULT_PROBE_TIME: Final = 1.0
 # An empty export request: what `check` sends to see whether the upstream is there.
 _EMPTY_EXPORT: Final = b""
 
@@ -56,6 +62,7 @@ class Upstream:
         max_retry_after: float,
         headers: Mapping[str, str] | None = None,
         probe_after: float = DEFAULT_PROBE_AFTER,
+        probe_time: float = DEFAULT_PROBE_TIME,
     ) -> None:
         self.client = client
         self.url = url
@@ -65,6 +72,7 @@ class Upstream:
         self.max_retry_after = max_retry_after
         self.headers = dict(headers or {})  # configured: sent with `check` too
         self.probe_after = probe_after
+        self.probe_time = probe_time
         self._hold_until = 0.0  # the upstream asked to wait until then (event-loop time)
         self._hold_throttles = False  # that pause came with a 429
         self._next_probe = 0.0  # while paused, one batch may probe from then on
@@ -162,15 +170,22 @@ class Upstream:
         last = ""
         last_status = 0
         probing = False
+        # A probe needs time for its attempt: `probe_time`, or half the budget when shorter.
+        needs = min(self.probe_time, (deadline - loop.time()) / 2)
         try:
             while True:
                 now = loop.time()
                 hold = self._hold_until - now
-                if hold > 0 and not self._probing and self._next_probe < deadline:
-                    # The upstream may be back before its pause ends: this batch goes to see.
+                if hold > 0 and not self._probing and self._next_probe + needs <= deadline:
+                    # The upstream may be back before its pause ends: this batch goes to see,
+                    # with time left for its attempt.
                     self._probing = probing = True
                 if probing and hold > 0:
                     hold = self._next_probe - now
+                    if self._next_probe + needs > deadline:
+                        # Its next turn (after a failed probe) leaves it too little time: it
+                        # stops probing here, for a batch with time to take the next turn.
+                        hold = max(hold, deadline - now)
                 wait = max(backoff, hold, 0.0)
                 if now + wait >= deadline and (attempt or hold > 0):
                     if attempt:
