@@ -47,6 +47,13 @@ seconds, so the run stays bounded (90 s by default on two cores with the proxy o
 the output says how many rounds ran).
 `--json PATH` writes every figure as JSON as well.
 
+`--overload SECONDS` measures something else: every client of the largest `--clients` count
+sends requests of the first `--batch-sizes` back to back for SECONDS, waiting what a 503's or
+429's `Retry-After` asks as OTLP exporters do (`--no-retry-after`: at once), and the report is
+every answer's status and latency against the proxy's `--upstream-timeout`, the goodput, and the
+200s per second of the run (issue 33's overload: `--batch-sizes 4000 --clients 32
+--proxy-args='--upstream-timeout 3 --queue-size 32 --max-body-bytes 12000000' --overload 20`).
+
 `--compare-args ARGS` starts a second proxy ("compare": the same command with ARGS after
 `--proxy-args`) and measures it in the same rounds, so that two settings see the same machine
 state: each round runs every cell against the three servers in turn, the first server of a round

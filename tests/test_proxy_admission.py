@@ -200,3 +200,51 @@ def test_slots_run_side_by_side_and_a_client_that_leaves_frees_its_place() -> No
         assert [await tasks[n] for n in ("a", "b", "d")] == ["a", "b", "d"]
 
     asyncio.run(scenario())
+
+
+def test_an_overloaded_proxy_scrubs_only_what_can_be_answered_in_time() -> None:
+    """Over loopback: 24 batches at once, each scrub at least 0.2 s on one thread, a 3 s budget:
+    the last ones' turns cannot come before their deadlines, so they are refused before being
+    scrubbed (at arrival or when their turn comes), with Retry-After, and some are delivered.
+    Nothing here bounds a time: a slower machine only refuses more."""
+    import threading
+    import time
+
+    import httpx
+    from test_proxy import _batch, _post, stack
+
+    from redact.spans import scrub_spans
+
+    scrubbed: list[int] = []
+
+    def slow(spans: Any, **kwargs: Any) -> Any:
+        time.sleep(0.2)
+        scrubbed.append(len(spans))
+        return scrub_spans(spans, **kwargs)
+
+    bodies = [_batch(3)[0] for _ in range(24)]
+    answers: list[httpx.Response] = []
+    lock = threading.Lock()
+    with stack(scrub=slow, upstream_timeout=3.0, queue_size=32) as (url, app, upstream):
+        start = threading.Barrier(len(bodies))
+
+        def send(body: bytes) -> None:
+            start.wait()
+            response = _post(url, body, timeout=30)
+            with lock:
+                answers.append(response)
+
+        threads = [threading.Thread(target=send, args=(body,)) for body in bodies]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    statuses = sorted(a.status_code for a in answers)
+    assert set(statuses) <= {200, 503}
+    assert 200 in statuses  # goodput above zero
+    refused = [a for a in answers if a.status_code == 503]
+    assert refused and all(int(a.headers["retry-after"]) >= 1 for a in refused)
+    # Fewer scrubs than batches: the 24th cannot start before 23 × 0.2 s > 3 s.
+    assert len(scrubbed) < len(bodies)
+    assert len(upstream.arrivals) == statuses.count(200)
+    assert app.metrics.value("tracecheck_proxy_requests_total", outcome="overloaded") >= 1
