@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
@@ -84,3 +85,13 @@ def test_every_command_prints_what_the_page_shows(workdir: Path, page: Path) -> 
         if not _matches(shown, printed):
             differing.append("\n".join([f"$ {command}", "printed:", *printed, "shown:", *shown]))
     assert differing == []
+
+
+def test_code_blocks_wrap_their_long_lines() -> None:
+    # A command's output is wider than the page at 1280 px: it wraps instead of hiding behind
+    # a scroll bar (the rule the site's stylesheet adds to MkDocs Material's).
+    site = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
+    (sheet,) = site["extra_css"]
+    rules = (DOCS / sheet).read_text(encoding="utf-8")
+    block = rules.split(".md-typeset pre > code", 1)[1].split("}", 1)[0]
+    assert "white-space: pre-wrap" in block and "overflow-wrap: anywhere" in block
