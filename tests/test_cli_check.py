@@ -208,3 +208,21 @@ def test_a_progress_line_for_large_or_slow_inputs(capsys: pytest.CaptureFixture[
     err = stderr.getvalue().splitlines()
     assert err[0] == f"tracecheck: reading {recorded('clean')}…"  # too small to give a size
     assert err[1].startswith("tracecheck: read 11 spans in ")
+
+
+@pytest.mark.parametrize("quiet", [[], ["-q"]])
+def test_a_reading_note_is_printed_once(
+    capsys: pytest.CaptureFixture[str], quiet: list[str]
+) -> None:
+    # The folder holds each run twice (JSON Lines and protobuf): read together, their spans
+    # are recorded twice and noted, once per trace however many contracts judge it.
+    folder = str(ROOT / "fixtures" / "otel-genai")
+    no_shell = str(ROOT / "contracts" / "no-shell.yaml")
+    main(["check", folder, "--contract", CONTRACT, "--contract", no_shell, *quiet])
+    out, err = capsys.readouterr()
+    notes = [line.strip() for line in (out + err).splitlines() if line.strip().startswith("note: ")]
+    assert notes and len(notes) == len(set(notes))
+    assert any("recorded more than once" in note for note in notes)
+    # Under the verdicts when they are shown, on stderr when they are not.
+    assert all(not line.startswith("note: ") for line in err.splitlines()) or quiet
+    assert all("note: " not in line for line in out.splitlines()) or not quiet

@@ -130,15 +130,16 @@ def _check_all(
     from tracecheck.report.text import text_lines
     from tracecheck.verdict import worst
 
+    machine_on_stdout = "-" in (args.json, args.junit, args.sarif)
+    human = env.stderr if machine_on_stdout else env.stdout
+    verbosity = -1 if args.quiet or machine_on_stdout else (1 if args.verbose else 0)
     args.traces = expanded_globs(args.traces)
-    failures = _read(env, args, contracts, verdicts)
+    # A reading note the text report prints under its trace's verdict is not printed again.
+    failures = _read(env, args, contracts, verdicts, notes_shown=verbosity >= 0)
 
     def checked() -> Iterator[CheckedTrace]:
         yield from verdicts
 
-    machine_on_stdout = "-" in (args.json, args.junit, args.sarif)
-    human = env.stderr if machine_on_stdout else env.stdout
-    verbosity = -1 if args.quiet or machine_on_stdout else (1 if args.verbose else 0)
     if verdicts:
         lines = text_lines(checked(), color=use_color(human, env.environ), verbosity=verbosity)
         print_parts(joined(lines, "\n"), human, env.stdout)
@@ -179,11 +180,17 @@ def _check_all(
 
 
 def _read(
-    env: Environment, args: argparse.Namespace, contracts: list[Contract], kept: Kept
+    env: Environment,
+    args: argparse.Namespace,
+    contracts: list[Contract],
+    kept: Kept,
+    *,
+    notes_shown: bool,
 ) -> list[ReadFailure]:
     """Every input read and checked (`tracecheck.run`), the verdicts kept in `kept` in
-    input order; failures and notes printed once every input was read. With `--jobs`, inputs
-    too small to repay starting the workers are read here all the same."""
+    input order; failures and notes printed once every input was read, but for the notes the
+    verdicts carry when the text report shows them (`notes_shown`). With `--jobs`, inputs too
+    small to repay starting the workers are read here all the same."""
     from tracecheck.cli.inputs import SourceRead, finish_reads, input_size, wanted_trace
     from tracecheck.cli.running import WORTH_BYTES, outcomes
 
@@ -198,9 +205,12 @@ def _read(
         env, args, contracts, jobs=jobs, timelines=timeline_profile(args), part_bytes=parts
     )
     for outcome in checks:
+        carried: set[str] = set()
         for checked in outcome.checked():
             kept.append(checked)
-        notes = dict.fromkeys(outcome.notes)
+            if notes_shown:
+                carried.update(checked.verdict.reading_notes)
+        notes = dict.fromkeys(note for note in outcome.notes if note not in carried)
         visited = len(outcome.traces)
         reads.append(
             SourceRead(outcome.read, visited, notes, outcome.spans, list(outcome.failures))

@@ -27,6 +27,7 @@ def text_lines(
 ) -> Iterator[str]:
     """The lines of `render_text`, one verdict at a time."""
     paint = _painter(color)
+    noted: set[tuple[str, str | None]] = set()  # traces whose reading notes are printed
     for item in checked:
         verdict = item.verdict
         status = paint(verdict.status, verdict.status.upper())
@@ -36,7 +37,11 @@ def text_lines(
         )
         if verbosity < 0:
             continue
-        yield from (f"  note: {_line(note)}" for note in verdict.reading_notes)
+        # A trace's notes once, under its first verdict: they are the reading's, not a contract's.
+        trace = (item.files, verdict.trace_id)
+        if trace not in noted:
+            noted.add(trace)
+            yield from (f"  note: {_line(note)}" for note in verdict.reading_notes)
         for rule in verdict.rules:
             if rule.status == "pass" and verbosity < 1:
                 continue
