@@ -120,6 +120,11 @@ async def _null_app(scope: dict[str, Any], receive: Any, send: Any) -> None:
 
 
 def _serve_null() -> int:
+    return _serve(_null_app)
+
+
+def _serve(app: Any) -> int:
+    """`app` on uvicorn with h11, on a loopback port it prints first."""
     import uvicorn
 
     # proto IPPROTO_TCP, so that asyncio sets TCP_NODELAY on every accepted connection (and
@@ -129,9 +134,7 @@ def _serve_null() -> int:
     sock.bind(("127.0.0.1", 0))
     sock.listen(1024)
     print(sock.getsockname()[1], flush=True)
-    config = uvicorn.Config(
-        _null_app, http="h11", log_level="warning", access_log=False, lifespan="on"
-    )
+    config = uvicorn.Config(app, http="h11", log_level="warning", access_log=False, lifespan="on")
     uvicorn.Server(config).run(sockets=[sock])
     return 0
 
@@ -183,18 +186,7 @@ def _forwarder_app(upstream: str) -> Any:
 
 
 def _serve_forwarder(upstream: str) -> int:
-    import uvicorn
-
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-    sock.setsockopt(*_NODELAY)
-    sock.bind(("127.0.0.1", 0))
-    sock.listen(1024)
-    print(sock.getsockname()[1], flush=True)
-    config = uvicorn.Config(
-        _forwarder_app(upstream), http="h11", log_level="warning", access_log=False, lifespan="on"
-    )
-    uvicorn.Server(config).run(sockets=[sock])
-    return 0
+    return _serve(_forwarder_app(upstream))
 
 
 # ---------------------------------------------------------------------------------------------

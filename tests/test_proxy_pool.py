@@ -338,7 +338,7 @@ def test_the_command_with_two_processes_serves_and_stops() -> None:
                 url, _json_batch("frank", SECRETS.known), content_type="application/json"
             )
             assert response.status_code == 200
-            tree = _process_tree(process.pid)
+            tree = {process.pid, *_descendants(process.pid)}
             assert len(tree) >= 4  # the proxy, the forkserver, two workers
             for pid in tree:  # the secret went through pipes, not command lines
                 cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
@@ -347,23 +347,6 @@ def test_the_command_with_two_processes_serves_and_stops() -> None:
             assert process.wait(15) == 0
             assert process.stderr is not None
             assert SECRETS.known not in process.stderr.read()
-
-
-def _process_tree(pid: int) -> list[int]:
-    """`pid` and every process descended from it (Linux /proc)."""
-    children: dict[int, list[int]] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                stat = (entry / "stat").read_text()
-            except OSError:
-                continue
-            parent = int(stat.rpartition(")")[2].split()[1])
-            children.setdefault(parent, []).append(int(entry.name))
-    tree = [pid]
-    for member in tree:
-        tree.extend(children.get(member, []))
-    return tree
 
 
 def _descendants(pid: int) -> set[int]:
