@@ -171,7 +171,8 @@ def test_shares_holding_one_trace_are_read_again_together(tmp_path: Path, watch:
     ]
     traces = _copy(tmp_path, names)
     one = _same([str(traces), "--contract", CONTRACT], tmp_path)
-    assert "recorded more than once" in one["stderr"]  # the notes of the whole directory
+    # The notes of the whole directory, printed under the verdicts of the traces they concern.
+    assert "  note: " in one["stdout"] and "recorded more than once" in one["stdout"]
     assert (watch.pools, watch.here) == (1, [])  # by the workers, not here
 
 
