@@ -43,11 +43,11 @@ class CommandParser(argparse.ArgumentParser):
     def _unknown_option(self, words: Sequence[str]) -> str | None:
         """The first word before `--` that is written as a long option and is none of this
         parser's, nor a prefix argparse would read as one of them."""
-        known = [option for option in self._option_string_actions if option.startswith("--")]
+        known = self._long_options()
         for word in words:
             if word == "--":
                 return None
-            if not word.startswith("--") or word == "--":
+            if not word.startswith("--"):
                 continue
             option = word.split("=", 1)[0]
             if not any(name.startswith(option) for name in known):
@@ -55,7 +55,9 @@ class CommandParser(argparse.ArgumentParser):
         return None
 
     def _unknown_message(self, option: str) -> str:
-        known = [option for option in self._option_string_actions if option.startswith("--")]
-        meant = did_you_mean(option, known)
+        meant = did_you_mean(option, self._long_options())
         hint = f"; did you mean {meant}?" if meant is not None else ""
         return f"{option} is not an option of {self.prog}{hint}"
+
+    def _long_options(self) -> list[str]:
+        return [option for option in self._option_string_actions if option.startswith("--")]
