@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import random
-import time
 from pathlib import Path
 
 import pytest
@@ -113,9 +112,8 @@ def test_a_catastrophic_pattern_ends_as_a_rule_error_in_bounded_time() -> None:
         }
     )
     span = Span("a" * 32, "b" * 16, name="t", attributes={"gen_ai.tool.call.result": "x" * 20_000})
-    started = time.perf_counter()
+    # The error is the regex engine's timeout firing: without it the search would not end.
     verdict = check([span], contract)
-    assert time.perf_counter() - started < 5
     (result,) = verdict.rules
     assert (verdict.status, result.status) == ("error", "error")
     assert result.error is not None and "took longer than" in result.error

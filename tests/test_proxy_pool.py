@@ -222,8 +222,9 @@ def test_a_worker_killed_while_idle_is_replaced_and_keeps_the_key() -> None:
             first = await scrubbing.scrub(_json_batch("dave-7", "a"), "json", None)
             os.kill(first.process, signal.SIGKILL)
             # Until the pool notices the death (a batch sent meanwhile may go to the other
-            # worker, or get 503), then the next batch goes to a new pool.
-            for _ in range(100):
+            # worker, or get 503), then the next batch goes to a new pool. Polled at most 1,200
+            # times: the cap (a minute) guards against a hang and decides nothing about speed.
+            for _ in range(1200):
                 try:
                     second = await scrubbing.scrub(_json_batch("dave-7", "b"), "json", None)
                 except Refusal as refusal:
