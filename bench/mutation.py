@@ -45,10 +45,6 @@ class Group:
     areas: tuple[str, ...]  # glob patterns, one reported area each
     tests: tuple[str, ...]
     deselected: tuple[str, ...] = ()
-    # Functions that run when a module is imported (the detectors and conventions are built by
-    # calls at module level) run before mutmut forks its workers, so the mutmut pass never calls
-    # their mutants: those it did not kill run again in fresh processes (see `rerun_at_import`).
-    fresh_imports: bool = False
 
 
 GROUPS = (
@@ -111,7 +107,6 @@ GROUPS = (
             "tests/test_capture_evidence.py",
             "tests/test_cost.py",
         ),
-        fresh_imports=True,
     ),
     Group(
         "detectors",
@@ -132,7 +127,6 @@ GROUPS = (
             "tests/test_verify_safe_gate.py",
             "tests/test_unquoted.py",
         ),
-        fresh_imports=True,
     ),
 )
 
@@ -211,8 +205,11 @@ def run_group(group: Group, workdir: Path, jobs: int) -> Path:
             stderr=subprocess.STDOUT,
             check=False,
         )
-    if group.fresh_imports:
-        rerun_at_import(place, group, tests, jobs)
+    # Functions that run when a module is imported (detectors, conventions and the tests' own
+    # tables are built by calls at module level) ran before mutmut forked its workers, so the
+    # mutmut pass never called their mutants: those it did not kill run again, each in a fresh
+    # process.
+    rerun_at_import(place, group, tests, jobs)
     return place
 
 
@@ -228,6 +225,51 @@ pytest.main(["--collect-only", "-q", "-p", "no:cacheprovider", *sys.argv[1:]])
 print("\\n".join(sorted(called)), file=sys.stderr)
 """
 RERUN = "fresh-imports.json"
+RECHECK = "rechecked.json"
+
+
+def exit_codes(
+    place: Path, names: Sequence[str], arguments: Sequence[str], jobs: int, timeout: float
+) -> dict[str, int]:
+    """pytest's exit code with each mutant active, each in a fresh process (so that functions
+    run at import run mutated too). A mutant that makes the tests run past `timeout` seconds
+    (an endless loop) is counted killed by timeout, as mutmut counts it."""
+    env = {**os.environ, "TRACECHECK_ALLOW_SKIPS": "1"}
+    command = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *arguments]
+
+    def exit_code(name: str) -> int:
+        try:
+            return subprocess.run(
+                command,
+                cwd=place / "mutants",
+                env={**env, "MUTANT_UNDER_TEST": name},
+                capture_output=True,
+                check=False,
+                timeout=timeout,
+            ).returncode
+        except subprocess.TimeoutExpired:
+            return 36
+
+    with ThreadPoolExecutor(jobs) as pool:
+        return dict(zip(names, pool.map(exit_code, names), strict=True))
+
+
+def recheck(place: Path, group: Group, tests: Sequence[str], jobs: int) -> int:
+    """Run `tests` (new ones, copied in from the working tree) against every mutant the last run
+    left alive; the ones they kill are recorded (`RECHECK`). Returns how many."""
+    shutil.copytree(ROOT / "tests", place / "mutants" / "tests", dirs_exist_ok=True)
+    alive = [
+        mutant
+        for statuses in outcomes(place, group).values()
+        for mutant, status in statuses.items()
+        if status not in KILLED and status not in {"skipped", "not checked"}
+    ]
+    codes = exit_codes(place, alive, tests, jobs, timeout=120)
+    path = place / RECHECK
+    kills = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    kills.update({name: code for name, code in codes.items() if code not in (0, 5)})
+    path.write_text(json.dumps(kills, indent=1), encoding="utf-8")
+    return sum(1 for code in codes.values() if code not in (0, 5))
 
 
 def rerun_at_import(place: Path, group: Group, tests: Sequence[str], jobs: int) -> None:
@@ -250,24 +292,14 @@ def rerun_at_import(place: Path, group: Group, tests: Sequence[str], jobs: int) 
         for mutant, status in statuses.items()
         if status not in KILLED and mutant.rsplit("__mutmut_", 1)[0] in at_import
     ]
-    deselect = [f"--deselect={test}" for test in group.deselected]
-
-    def exit_code(name: str) -> int:
-        command = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider"]
-        try:
-            return subprocess.run(
-                [*command, *deselect, *tests],
-                cwd=mutated,
-                env={**env, "MUTANT_UNDER_TEST": name},
-                capture_output=True,
-                check=False,
-                timeout=1800,
-            ).returncode
-        except subprocess.TimeoutExpired:
-            return 36
-
-    with ThreadPoolExecutor(jobs) as pool:
-        codes = dict(zip(names, pool.map(exit_code, names), strict=True))
+    # fastest files first, as mutmut orders tests: a mutant noticed is noticed sooner
+    stats = json.loads((mutated / "mutmut-stats.json").read_text(encoding="utf-8"))
+    seconds: Counter[str] = Counter()
+    for test, duration in stats["duration_by_test"].items():
+        seconds[test.split("::")[0]] += duration
+    ordered = sorted(tests, key=lambda test: seconds[test])
+    deselected = [f"--deselect={test}" for test in group.deselected]
+    codes = exit_codes(place, names, [*deselected, *ordered], jobs, timeout=900)
     (place / RERUN).write_text(json.dumps(codes, indent=1), encoding="utf-8")
 
 
@@ -283,8 +315,10 @@ def area_of(mutant: str, group: Group) -> str:
 
 def outcomes(place: Path, group: Group) -> dict[str, dict[str, str]]:
     """Every mutant's status, by area."""
-    rerun = place / RERUN
-    again = json.loads(rerun.read_text(encoding="utf-8")) if rerun.exists() else {}
+    again: dict[str, int] = {}
+    for name in (RERUN, RECHECK):
+        if (place / name).exists():
+            again.update(json.loads((place / name).read_text(encoding="utf-8")))
     by_area: dict[str, dict[str, str]] = {}
     for meta in sorted((place / "mutants").rglob("*.py.meta")):
         exit_codes = json.loads(meta.read_text(encoding="utf-8"))["exit_code_by_key"]
@@ -354,6 +388,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--report-only", action="store_true", help="summarise the last run")
     parser.add_argument("--survivors", type=Path, help="write the surviving mutants' names here")
     parser.add_argument("--diffs", type=Path, help="write the surviving mutants' diffs here")
+    parser.add_argument(
+        "--recheck",
+        nargs="+",
+        metavar="TEST",
+        help="run these test files against the last run's survivors and record what they kill",
+    )
     args = parser.parse_args(argv)
     unknown = set(args.groups) - {g.name for g in GROUPS}
     if unknown:
@@ -362,7 +402,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     rows, survivors, shown = list(HEADER), [], []
     for group in chosen:
         place = args.workdir / group.name
-        if not args.report_only:
+        if args.recheck:
+            print(f"{group.name}: {recheck(place, group, args.recheck, args.jobs)} more killed")
+        elif not args.report_only:
             run_group(group, args.workdir, args.jobs)
         group_rows, group_survivors = summary(place, group)
         rows += group_rows
