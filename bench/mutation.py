@@ -235,7 +235,10 @@ def exit_codes(
     run at import run mutated too). A mutant that makes the tests run past `timeout` seconds
     (an endless loop) is counted killed by timeout, as mutmut counts it."""
     env = {**os.environ, "TRACECHECK_ALLOW_SKIPS": "1"}
-    command = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *arguments]
+    # Some mutants turn a walk into an endless loop that grows a list (about 40 MB/s): bounded,
+    # the process fails with MemoryError long before the machine runs out.
+    command = ["prlimit", f"--as={6 << 30}", "--", sys.executable, "-m", "pytest", "-x", "-q"]
+    command += ["-p", "no:cacheprovider", *arguments]
 
     def exit_code(name: str) -> int:
         try:
