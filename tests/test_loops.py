@@ -195,3 +195,16 @@ def test_a_run_hashes_measured_wrong_is_measured_again_item_by_item() -> None:
     seq = symbols(list("xababababy"))
     assert _checked(seq, 2, 1, 8) == (1, 8)
     assert _checked(seq, 2, 1, 4) == (1, 8)  # as a hash collision could have it
+
+
+def test_a_run_found_by_colliding_hashes_is_kept_only_if_it_repeats_enough(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Hashes of different stretches collide about once in 2**61 comparisons: simulated here by
+    hashes that call every two stretches equal. Measured again item by item, `1 2 1` is one
+    repetition and a half of `1 2`: no run."""
+    from tracecheck.rules import loops
+
+    monkeypatch.setattr(loops._Hashes, "same", lambda self, i, j, length: True)
+    assert periodic_runs([1, 2, 1, 3, 4, 5, 6, 7], 2) == []
+    assert periodic_runs([1, 2, 1, 2, 9, 5, 6, 7], 2) == [loops.Run(0, 2, 4)]

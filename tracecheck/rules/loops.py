@@ -207,7 +207,9 @@ def periodic_runs(seq: Sequence[int], repetitions: int) -> list[Run]:
                 seen.add(extent)
                 extent = _checked(seq, period, *extent)
                 seen.add(extent)
-                runs.append(Run(extent[0], period, extent[1]))
+                # measured again after a collision of hashes, the run may repeat too few times
+                if extent[1] // period >= repetitions:
+                    runs.append(Run(extent[0], period, extent[1]))
             i = (i + ahead) // period * period + period  # past the run's last match
     return runs
 
