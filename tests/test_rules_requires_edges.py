@@ -31,8 +31,9 @@ def call(
     if arguments is not None:
         attrs["gen_ai.tool.call.arguments"] = json.dumps(arguments)
     attrs.update(attributes or {})
-    return Span(TRACE, f"{name}-{start}", "root", f"execute_tool {name}", start, end, None,
-                attributes=attrs)  # fmt: skip
+    return Span(
+        TRACE, f"{name}-{start}", "root", f"execute_tool {name}", start, end, None, attributes=attrs
+    )
 
 
 def model_call(tool_name: str, start: int, end: int) -> Span:
@@ -149,8 +150,9 @@ def test_unrecorded_earlier_arguments_leave_every_pointer_unknown() -> None:
     )
 
 
-@pytest.mark.parametrize(("open_calls", "more"), [(1, ""), (2, " (and 1 more call(s))"),
-                                                 (3, " (and 2 more call(s))")])  # fmt: skip
+@pytest.mark.parametrize(
+    ("open_calls", "more"), [(1, ""), (2, " (and 1 more call(s))"), (3, " (and 2 more call(s))")]
+)
 def test_the_calls_left_open_are_counted_past_the_first(open_calls: int, more: str) -> None:
     paid = [
         call("pay", 20 + 20 * k, 30 + 20 * k, arguments={"order_id": "A-1"})
