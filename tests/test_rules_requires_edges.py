@@ -116,6 +116,19 @@ def test_a_call_whose_arguments_are_unknown_says_why_and_names_every_pointer(
     ]
 
 
+def test_the_whole_value_as_the_same_pointer_is_named_as_describe_names_it() -> None:
+    whole = Requires("r", "pay", "look", ("",))
+    paid = call("pay", 20, 30, attributes=NOT_CAPTURED)
+    assert "(whole value)" in whole.describe()
+    assert details(whole, call("look", 0, 10, arguments={"order_id": "A-1"}), paid) == [
+        (
+            "pay-20",
+            "span pay-20: arguments were not captured, so the same (whole value) cannot be checked",
+            None,
+        )
+    ]
+
+
 def test_arguments_unknown_for_no_stated_reason_are_said_to_carry_no_evidence() -> None:
     # A merged call (`Span.with_facts`) may carry arguments known to be unknown, no reason given.
     recorded = call("pay", 20, 30, arguments={"order_id": "A-1"})

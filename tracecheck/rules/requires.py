@@ -132,7 +132,10 @@ class Requires:
         arguments = call.arguments
         if not arguments.known:
             reason = arguments.reason or "the span carries no argument evidence"
-            return f"{reason}, so the same {', '.join(self.same)} cannot be checked", None
+            return (
+                f"{reason}, so the same {', '.join(pointer_text(p) for p in self.same)} cannot be checked",
+                None,
+            )
         keys: list[str] = []
         for pointer in self.same:
             value = resolve(arguments.value, pointer)
