@@ -185,13 +185,9 @@ def _divergence(
     before = [span[1] for span in found[:parted] if span is not None]
     position = before[-1] + 1 if before else 0
     if parted >= len(reference):
-        call = run[position][0] if position < len(run) else None
-        detail = "the run goes on after the last reference step"
-        return (
-            at(subject, call, f"trajectory diverges: {detail}")
-            if call
-            else Violation(None, f"trajectory diverges: {detail}")
-        )
+        # Every reference step was met in its place, so the run parts by going on after them.
+        detail = "trajectory diverges: the run goes on after the last reference step"
+        return at(subject, run[position][0], detail)
     wanted = reference[parted].describe(values=False)
     if position >= len(run):
         return Violation(
