@@ -53,7 +53,6 @@ class Argument:
             if untimed:
                 return [
                     at(
-                        subject,
                         span,
                         f"span {subject.ref(span)} has no start time, "
                         f"so the {self.occurrence} call cannot be chosen",
@@ -71,7 +70,7 @@ class Argument:
                     return []
             else:
                 detail = f"span {subject.ref(span)}: {problem}"
-                failing.append(at(subject, span, detail, self.pointer))
+                failing.append(at(span, detail, self.pointer))
         return failing
 
     def describe(self) -> str:

@@ -53,7 +53,7 @@ def rule_predicates(rule: Rule) -> list[tuple[str, Predicate]]:
     return found
 
 
-def at(subject: Subject, span: Span, detail: str, pointer: str | None = None) -> Violation:
+def at(span: Span, detail: str, pointer: str | None = None) -> Violation:
     """A violation at `span`: its id, and the tool it called when it is a tool call."""
     return Violation(span.span_id or None, detail, span.tool_name, pointer)
 

@@ -43,7 +43,6 @@ def unknown_durations(rule: Rule, subject: Subject) -> list[Violation]:
         return []
     return [
         at(
-            subject,
             span,
             f"{named(subject, span)} has no start or end time (or ends before it starts), so "
             f"whether it matches {predicate.describe()} is unknown",

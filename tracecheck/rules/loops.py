@@ -221,7 +221,6 @@ def periodic_runs(seq: Sequence[int], repetitions: int) -> list[Run]:
 def _unplaced(subject: Subject, untimed: Sequence[Span]) -> list[Violation]:
     return [
         at(
-            subject,
             span,
             f"{named(subject, span)} has no start time, so its place in the order of calls is "
             "unknown",
@@ -264,7 +263,6 @@ class RepeatedCalls:
                 span = spans[self.max]
                 violations.append(
                     at(
-                        subject,
                         span,
                         f"{named(subject, span)} calls {name} with the same arguments as span "
                         f"{subject.ref(spans[0])}: {len(spans)} calls with equal arguments, "
@@ -307,7 +305,6 @@ class ConsecutiveCalls:
                 span = timed[at_index + self.max]
                 violations.append(
                     at(
-                        subject,
                         span,
                         f"{named(subject, span)} is call {self.max + 1} of {first.tool_name} in "
                         f"a row ({length} in a row from span {subject.ref(first)}), over the "
@@ -342,7 +339,6 @@ class RepeatedCycles:
             span = timed[run.start + self.max * run.period]
             violations.append(
                 at(
-                    subject,
                     span,
                     f"{named(subject, span)} begins repetition {self.max + 1} of the cycle "
                     f"{cycle}, which runs {run.repetitions} times in a row from span "

@@ -40,14 +40,13 @@ class ToolsOffered:
             recorded = True
             ref = subject.ref(span)
             if record.problem is not None:
-                violations.append(at(subject, span, f"span {ref}: {record.problem}"))
+                violations.append(at(span, f"span {ref}: {record.problem}"))
             offered.update(record.names)
             if declared is not None:
                 undeclared = [name for name in record.names if name not in declared]
                 if undeclared:
                     violations.append(
                         at(
-                            subject,
                             span,
                             f"span {ref} offered the model {len(undeclared)} undeclared "
                             f"tool(s): {listed(undeclared)}",
@@ -60,7 +59,6 @@ class ToolsOffered:
             if not name:
                 violations.append(
                     at(
-                        subject,
                         span,
                         f"span {subject.ref(span)} has no tool name, "
                         "so it cannot be matched to an offered tool",
@@ -69,7 +67,6 @@ class ToolsOffered:
             elif name not in offered:
                 violations.append(
                     at(
-                        subject,
                         span,
                         f"span {subject.ref(span)} called {name}, which was never offered: "
                         "the harness did not enforce its tool set",

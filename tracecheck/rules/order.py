@@ -52,7 +52,7 @@ class Precedes:
                 violations.append(Violation(None, f"required successor {shown_b} never occurred"))
             return violations
         return [
-            at(subject, span, f"{shown_b} is not preceded by {shown_a}: {reason}")
+            at(span, f"{shown_b} is not preceded by {shown_a}: {reason}")
             for span, reason in failures
         ]
 
@@ -77,7 +77,7 @@ class NeverUnless:
             return []
         shown_p, shown_prior = self.p.describe(), self.prior.describe()
         return [
-            at(subject, span, f"{shown_p} without an earlier {shown_prior}: {reason}")
+            at(span, f"{shown_p} without an earlier {shown_prior}: {reason}")
             for span, reason in failures
         ]
 

@@ -32,9 +32,7 @@ class Always:
         if not failing:
             return []
         shown = self.p.describe()
-        return [
-            at(subject, span, f"{named(subject, span)} fails always({shown})") for span in failing
-        ]
+        return [at(span, f"{named(subject, span)} fails always({shown})") for span in failing]
 
     def describe(self) -> str:
         return f"every span matches {self.p.describe()}"
@@ -51,9 +49,7 @@ class Never:
         if not found:
             return []
         shown = self.p.describe()
-        return [
-            at(subject, span, f"{named(subject, span)} matches never({shown})") for span in found
-        ]
+        return [at(span, f"{named(subject, span)} matches never({shown})") for span in found]
 
     def describe(self) -> str:
         return f"no span matches {self.p.describe()}"
@@ -93,7 +89,6 @@ class AtMost:
             return []
         return [
             at(
-                subject,
                 found[self.max],
                 f"{len(found)} span(s) match {self.p.describe()}, over the limit of {self.max}",
             )
@@ -117,7 +112,6 @@ class TokensAtMost:
             unknown = cast(Span, counted.unknown)
             return [
                 at(
-                    subject,
                     unknown,
                     f"span {subject.ref(unknown)} has no recorded input and output token "
                     "counts, so the total is unknown",

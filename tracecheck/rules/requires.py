@@ -66,9 +66,7 @@ class Requires:
                 continue
             if found is not None:
                 problem, pointer = found
-                violations.append(
-                    at(subject, call, f"span {subject.ref(call)}: {problem}", pointer)
-                )
+                violations.append(at(call, f"span {subject.ref(call)}: {problem}", pointer))
         if violations or not doubts:
             return violations  # a call that fails fails the rule, whatever others leave open
         more = f" (and {len(doubts) - 1} more call(s))" if len(doubts) > 1 else ""

@@ -61,7 +61,6 @@ class RetrySafe:
             if not name:
                 violations.append(
                     at(
-                        subject,
                         span,
                         f"span {subject.ref(span)} has no tool name, "
                         "so whether it repeats a call is unknown",
@@ -87,7 +86,6 @@ class RetrySafe:
                 first = spans[0]
                 violations.append(
                     at(
-                        subject,
                         first,
                         f"{name} was called {calls[name]} times and span {subject.ref(first)} "
                         "has no captured arguments, so whether a call repeats another is unknown",
@@ -105,7 +103,6 @@ class RetrySafe:
             if write is None:
                 violations.append(
                     at(
-                        subject,
                         second,
                         f"{name} was called {times} and its side effect is not declared, "
                         "so the repeat is not proven safe",
@@ -117,7 +114,6 @@ class RetrySafe:
             if pointer is None:
                 violations.append(
                     at(
-                        subject,
                         second,
                         f"write {name} was called {times} and declares no idempotency key, "
                         "so it may have applied more than once",
@@ -131,7 +127,6 @@ class RetrySafe:
                 if key is None:
                     violations.append(
                         at(
-                            subject,
                             span,
                             f"write {name} was called {times}; span {subject.ref(span)} has no "
                             f"idempotency key at {pointer}, so it may have applied more than once",
@@ -143,7 +138,6 @@ class RetrySafe:
             if len(keys) > 1:
                 violations.append(
                     at(
-                        subject,
                         second,
                         f"write {name} was called {times} under {len(keys)} different "
                         "idempotency keys, so the target cannot tell they are one operation",
@@ -166,7 +160,6 @@ class RetrySafe:
                 continue
             violations.append(
                 at(
-                    subject,
                     span,
                     f"write {name} (span {subject.ref(span)}) errored and {why}; "
                     "its outcome is unknown, so a retry cannot be proven safe",

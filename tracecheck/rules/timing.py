@@ -64,7 +64,7 @@ def _capped(
 ) -> list[Violation]:
     """A violation at each of the first few spans (`detail(i, span)`), then one that counts
     the others."""
-    shown = [at(subject, span, detail(i, span)) for i, span in enumerate(spans[:SHOWN_NAMES])]
+    shown = [at(span, detail(i, span)) for i, span in enumerate(spans[:SHOWN_NAMES])]
     more = len(spans) - SHOWN_NAMES
     if more > 0:
         shown.append(Violation(None, f"and {more} more {rest}"))
@@ -197,7 +197,6 @@ class ToolDuration:
         if unknown:
             return [
                 at(
-                    subject,
                     span,
                     f"{named(subject, span)} has no start or end time (or ends before it "
                     f"starts), so the {self.stat} of {tool}'s call durations is unknown",

@@ -187,7 +187,7 @@ def _divergence(
     if parted >= len(reference):
         # Every reference step was met in its place, so the run parts by going on after them.
         detail = "trajectory diverges: the run goes on after the last reference step"
-        return at(subject, run[position][0], detail)
+        return at(run[position][0], detail)
     wanted = reference[parted].describe(values=False)
     if position >= len(run):
         return Violation(
@@ -198,7 +198,6 @@ def _divergence(
     shown = ", ".join(f"{call.tool_name} (span {subject.ref(call)})" for call in step)
     ran = f"ran {shown} in parallel" if len(step) > 1 else f"called {shown}"
     return at(
-        subject,
         step[0],
         f"trajectory diverges at reference step {parted + 1}: expected {wanted}, the run {ran}",
     )
@@ -217,7 +216,6 @@ def _absent(
     somewhere = [call for member in step.calls for call in calls if holds(member, call)]
     if somewhere:
         return at(
-            subject,
             somewhere[0],
             f"out of order: reference step {k + 1} ({step.describe(values=False)}) is not in its "
             "place; "
@@ -238,7 +236,7 @@ def _missing(missing: Sequence[Expected]) -> list[Violation]:
 
 def _extra(subject: Subject, extra: Sequence[Span]) -> list[Violation]:
     shown = [
-        at(subject, call, f"extra call: span {subject.ref(call)} calls {call.tool_name}")
+        at(call, f"extra call: span {subject.ref(call)} calls {call.tool_name}")
         for call in extra[:_SHOWN]
     ]
     return shown + _more(len(extra), "extra call")
