@@ -122,7 +122,7 @@ def test_an_anchored_detector_answers_the_same_on_every_call() -> None:
 # ----------------------------------------------------------------------------- timeouts
 
 # A mistaken pattern: `a|a` under `+` backtracks through every split of a run of `a` before it
-# gives up for want of a `b` (minutes for this run). The pattern timeout stops it.
+# gives up for want of a `b` (tens of seconds for this run). The pattern timeout stops it.
 _RUNAWAY = r"(?:a|a)+b"
 _RUN = "a" * 27
 
