@@ -158,6 +158,9 @@ def test_name_value_secret(text: str, found: bool) -> None:
         ('<add key="CSRF_TOKEN" value="' + V + '"/>', False),
         ('<add key="xsrf_token" value="' + V + '"/>', False),
         ('<add key="XSRF_TOKEN" value="' + V + '"/>', False),
+        # The key decides, not the value: a password may hold the words.
+        ('<add key="api_token" value="csrf' + V + '"/>', True),
+        ('<add key="db_password" value="Authenticity' + V + '"/>', True),
         # Placeholders.
         ('<add key="api_token" value="' + "your_token" + '"/>', False),
     ],
@@ -194,9 +197,16 @@ def test_xml_secret_attribute(text: str, found: bool) -> None:
         ("curl -u alice:" + "YOUR_PASSWORD", False),
         ("curl -u alice:" + "YourPassword1", False),
         ("curl -u alice:REDACTED", False),
-        # Three distinct characters are enough, as the password or as the user alone.
+        # Three distinct characters are enough for a password.
         ("curl -u alice:X9z", True),
-        ("curl -u 'X9z:'", True),
+        # An API key as the user with no password (Stripe's, Chargebee's form), quoted or not.
+        ("curl https://api.example.com/v1/charges -u " + V + ": -d amount=1", True),
+        ("curl -u " + V + ":", True),
+        ("curl -u '" + V + ":'", True),
+        # A user with no password is a secret only when it looks generated.
+        ("curl -u alice:", False),
+        ("curl -u 'X9z:'", False),
+        ("curl -u '$" + V + ":'", False),
         ("curl -u ':'", False),
         # An angle bracket on either side marks a placeholder.
         ("curl -u alice:<" + V, False),

@@ -353,6 +353,9 @@ def _curl_user(match: regex.Match[str]) -> bool:
         return False
     if secret.startswith(("$", "${", "{{", "[", "%")) or user.startswith(("$", "{{", "[")):
         return False
+    if not password:
+        # `-u KEY:`, an API key as the user (Stripe's form); a user name alone is not a secret
+        return random_value(user)
     if secret.lower() in _PLACEHOLDER_PASSWORDS or len(set(secret)) < 3 or len(secret) < 3:
         return False
     return not any(mark in secret.lower() for mark in _PLACEHOLDER_MARKS)
@@ -383,8 +386,9 @@ _PLACEHOLDER_PASSWORDS = frozenset(
 
 
 def _keyed_attribute(match: regex.Match[str]) -> bool:
-    # A form's anti-forgery token (`authenticity_token`, `csrf_token`) is not a credential.
-    name = match.group(0).lower()
+    # A form's anti-forgery token (`authenticity_token`, `csrf_token`) is not a credential; the
+    # key says so, never the value (a password may well hold "csrf").
+    name = match.string[match.start() : match.start("v")].lower()
     if any(word in name for word in ("authenticity", "csrf", "xsrf")):
         return False
     return password_value(token_of(match))
@@ -452,7 +456,7 @@ ASSIGNMENT_DETECTORS: tuple[Detector, ...] = (
         r"(?<![\w-])(?:-u|--user)(?:=|[ \t]{1,5})"
         r"(?:\"([^\"\s]{0,200}:[^\"\s]{0,200})\"|'([^'\s]{0,200}:[^'\s]{0,200})'"
         r"|((?:\"[^\"\s]{1,200}\"|'[^'\s]{1,200}'|[^\s\"':]{1,200})"
-        r":(?:\"[^\"\s]{1,200}\"|'[^'\s]{1,200}'|[^\s\"']{1,200})))",
+        r":(?:\"[^\"\s]{1,200}\"|'[^'\s]{1,200}'|[^\s\"']{0,200})))",
         r"curl",
         _curl_user,
     ),
