@@ -46,7 +46,7 @@ _SQL_CONTEXT = regex.compile(
 def _sql_password(match: regex.Match[str]) -> bool:
     """A password of a statement that sets one; not a placeholder, bind variable or reference."""
     value = token_of(match).replace("''", "'")
-    if not password_value(value) or value[:1] in (":", "?") or value.upper() == "NULL":
+    if not password_value(value) or value[:1] in (":", "?"):
         return False
     # The statement up to the value: the 400 characters before the match and the match itself.
     start = match.start()
@@ -71,7 +71,7 @@ def _pgpass_entry(match: regex.Match[str]) -> bool:
     if not any(c.isalpha() or c in ".*[" for c in host):
         return False
     value = token_of(match)
-    return password_value(value.replace("\\:", ":").replace("\\\\", "\\")) and value != "*"
+    return password_value(value.replace("\\:", ":").replace("\\\\", "\\"))
 
 
 # go-sql-driver/mysql: [user[:password]@][protocol[(address)]]/dbname[?params]
@@ -89,7 +89,7 @@ _ORACLE_LOGON = (
 
 def _logon(match: regex.Match[str]) -> bool:
     value = token_of(match)
-    return password_value(value) and value.lower() not in ("as", "nolog")
+    return password_value(value) and value.lower() != "nolog"
 
 
 DATABASE_DETECTORS: tuple[Detector, ...] = (
