@@ -73,10 +73,6 @@ def _digit_and_letter(value: str) -> bool:
     )
 
 
-def _has_digit_and_letter(match: regex.Match[str]) -> bool:
-    return _digit_and_letter(match.group("value"))
-
-
 def _looks_like_a_credential(match: regex.Match[str]) -> bool:
     # The whole-string form is the reference's and is kept as is. Inside a line the keyword
     # `authorization` is required, and a token that reads as a word ("Basic authentication") is
@@ -183,7 +179,7 @@ def _real_mixed_value(match: regex.Match[str]) -> bool:
     start = match.start()
     if _NOT_CREDENTIAL_BEFORE.search(match.string, max(0, start - 20), start):
         return False
-    return _has_digit_and_letter(match) and _real_value(match)
+    return _real_value(match)
 
 
 def _real_password(match: regex.Match[str]) -> bool:
