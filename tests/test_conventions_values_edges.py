@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -17,6 +18,11 @@ from tracecheck.conventions.values import MISSING, number, value_at
         ({"k": [{"n": 1}, {"m": 2}, {"n": 3}]}, "k#/*/n", [1, 3]),
         # A list recorded as JSON text inside an object is decoded to follow the pointer.
         ({"k": {"a": "[5, 6]"}}, "k#/a/1", 6),
+        # ... and JSON text encoded again as a JSON string, however many times.
+        ({"k": {"a": json.dumps(json.dumps({"b": 1}))}}, "k#/a/b", 1),
+        ({"k": json.dumps(json.dumps(json.dumps({"b": [2]})))}, "k#/b/0", 2),
+        # A JSON string that holds no JSON text leads nowhere.
+        ({"k": {"a": json.dumps("plain")}}, "k#/a/b", MISSING),
         # An index equal to the list's length is past its end.
         ({"k": {"a": [5, 6]}}, "k#/a/2", MISSING),
         # JSON recorded as its bytes, a list as well as an object.

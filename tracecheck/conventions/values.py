@@ -78,8 +78,9 @@ def _follow(value: Any, pointer: tuple[str, ...]) -> Any:
                 elif inner is not MISSING:
                     found.append(inner)
             return found
-        if isinstance(value, str) and value[:1] in ('"', "{", "["):
-            # JSON text inside JSON text: some producers encode a value twice.
+        while isinstance(value, str) and value[:1] in ('"', "{", "["):
+            # JSON text inside JSON text: some producers encode a value twice, or more (a JSON
+            # string of JSON text); each decoding is shorter, so this ends.
             value = _decoded(value)
         if isinstance(value, dict):
             value = value.get(token, MISSING)
