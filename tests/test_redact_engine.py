@@ -177,13 +177,18 @@ def outcomes() -> dict[str, Any]:
     return results
 
 
-def _run_without_re2(code: str, timeout: float) -> subprocess.CompletedProcess[str]:
+# A cap for a hung child, not a measure: far above what the child takes on a loaded machine (its
+# test files take minutes without RE2), so that load never decides these tests.
+HANG_CAP = 3600
+
+
+def _run_without_re2(code: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-c", HIDE_RE2 + code],
         cwd=ROOT,
         capture_output=True,
         text=True,
-        timeout=timeout,
+        timeout=HANG_CAP,
         check=False,
     )
 
@@ -194,8 +199,7 @@ def test_without_re2_redaction_gives_the_same_results() -> None:
         "import json\n"
         f"sys.path.insert(0, {str(ROOT / 'tests')!r})\n"
         "from test_redact_engine import outcomes\n"
-        "print(json.dumps(outcomes()))\n",
-        timeout=300,
+        "print(json.dumps(outcomes()))\n"
     )
     assert done.returncode == 0, done.stderr[-2000:]
     without = json.loads(done.stdout)
@@ -212,8 +216,7 @@ def test_without_re2_the_core_redaction_tests_pass() -> None:
         "import pytest\n"
         "from redact.engine import ENGINE\n"
         "assert ENGINE == 'regex', ENGINE\n"
-        f"sys.exit(pytest.main(['-q', '-p', 'no:cacheprovider', *{list(CORE_TESTS)!r}]))\n",
-        timeout=600,
+        f"sys.exit(pytest.main(['-q', '-p', 'no:cacheprovider', *{list(CORE_TESTS)!r}]))\n"
     )
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
     assert " passed" in done.stdout.splitlines()[-1]
