@@ -60,7 +60,7 @@ def _ms(nanoseconds: int | Fraction) -> str:
 
 
 def _capped(
-    subject: Subject, spans: Sequence[Span], detail: Callable[[int, Span], str], rest: str
+    spans: Sequence[Span], detail: Callable[[int, Span], str], rest: str
 ) -> list[Violation]:
     """A violation at each of the first few spans (`detail(i, span)`), then one that counts
     the others."""
@@ -103,7 +103,6 @@ class ErrorsAtMost:
             f"{' and '.join(reasons)}"
         )
         return _capped(
-            subject,
             in_start_order(subject, failed),
             lambda _, span: f"{named(subject, span)} is in error: {fact}",
             f"{kind} span(s) in error",
@@ -160,7 +159,6 @@ class StepCount:
         else:
             past = in_start_order(subject, spans)[limit:]
         return _capped(
-            subject,
             past,
             lambda i, span: (
                 f"{named(subject, span)} is {kind} span {limit + 1 + i} of {len(spans)} in "
@@ -222,7 +220,6 @@ class ToolDuration:
             f"over the limit of {number_text(self.max_ms)} ms"
         )
         return _capped(
-            subject,
             slow,
             lambda _, span: f"{named(subject, span)} took {_ms(took[id(span)])} ms: {fact}",
             f"{tool} call(s) at or above the {self.stat}",
