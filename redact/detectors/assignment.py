@@ -342,7 +342,8 @@ _SECRET_NAME = regex.compile(rf"{_WORD_START}{_KEY_WORD}(?![a-z])", regex.ASCII)
 
 
 def _curl_user(match: regex.Match[str]) -> bool:
-    """`curl -u user:password`: a password that is neither a placeholder nor a variable."""
+    """`curl -u user:password`: a password that is neither a placeholder nor a variable, or a
+    generated key as the user with no password (`curl -u KEY:`)."""
     if match.string.rfind("curl", max(0, match.start() - 4000), match.start()) < 0:
         return False
     text = next(g for g in match.groups() if g is not None)
