@@ -4,10 +4,11 @@ checks, ignore lists kept apart on one subject, and the rule and its entries in 
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
+from test_rules_support import MS, TRACE
+from test_rules_support import tool as support_tool
 
 from tracecheck.rules.matchers import ArgumentCheck, SameAs
 from tracecheck.rules.predicates import RuleError
@@ -15,7 +16,6 @@ from tracecheck.rules.subject import Subject
 from tracecheck.rules.trajectory import Expected, ExpectedStep, Trajectory, TrajectoryMode
 from tracecheck.spans import Span
 
-TRACE = "d" * 32
 ID_EQUALS = (("/id", ArgumentCheck("equals", "A-1")),)
 
 
@@ -23,24 +23,13 @@ def tool(
     name: str, start: int | None, end: int | None, *, error: bool = False, **arguments: Any
 ) -> Span:
     """A tool call span; calls whose times overlap are one step of the run."""
-    return Span(
-        TRACE,
-        f"{name}-{start}",
-        "root",
-        f"execute_tool {name}",
-        start,
-        end,
-        "error" if error else None,
-        attributes={
-            "gen_ai.operation.name": "execute_tool",
-            "gen_ai.tool.name": name,
-            "gen_ai.tool.call.arguments": json.dumps(arguments),
-        },
+    return support_tool(
+        f"{name}-{start}", name, start, end, args=arguments, status="error" if error else None
     )
 
 
 def run(*calls: Span) -> Subject:
-    root = Span(TRACE, "root", None, "invoke_agent", 0, 10_000, None, attributes={})
+    root = Span(TRACE, "root", None, "invoke_agent", 0, 10_000 * MS, None, attributes={})
     return Subject((root, *calls))
 
 
